@@ -1,0 +1,37 @@
+// Bundles the extension (and, with --tests, the TypeScript unit tests) with esbuild.
+import * as esbuild from "esbuild";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+const watch = process.argv.includes("--watch");
+const tests = process.argv.includes("--tests");
+
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node18",
+  format: "cjs",
+  sourcemap: true,
+  external: ["vscode"],
+  logLevel: "info",
+};
+
+const builds = [
+  { ...common, entryPoints: ["extension/extension.ts"], outfile: "dist/extension.js" },
+];
+if (tests) {
+  const dir = "tests/extension";
+  const entryPoints = readdirSync(dir)
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => join(dir, f));
+  builds.push({ ...common, entryPoints, outdir: "dist/tests", sourcemap: "inline" });
+}
+
+if (watch) {
+  for (const options of builds) {
+    const ctx = await esbuild.context(options);
+    await ctx.watch();
+  }
+} else {
+  await Promise.all(builds.map((options) => esbuild.build(options)));
+}

@@ -1,0 +1,52 @@
+"""`python -m pyserver {lsp,check,record,dap,doctor}`.
+
+Each subcommand's module is imported only when it runs, so `--help` and `doctor` stay fast and
+work even when Numba is broken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from pyserver import __version__
+
+# subcommand -> (module, help); each module exposes add_arguments(parser) and run(args) -> int.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "lsp": ("pyserver.lsp.cli", "run the language server over stdio"),
+    "check": ("pyserver.analysis.cli", "type-check the jitted functions of files or directories"),
+    "record": ("pyserver.record.cli", "run a command and record the signatures Numba compiles"),
+    "dap": ("pyserver.debug.cli", "run the mixed gdb/debugpy debug adapter over stdio"),
+    "doctor": ("pyserver.doctor", "report versions and whether debugging can work here"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pyserver",
+        description="Numba Lens: diagnostics, types and debugging for Numba code.",
+    )
+    parser.add_argument("--version", action="version", version=f"numba-lens {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="{" + ",".join(SUBCOMMANDS) + "}")
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        module = importlib.import_module(module_name)
+        module.add_arguments(sub_parser)
+        sub_parser.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    result: int = args._module.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

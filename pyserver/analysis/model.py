@@ -1,0 +1,134 @@
+"""The analysis results, as plain data: what the CLI prints and the language server reads.
+
+Everything here is JSON-serialisable through `to_json()`; the shape of `FileResult.to_json()` is the
+`check --format json` contract (see issue 3), so fields may be added but never renamed.
+Lines and characters are 0-based, as in LSP; `line` fields on functions and variables are 1-based
+source lines (as Numba reports them) and say so in their names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "information", "hint"]
+Mode = Literal["nopython", "object", "unknown"]
+TypeSource = Literal["decorator", "annotation", "recorded", "cache", "caller", "object-mode"]
+
+# Stable diagnostic codes (contract).
+CODES = (
+    "typing-error",
+    "unify-return",
+    "untyped-variable",
+    "unsupported",
+    "object-mode",
+    "loop-lifted",
+    "performance",
+    "deprecation",
+    "no-signature",
+    "analysis-failed",
+)
+
+
+@dataclass
+class Position:
+    line: int
+    character: int
+
+
+@dataclass
+class Range:
+    start: Position
+    end: Position
+
+    @staticmethod
+    def of(line: int, start_char: int, end_line: int, end_char: int) -> Range:
+        return Range(Position(line, start_char), Position(end_line, end_char))
+
+
+@dataclass
+class RelatedInformation:
+    path: str
+    range: Range
+    message: str
+
+
+@dataclass
+class Diagnostic:
+    path: str
+    range: Range
+    severity: Severity
+    code: str
+    message: str
+    function: str | None = None
+    signature: str | None = None
+    relatedInformation: list[RelatedInformation] = field(default_factory=list)
+    source: str = "numba"
+    # Extensions beyond the contract: the unshortened Numba text, LSP tags, a docs link and
+    # machine-readable data for quick fixes (e.g. {"elementType": "float64"}).
+    fullMessage: str | None = None
+    tags: list[Literal["unnecessary", "deprecated"]] = field(default_factory=list)
+    codeDescription: str | None = None
+    data: dict[str, Any] | None = None
+
+
+@dataclass
+class VariableType:
+    """One IR variable of one signature: `x`, or an SSA version of it such as `x.1`."""
+
+    name: str  # the source name, e.g. "x"
+    ssa_name: str  # the IR name, e.g. "x.1"
+    type: str  # Numba's str() of the type, e.g. "array(float64, 1d, C)"
+    line: int  # 1-based source line where this version is defined (args: the def line)
+    is_arg: bool = False
+    literal: str | None = None  # "int64 (literal 1)" style text when the type is a Literal
+
+
+@dataclass
+class SignatureResult:
+    args: list[str]  # Numba type strings, one per parameter
+    source: TypeSource
+    return_type: str | None = None
+    mode: Mode = "unknown"
+    ok: bool = False  # type inference succeeded without an error
+    error_count: int = 0
+    variables: list[VariableType] = field(default_factory=list)
+    lifted_loops: list[int] = field(default_factory=list)  # 1-based first lines of lifted loops
+    inference_ms: float | None = None
+    compile_ms: float | None = None  # only when a real compile ran (object mode, IR views)
+    exact: str | None = None  # exact encoding (base64 pickle) for round-trips, when available
+
+    @property
+    def text(self) -> str:
+        return "(" + ", ".join(self.args) + ")" + (f" -> {self.return_type}" if self.return_type else "")
+
+
+@dataclass
+class FunctionInfo:
+    path: str
+    name: str  # qualified name inside the module, e.g. "walk" or "Point.norm"
+    line: int  # 1-based line of the `def`
+    end_line: int = 0
+    decorator_line: int = 0  # 1-based line of the jit decorator
+    kind: str = "njit"  # njit | jit | vectorize | guvectorize | cfunc | jitclass-method | ...
+    options: dict[str, Any] = field(default_factory=dict)  # parallel, forceobj, nogil, fastmath, ...
+    params: list[str] = field(default_factory=list)
+    signatures: list[SignatureResult] = field(default_factory=list)
+
+
+@dataclass
+class FileResult:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    functions: list[FunctionInfo] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+    inferred: list[str] = field(default_factory=list)  # functions (re-)inferred in this run
+    reused: list[str] = field(default_factory=list)  # functions answered from the cache
+    skipped_statements: list[int] = field(default_factory=list)  # 1-based lines not executed
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def has_errors(diagnostics: list[Diagnostic]) -> bool:
+    return any(d.severity == "error" for d in diagnostics)

@@ -1,0 +1,1 @@
+"""Mixed debug adapter: gdb (MI) for jitted frames, debugpy for Python frames."""

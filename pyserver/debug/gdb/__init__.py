@@ -1,0 +1,1 @@
+"""gdb back end: one gdb process, token-matched MI commands, typed wrappers per command group."""

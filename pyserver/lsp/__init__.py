@@ -1,0 +1,1 @@
+"""Language server: thin pygls handlers over pyserver.analysis."""

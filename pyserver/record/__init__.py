@@ -1,0 +1,1 @@
+"""Signature recording from real runs (`python -m pyserver record`)."""
