@@ -1,0 +1,52 @@
+"""Runs inside the debuggee, before the user's program: standard library and debugpy only.
+
+`python debuggee_boot.py [--no-debugpy] <debugpy command line>`. It makes the debuggee die with its
+parent (gdb), so no program outlives a killed adapter, stops `numba.gdb()` from forking a second gdb,
+then hands over to debugpy's own command line (or runs the program directly with --no-debugpy).
+"""
+
+import ctypes
+import os
+import runpy
+import signal
+import sys
+
+
+def _die_with_parent() -> None:
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+    # The parent may already have gone between fork and prctl.
+    if os.getppid() == 1:
+        os._exit(1)
+
+
+def _run_without_debugpy(rest: list) -> None:
+    if rest and rest[0] == "-m":
+        sys.argv = [rest[1], *rest[2:]]
+        runpy.run_module(rest[1], run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = list(rest)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(rest[0])))
+        runpy.run_path(rest[0], run_name="__main__")
+
+
+def main() -> None:
+    _die_with_parent()
+    # sys.path[0] is this file's folder (pyserver/debug): it must not shadow the user's imports.
+    if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+        del sys.path[0]
+    rest = sys.argv[1:]
+    if rest and rest[0] == "--no-debugpy":
+        _run_without_debugpy(rest[1:])
+        return
+    sys.argv = ["debugpy", *rest]
+    from debugpy.server import cli
+
+    cli.main()
+
+
+if __name__ == "__main__":
+    main()

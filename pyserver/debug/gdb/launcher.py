@@ -1,0 +1,134 @@
+"""Launch a Python program (optionally with debugpy inside) under gdb, output through a pty.
+
+Facts this relies on (DESIGN.md, "Debugger facts"): `-file-exec-and-symbols` takes the venv's python
+path as given; breakpoints in jitted code are inserted with `-f` (pending until Numba registers the code
+through gdb's JIT interface); `-inferior-tty-set` keeps the program's output out of MI.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import threading
+import tty
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from pyserver.debug.gdb.backend import GdbBackend, c_string
+
+BOOTSTRAP = Path(__file__).resolve().parent.parent / "debuggee_boot.py"
+
+
+class InferiorPty:
+    """A pty for the debuggee's stdin/stdout/stderr; a thread forwards what it prints."""
+
+    def __init__(self, on_output: Callable[[str], None]) -> None:
+        self.master_fd, self.slave_fd = os.openpty()
+        # Raw mode: no echo, no \n -> \r\n translation.
+        tty.setraw(self.slave_fd)
+        self.name = os.ttyname(self.slave_fd)
+        self._on_output = on_output
+        self._closed = False
+        self.drained = threading.Event()
+        self._thread = threading.Thread(target=self._pump, name="inferior-pty", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        try:
+            while True:
+                try:
+                    data = os.read(self.master_fd, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                self._on_output(data.decode("utf-8", errors="replace"))
+        finally:
+            self.drained.set()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        # Closing our slave end lets the reader see EOF once the debuggee has closed its ends too.
+        for fd in (self.slave_fd,):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.drained.wait(1.0)
+        try:
+            os.close(self.master_fd)
+        except OSError:
+            pass
+
+
+def configure_gdb(backend: GdbBackend) -> None:
+    """Settings every session needs, before the executable is loaded."""
+    for command in (
+        "-gdb-set mi-async on",
+        "-gdb-set pagination off",
+        "-gdb-set confirm off",
+        "-gdb-set breakpoint pending on",
+        "-gdb-set print pretty off",
+        "-gdb-set width 0",
+        "-gdb-set height 0",
+    ):
+        backend.execute(command)
+    # CPython's python-gdb.py (where installed) turns eval frames back into Python frames.
+    backend.execute_console("set auto-load safe-path /")
+    # Thread start/exit chatter from Numba's thread pools would flood the console.
+    backend.execute_console("set print thread-events off")
+    backend.execute_console("set print inferior-events off")
+
+
+def debuggee_argv(
+    *,
+    program: str | None,
+    module: str | None,
+    args: Sequence[str],
+    debugpy_port: int | None,
+    wait_for_client: bool = True,
+) -> list[str]:
+    """The arguments after the interpreter: our bootstrap, then debugpy's own command line."""
+    argv: list[str] = [str(BOOTSTRAP)]
+    if debugpy_port is not None:
+        argv += ["--listen", f"127.0.0.1:{debugpy_port}"]
+        if wait_for_client:
+            argv.append("--wait-for-client")
+    else:
+        argv.append("--no-debugpy")
+    if module:
+        argv += ["-m", module]
+    elif program:
+        argv.append(program)
+    else:
+        raise ValueError("either program or module is required")
+    argv += list(args)
+    return argv
+
+
+def start_inferior(
+    backend: GdbBackend,
+    *,
+    python: str,
+    argv: Sequence[str],
+    env: Mapping[str, str | None],
+    cwd: str | None,
+    tty_name: str | None,
+    run: bool = True,
+) -> None:
+    """Load `python`, set arguments/environment/cwd/tty and (if `run`) start it with -exec-run."""
+    backend.execute(f"-file-exec-and-symbols {c_string(python)}", timeout=60.0)
+    backend.execute("-exec-arguments " + " ".join(shlex.quote(a) for a in argv))
+    for name, value in env.items():
+        if value is None:
+            backend.execute_console(f"unset environment {name}")
+        else:
+            backend.execute_console(f"set environment {name}={value}")
+    if cwd:
+        backend.execute(f"-environment-cd {c_string(cwd)}")
+    if tty_name:
+        backend.execute(f"-inferior-tty-set {tty_name}")
+    if run:
+        backend.execute("-exec-run", timeout=60.0)
