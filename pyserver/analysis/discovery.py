@@ -1,0 +1,300 @@
+"""Find jitted functions in Python source with the AST only: nothing is imported or executed.
+
+The debugger (breakpoint routing), the language server (code lenses, untrusted workspaces) and the
+analysis engine (which functions to type-check, where their decorators are) all start from here.
+
+Decorators are resolved through the module's imports, so `@njit`, `@numba.njit`, `@nb.jit(...)`,
+`from numba import njit as fast` / `@fast`, `@cuda.jit`, `@vectorize([...])`, `@guvectorize(...)`,
+`@cfunc(...)`, `@generated_jit` and `@jitclass(spec)` (its methods, named "Class.method") are found.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# Fully qualified decorator -> kind. Aliases (`import numba as nb`, `from numba import njit as fast`)
+# are resolved to these names first.
+_DECORATOR_KINDS: dict[str, str] = {
+    "numba.njit": "njit",
+    "numba.jit": "jit",
+    "numba.core.decorators.njit": "njit",
+    "numba.core.decorators.jit": "jit",
+    "numba.vectorize": "vectorize",
+    "numba.np.ufunc.vectorize": "vectorize",
+    "numba.guvectorize": "guvectorize",
+    "numba.np.ufunc.guvectorize": "guvectorize",
+    "numba.cfunc": "cfunc",
+    "numba.core.decorators.cfunc": "cfunc",
+    "numba.generated_jit": "generated_jit",
+    "numba.core.decorators.generated_jit": "generated_jit",
+    "numba.stencil": "stencil",
+    "numba.cuda.jit": "cuda",
+}
+_JITCLASS_NAMES = {"numba.experimental.jitclass", "numba.jitclass", "numba.experimental.jitclass.jitclass"}
+
+# Options whose literal value is kept as a typed value; every other keyword is kept too (raw when it
+# is not a literal).
+KNOWN_OPTIONS = ("parallel", "forceobj", "nopython", "nogil", "fastmath", "boundscheck", "cache", "debug")
+
+
+@dataclass
+class OptionSpan:
+    """Where a decorator keyword sits (1-based line, 0-based columns), e.g. for `nopython=False`."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+
+@dataclass
+class JitFunction:
+    name: str  # qualified: "walk", "Point.norm", "outer.<locals>.inner"
+    def_line: int  # 1-based line of `def`
+    end_line: int  # 1-based last line of the body
+    decorator_line: int  # 1-based line of the jit decorator (the class decorator for jitclass methods)
+    kind: (
+        str  # njit | jit | vectorize | guvectorize | cfunc | generated_jit | stencil | cuda | jitclass-method
+    )
+    options: dict[str, Any] = field(default_factory=dict)
+    params: list[str] = field(default_factory=list)
+    # Extensions beyond the shared contract.
+    signatures: list[str] = field(default_factory=list)  # explicit signatures as source text
+    option_spans: dict[str, OptionSpan] = field(default_factory=dict)
+    decorator_end_line: int = 0
+    def_col: int = 0  # 0-based column of `def`
+    name_col: int = 0  # 0-based column of the function's name on the def line
+    annotations: dict[str, str] = field(default_factory=dict)  # param -> annotation source text
+    nested: bool = False  # defined inside another function (not reachable from the module)
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+class _Imports:
+    """Local name -> fully qualified name, from the module's import statements (anywhere in the file)."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.names: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.names[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.names[top] = top
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                    elif node.module == "numba":
+                        for qualified in [*_DECORATOR_KINDS, "numba.cuda"]:
+                            if qualified.count(".") == 1:
+                                short = qualified.split(".")[1]
+                                self.names.setdefault(short, qualified)
+
+    def resolve(self, node: ast.expr) -> str | None:
+        dotted = _dotted(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        qualified = self.names.get(head)
+        if qualified is None:
+            return None
+        return f"{qualified}.{rest}" if rest else qualified
+
+
+def _literal(node: ast.expr) -> tuple[bool, Any]:
+    try:
+        return True, ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False, None
+
+
+def _signature_texts(node: ast.expr, source: str) -> list[str]:
+    """Explicit signatures: a string, a list/tuple of them, or expressions (kept as source text)."""
+    items = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    texts = []
+    for item in items:
+        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+            texts.append(item.value)
+        else:
+            texts.append(ast.get_source_segment(source, item) or ast.unparse(item))
+    return texts
+
+
+def _parse_decorator_call(call: ast.Call, kind: str, source: str, function: JitFunction) -> None:
+    positional = list(call.args)
+    if kind == "guvectorize" and len(positional) >= 2:
+        ok, layout = _literal(positional[1])
+        function.options["layout"] = layout if ok else ast.unparse(positional[1])
+        positional = positional[:1]
+    elif kind == "guvectorize" and len(positional) == 1:
+        # guvectorize("(n)->(n)") without signatures: a dynamic gufunc
+        ok, value = _literal(positional[0])
+        if ok and isinstance(value, str) and "->" in value:
+            function.options["layout"] = value
+            positional = []
+    if kind == "jitclass-method":
+        if positional:
+            function.options["spec"] = ast.get_source_segment(source, positional[0]) or ast.unparse(
+                positional[0]
+            )
+        positional = []
+    if positional:
+        function.signatures = _signature_texts(positional[0], source)
+    raw: dict[str, str] = {}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            raw["**"] = ast.unparse(keyword.value)
+            continue
+        if kind == "jitclass-method" and keyword.arg == "spec":
+            function.options["spec"] = ast.unparse(keyword.value)
+            continue
+        if keyword.arg in ("signature_or_function", "signatures", "sigs"):
+            function.signatures = _signature_texts(keyword.value, source)
+            continue
+        ok, value = _literal(keyword.value)
+        if ok:
+            function.options[keyword.arg] = value
+        else:
+            raw[keyword.arg] = ast.get_source_segment(source, keyword.value) or ast.unparse(keyword.value)
+        function.option_spans[keyword.arg] = OptionSpan(
+            keyword.lineno,
+            keyword.col_offset,
+            keyword.end_lineno or keyword.lineno,
+            keyword.end_col_offset or keyword.col_offset,
+        )
+    if raw:
+        function.options["raw"] = raw
+
+
+def _params(args: ast.arguments) -> tuple[list[str], dict[str, str]]:
+    names: list[str] = []
+    annotations: dict[str, str] = {}
+    for arg in [*args.posonlyargs, *args.args]:
+        names.append(arg.arg)
+        if arg.annotation is not None:
+            annotations[arg.arg] = ast.unparse(arg.annotation)
+    if args.vararg is not None:
+        names.append(args.vararg.arg)
+    for arg in args.kwonlyargs:
+        names.append(arg.arg)
+        if arg.annotation is not None:
+            annotations[arg.arg] = ast.unparse(arg.annotation)
+    return names, annotations
+
+
+def _name_col(source_lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    line = source_lines[node.lineno - 1] if node.lineno - 1 < len(source_lines) else ""
+    match = re.compile(r"def\s+(" + re.escape(node.name) + r")\b").search(line, node.col_offset)
+    return match.start(1) if match else node.col_offset
+
+
+class _Finder(ast.NodeVisitor):
+    def __init__(self, source: str, imports: _Imports) -> None:
+        self.source = source
+        self.lines = source.splitlines()
+        self.imports = imports
+        self.scope: list[str] = []  # qualified-name parts
+        self.function_depth = 0
+        self.found: list[JitFunction] = []
+
+    def _jit_decorator(self, decorator: ast.expr) -> tuple[str, ast.Call | None] | None:
+        call = decorator if isinstance(decorator, ast.Call) else None
+        target = call.func if call is not None else decorator
+        qualified = self.imports.resolve(target)
+        if qualified is None:
+            return None
+        if qualified in _DECORATOR_KINDS:
+            return _DECORATOR_KINDS[qualified], call
+        if qualified in _JITCLASS_NAMES:
+            return "jitclass-method", call
+        return None
+
+    def _record(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        kind: str,
+        decorator: ast.expr,
+        call: ast.Call | None,
+    ) -> None:
+        params, annotations = _params(node.args)
+        function = JitFunction(
+            name=".".join([*self.scope, node.name]),
+            def_line=node.lineno,
+            end_line=node.end_lineno or node.lineno,
+            decorator_line=decorator.lineno,
+            kind=kind,
+            params=params,
+            decorator_end_line=decorator.end_lineno or decorator.lineno,
+            def_col=node.col_offset,
+            name_col=_name_col(self.lines, node),
+            annotations=annotations,
+            nested=self.function_depth > 0,
+        )
+        if call is not None:
+            _parse_decorator_call(call, kind, self.source, function)
+        self.found.append(function)
+
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for decorator in node.decorator_list:
+            match = self._jit_decorator(decorator)
+            if match is not None and match[0] != "jitclass-method":
+                self._record(node, match[0], decorator, match[1])
+                break
+        self.scope.extend([node.name, "<locals>"])
+        self.function_depth += 1
+        self.generic_visit(node)
+        self.function_depth -= 1
+        del self.scope[-2:]
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        jitclass: tuple[ast.expr, ast.Call | None] | None = None
+        for decorator in node.decorator_list:
+            match = self._jit_decorator(decorator)
+            if match is not None and match[0] == "jitclass-method":
+                jitclass = (decorator, match[1])
+                break
+        self.scope.append(node.name)
+        if jitclass is not None:
+            decorator, call = jitclass
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self._record(item, "jitclass-method", decorator, call)
+        self.generic_visit(node)
+        self.scope.pop()
+
+
+def find_jitted_functions(source: str, path: str = "<string>") -> list[JitFunction]:
+    """Every jitted function in `source`, in source order. Raises SyntaxError for unparsable source."""
+    tree = ast.parse(source, filename=path)
+    finder = _Finder(source, _Imports(tree))
+    finder.visit(tree)
+    finder.found.sort(key=lambda f: (f.def_line, f.name))
+    return finder.found
+
+
+def jitted_function_at(functions: list[JitFunction], line: int) -> JitFunction | None:
+    """The innermost jitted function whose decorator..end range holds the 1-based `line`."""
+    best: JitFunction | None = None
+    best_start = 0
+    for function in functions:
+        # A jitclass method starts at its own `def` (the decorator belongs to the class).
+        start = function.def_line if function.kind == "jitclass-method" else function.decorator_line
+        if start <= line <= function.end_line and (best is None or start >= best_start):
+            best, best_start = function, start
+    return best
