@@ -1,0 +1,117 @@
+"""Analysis results as LSP diagnostics: severities from the `severity` setting ("off" drops a code),
+related information, `codeDescription` links to Numba's documentation, tags, and the full Numba
+text in `data` for the hover and the quick fixes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.uris import from_fs_path
+
+from pyserver.analysis.model import Diagnostic, Range
+from pyserver.lsp.text import index_to_client, line_at, split_lines
+
+DOCS = "https://numba.readthedocs.io/en/stable"
+CODE_DOCS: dict[str, str] = {
+    "typing-error": f"{DOCS}/user/troubleshoot.html#my-code-doesn-t-compile",
+    "unify-return": f"{DOCS}/user/troubleshoot.html#my-code-has-a-type-unification-problem",
+    "untyped-variable": f"{DOCS}/user/troubleshoot.html#my-code-has-an-untyped-list-problem",
+    "unsupported": f"{DOCS}/reference/pysupported.html",
+    "object-mode": f"{DOCS}/user/performance-tips.html#no-python-mode-vs-object-mode",
+    "loop-lifted": f"{DOCS}/glossary.html#term-loop-lifting",
+    "performance": f"{DOCS}/user/parallel.html#diagnostics",
+    "deprecation": f"{DOCS}/reference/deprecation.html",
+    "no-signature": f"{DOCS}/user/jit.html#eager-compilation",
+}
+SEVERITY = {
+    "error": lsp.DiagnosticSeverity.Error,
+    "warning": lsp.DiagnosticSeverity.Warning,
+    "information": lsp.DiagnosticSeverity.Information,
+    "hint": lsp.DiagnosticSeverity.Hint,
+}
+TAGS = {"unnecessary": lsp.DiagnosticTag.Unnecessary, "deprecated": lsp.DiagnosticTag.Deprecated}
+
+
+def same_path(a: str, b: str) -> bool:
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
+def severity_for(diagnostic: Diagnostic, overrides: Mapping[str, str]) -> str | None:
+    """The severity to publish, or None when the user switched the code off."""
+    level = overrides.get(diagnostic.code, diagnostic.severity)
+    return None if level == "off" else level
+
+
+class RangeConverter:
+    """Code-point ranges of one file -> the client's position encoding (UTF-16 unless negotiated)."""
+
+    def __init__(self, source_of: Callable[[str], str | None], encoding: str = "utf-16") -> None:
+        self._source_of = source_of
+        self._encoding = encoding
+        self._lines: dict[str, list[str]] = {}
+
+    def _file_lines(self, path: str) -> list[str]:
+        if path not in self._lines:
+            source = self._source_of(path)
+            self._lines[path] = split_lines(source) if source is not None else []
+        return self._lines[path]
+
+    def range(self, path: str, value: Range) -> lsp.Range:
+        lines = self._file_lines(path)
+        start_line = max(value.start.line, 0)
+        end_line = max(value.end.line, start_line)
+        return lsp.Range(
+            start=lsp.Position(
+                start_line, index_to_client(line_at(lines, start_line), value.start.character, self._encoding)
+            ),
+            end=lsp.Position(
+                end_line, index_to_client(line_at(lines, end_line), value.end.character, self._encoding)
+            ),
+        )
+
+
+def to_lsp(diagnostic: Diagnostic, level: str, ranges: RangeConverter) -> lsp.Diagnostic:
+    related = [
+        lsp.DiagnosticRelatedInformation(
+            location=lsp.Location(
+                uri=from_fs_path(info.path) or info.path, range=ranges.range(info.path, info.range)
+            ),
+            message=info.message,
+        )
+        for info in diagnostic.relatedInformation
+    ]
+    href = diagnostic.codeDescription or CODE_DOCS.get(diagnostic.code)
+    data: dict[str, Any] = dict(diagnostic.data or {})
+    data.setdefault("function", diagnostic.function)
+    data.setdefault("signature", diagnostic.signature)
+    if diagnostic.fullMessage:
+        data.setdefault("fullMessage", diagnostic.fullMessage)
+    return lsp.Diagnostic(
+        range=ranges.range(diagnostic.path, diagnostic.range),
+        message=diagnostic.message,
+        severity=SEVERITY[level],
+        code=diagnostic.code,
+        code_description=lsp.CodeDescription(href=href) if href else None,
+        source=diagnostic.source or "numba",
+        tags=[TAGS[tag] for tag in diagnostic.tags if tag in TAGS] or None,
+        related_information=related or None,
+        data=data,
+    )
+
+
+def publishable(
+    path: str, diagnostics: list[Diagnostic], overrides: Mapping[str, str], ranges: RangeConverter
+) -> list[lsp.Diagnostic]:
+    """The diagnostics of one analysed file, as published for it (other files publish their own)."""
+    published = []
+    for diagnostic in diagnostics:
+        if not same_path(diagnostic.path, path):
+            continue
+        level = severity_for(diagnostic, overrides)
+        if level is None or level not in SEVERITY:
+            continue
+        published.append(to_lsp(diagnostic, level, ranges))
+    return published

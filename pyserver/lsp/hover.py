@@ -1,0 +1,181 @@
+"""Hover text: Numba's types for a name, a jitted function's signatures, and the full Numba text of
+a diagnostic under the cursor. Everything comes from the last completed analysis; when it cannot
+say, the hover says so and says how to get types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyserver.analysis.model import Diagnostic, FunctionInfo, SignatureResult
+from pyserver.lsp.syntax import NameAt, name_at
+from pyserver.lsp.typeinfo import occurrence_types
+from pyserver.lsp.views import AnalysedDocument, FunctionView, function_views, view_at
+
+SOURCE_TEXT = {
+    "decorator": "the decorator's signature",
+    "annotation": "annotations",
+    "recorded": "signatures recorded from a run",
+    "cache": "Numba's cache index",
+    "caller": "a caller with known types",
+    "object-mode": "object mode (generic objects)",
+}
+
+HOW_TO_GET_TYPES = (
+    "Numba compiles a lazy `@njit` function only when it is called, so its argument types are unknown "
+    'until then. To get them: add a signature to the decorator (`@njit("(float64[:], int64)")`), '
+    'annotate the parameters (`a: "float64[:]"`, `n: int`), or run your program or tests once with '
+    'signature recording (command "Numba Lens: Record signatures", or '
+    "`python -m pyserver record -- python your_script.py`)."
+)
+
+
+@dataclass(frozen=True)
+class HoverContext:
+    trusted: bool = True
+    unavailable: str | None = None  # why no analysis can run (Numba missing, ...)
+    busy: bool = False  # an analysis of this document is pending or running
+
+
+@dataclass(frozen=True)
+class HoverAnswer:
+    markdown: str
+    line: int  # 0-based
+    start: int  # code points
+    end: int
+
+
+def _code(lines: list[str]) -> str:
+    return "```python\n" + "\n".join(lines) + "\n```"
+
+
+def _freshness(view: FunctionView, context: HoverContext) -> str:
+    if view.state == "shifted" or context.busy:
+        return "\n\n_From the last analysis; " + ("re-analysing…_" if context.busy else "save to update._")
+    return ""
+
+
+def _no_types_reason(view: FunctionView, context: HoverContext) -> str | None:
+    if not context.trusted:
+        return "Types unavailable: this workspace is not trusted, so Numba Lens runs none of its code."
+    if context.unavailable:
+        return f"Types unavailable: {context.unavailable}"
+    if view.state == "changed":
+        return "Types unavailable: this function changed since the last analysis; " + (
+            "it is being re-analysed." if context.busy else "save the file to analyse it."
+        )
+    if view.state == "not-analysed" or view.info is None:
+        return "Types unavailable: " + (
+            "the analysis is running." if context.busy else "this file has not been analysed yet (save it)."
+        )
+    return None
+
+
+def _signature_line(signature: SignatureResult) -> str:
+    return signature.text
+
+
+def function_markdown(view: FunctionView, info: FunctionInfo | None, context: HoverContext) -> str:
+    function = view.current
+    options = ", ".join(
+        f"{key}={value!r}" for key, value in function.options.items() if key not in ("raw", "layout", "spec")
+    )
+    header = f"**{function.name}** · `@{function.kind}{'(' + options + ')' if options else ''}`"
+    reason = _no_types_reason(view, context)
+    if reason is not None or info is None:
+        return f"{header}\n\n{reason or 'Types unavailable.'}"
+    if not info.signatures:
+        return f"{header}\n\n**Types unknown.** {HOW_TO_GET_TYPES}"
+    modes = sorted({s.mode for s in info.signatures if s.mode != "unknown"})
+    if modes:
+        header += " · " + " / ".join(f"{m} mode" for m in modes)
+    parts = [header, _code([_signature_line(s) for s in info.signatures])]
+    details = []
+    for signature in info.signatures:
+        facts = [f"types from {SOURCE_TEXT.get(signature.source, signature.source)}"]
+        if not signature.ok:
+            facts.append(f"{signature.error_count or 'has'} error{'s' if signature.error_count != 1 else ''}")
+        if signature.inference_ms is not None:
+            facts.append(f"type inference {signature.inference_ms:.0f} ms")
+        if signature.compile_ms is not None:
+            facts.append(f"compile {signature.compile_ms:.0f} ms")
+        if signature.lifted_loops:
+            facts.append("lifted loops at line " + ", ".join(str(n) for n in signature.lifted_loops))
+        details.append(f"- `{signature.text}`: " + ", ".join(facts))
+    parts.append("\n".join(details))
+    return "\n\n".join(parts) + _freshness(view, context)
+
+
+def variable_markdown(view: FunctionView, occurrence: NameAt, context: HoverContext) -> str | None:
+    info = view.info
+    reason = _no_types_reason(view, context)
+    if reason is not None or info is None:
+        return f"`{occurrence.name}`: {reason}" if occurrence.role != "load" else None
+    if not info.signatures:
+        return f"`{occurrence.name}`: **types unknown**. {HOW_TO_GET_TYPES}"
+    analysed_line = view.to_analysed(occurrence.line)
+    rows = [occurrence_types(signature, occurrence, analysed_line) for signature in info.signatures]
+    if all(not row.types for row in rows):
+        if occurrence.role == "load":
+            return None  # a global, a module or a builtin: not a variable of this function
+        return f"`{occurrence.name}`: no type recorded on this line."
+    lines = []
+    several = len(rows) > 1
+    for row in rows:
+        if not row.types:
+            text = "unknown" + (" (inference stopped at an error)" if not row.signature.ok else "")
+        elif len(row.types) == 1:
+            text = row.types[0]
+        else:
+            text = " | ".join(row.types) + "  (depends on the path that reaches this line)"
+        lines.append(f"{occurrence.name}: {text}" + (f"  # {row.signature.text}" if several else ""))
+    footer = ""
+    if not several:
+        signature = rows[0].signature
+        footer = f"\n\n_Signature `{signature.text}`, types from {SOURCE_TEXT.get(signature.source, signature.source)}._"
+    return _code(lines) + footer + _freshness(view, context)
+
+
+def diagnostic_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> str | None:
+    """Numba's full text for diagnostics under the cursor, where the short message dropped some."""
+    parts = []
+    for diagnostic in diagnostics:
+        start, end = diagnostic.range.start, diagnostic.range.end
+        inside = (start.line, start.character) <= (line, col) <= (end.line, end.character)
+        if inside and diagnostic.fullMessage and diagnostic.fullMessage.strip() != diagnostic.message.strip():
+            parts.append(f"**Numba ({diagnostic.code})**\n```text\n{diagnostic.fullMessage.strip()}\n```")
+    return "\n\n".join(parts) or None
+
+
+def hover(
+    source: str, analysed: AnalysedDocument | None, line: int, col: int, context: HoverContext
+) -> HoverAnswer | None:
+    """`line` 0-based, `col` in code points."""
+    views = function_views(source, analysed)
+    view = view_at(views, line + 1)
+    texts: list[str] = []
+    span = (col, col)
+    if view is not None:
+        occurrence = name_at(source, view.current, line + 1, col)
+        if occurrence is not None:
+            span = (occurrence.col, occurrence.end_col)
+            text: str | None
+            if occurrence.role == "function":
+                text = function_markdown(view, view.info, context)
+            else:
+                text = variable_markdown(view, occurrence, context)
+                if text is None and occurrence.role == "load":
+                    # A call to another jitted function of this file: show its signatures.
+                    callee = next((v for v in views if v.current.name == occurrence.name), None)
+                    if callee is not None:
+                        text = function_markdown(callee, callee.info, context)
+            if text:
+                texts.append(text)
+        elif line + 1 == view.current.decorator_line and view.current.kind != "jitclass-method":
+            texts.append(function_markdown(view, view.info, context))
+    if analysed is not None and analysed.source == source:
+        full = diagnostic_markdown(analysed.result.diagnostics, line, col)
+        if full:
+            texts.append(full)
+    if not texts:
+        return None
+    return HoverAnswer("\n\n---\n\n".join(texts), line, span[0], span[1])

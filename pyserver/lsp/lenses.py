@@ -1,0 +1,76 @@
+"""Code lenses above each jitted function: its signatures and status, "Debug JIT function", and the
+IR views. Discovery alone places them (no code runs); the status comes from the last analysis."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyserver.lsp.views import AnalysedDocument, FunctionView, first_line, function_views
+
+MAX_SIGNATURES_SHOWN = 2
+IR_COMMANDS = (
+    ("Show types", "numbaLens.showTypes"),
+    ("Numba IR", "numbaLens.showNumbaIR"),
+    ("LLVM IR", "numbaLens.showLLVM"),
+    ("Assembly", "numbaLens.showAssembly"),
+)
+
+
+@dataclass(frozen=True)
+class Lens:
+    line: int  # 0-based
+    title: str
+    command: str  # "" for a status-only lens
+    arguments: list[Any] = field(default_factory=list)
+
+
+def status_title(view: FunctionView, busy: bool) -> str:
+    info = view.info
+    if info is None:
+        if view.state == "changed":
+            return "Numba: changed — " + ("analysing…" if busy else "save to analyse")
+        return "Numba: " + ("analysing…" if busy else "not analysed yet")
+    errors = sum(1 for d in view.diagnostics if d.severity == "error")
+    signatures = [s.text for s in info.signatures]
+    shown = ", ".join(signatures[:MAX_SIGNATURES_SHOWN])
+    if len(signatures) > MAX_SIGNATURES_SHOWN:
+        shown += f" (+{len(signatures) - MAX_SIGNATURES_SHOWN} more)"
+    if errors:
+        status = f"{errors} error{'s' if errors != 1 else ''}"
+    elif not info.signatures:
+        status = "types unknown"
+    elif any(s.mode == "object" for s in info.signatures):
+        status = "object mode"
+    elif all(s.ok for s in info.signatures):
+        status = "nopython ✓"
+    else:
+        status = "errors"
+    return f"{shown} · {status}" if shown else status
+
+
+def code_lenses(
+    uri: str, source: str, analysed: AnalysedDocument | None, *, busy: bool, trusted: bool
+) -> list[Lens]:
+    lenses: list[Lens] = []
+    for view in function_views(source, analysed):
+        function = view.current
+        if function.nested:
+            continue  # not reachable from the module: nothing to debug or compile on its own
+        line = first_line(function) - 1
+        if not trusted:
+            lenses.append(Lens(line, "Numba: types unavailable (workspace not trusted)", ""))
+            continue
+        lenses.append(Lens(line, status_title(view, busy), ""))
+        lenses.append(
+            Lens(
+                line,
+                "Debug JIT function",
+                "numbaLens.debugJitFunction",
+                [{"uri": uri, "function": function.name, "line": function.def_line, "mode": "mixed"}],
+            )
+        )
+        if view.info is not None and view.info.signatures:
+            for title, command in IR_COMMANDS:
+                lenses.append(Lens(line, title, command, [{"uri": uri, "line": function.def_line - 1}]))
+    return lenses

@@ -1,0 +1,66 @@
+"""Which Numba type a name occurrence has, per signature. Only what the analysis recorded is
+returned: an occurrence that cannot be pinned to one IR version gives every candidate type, never
+a guess between them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyserver.analysis.model import SignatureResult, VariableType
+from pyserver.lsp.syntax import NameAt
+
+
+@dataclass(frozen=True)
+class OccurrenceType:
+    signature: SignatureResult
+    types: tuple[str, ...]  # display texts; empty: not recorded; several: one of them (path-dependent)
+
+    @property
+    def exact(self) -> str | None:
+        return self.types[0] if len(self.types) == 1 else None
+
+
+def display(variable: VariableType) -> str:
+    return variable.literal or variable.type
+
+
+def _distinct(variables: list[VariableType]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for variable in variables:
+        seen.setdefault(display(variable), None)
+    return tuple(seen)
+
+
+def _plain_distinct(variables: list[VariableType]) -> tuple[str, ...]:
+    """Types without literal values: a use of `x` after `x = 1` may be literal or widened."""
+    seen: dict[str, None] = {}
+    for variable in variables:
+        seen.setdefault(variable.type, None)
+    return tuple(seen)
+
+
+def _uses(variable: VariableType) -> list[int] | None:
+    """Lines where this IR version is read, when the engine records them (an optional extension)."""
+    value = getattr(variable, "used_lines", None)
+    return list(value) if isinstance(value, (list, tuple)) else None
+
+
+def occurrence_types(signature: SignatureResult, occurrence: NameAt, analysed_line: int) -> OccurrenceType:
+    versions = [v for v in signature.variables if v.name == occurrence.name]
+    if occurrence.role == "param":
+        chosen = [v for v in versions if v.is_arg]
+        return OccurrenceType(signature, _distinct(chosen))
+    if occurrence.role == "store":
+        chosen = [v for v in versions if v.line == analysed_line and not v.is_arg]
+        return OccurrenceType(signature, _distinct(chosen))
+    # A use: the version that reaches it, if the engine says which; otherwise every version, and a
+    # single answer only when they all agree.
+    with_uses = [v for v in versions if (_uses(v) or [])]
+    if with_uses:
+        reaching = [v for v in versions if analysed_line in (_uses(v) or [])]
+        if reaching:
+            return OccurrenceType(signature, _distinct(reaching))
+    distinct = _plain_distinct(versions)
+    if len(distinct) == 1 and len(_distinct(versions)) == 1:
+        return OccurrenceType(signature, _distinct(versions))
+    return OccurrenceType(signature, distinct)
