@@ -51,6 +51,17 @@ class Engine(Protocol):
     def close(self) -> None: ...
 
 
+def plain(value: Any) -> Any:
+    """pygls hands custom-method params over as namedtuples; the handlers want JSON values."""
+    if hasattr(value, "_asdict"):
+        return {key: plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
 class NumbaUnavailable(Exception):
     """No analysis can run: Numba is missing or too old in this interpreter."""
 
@@ -376,8 +387,9 @@ class NumbaLensServer(LanguageServer):
 
     # --- IR views --------------------------------------------------------------------------------------
     async def ir_view(self, params: Any) -> dict[str, Any]:
+        params = plain(params)
         if not isinstance(params, dict):
-            params = getattr(params, "__dict__", {}) or {}
+            raise JsonRpcInvalidParams("numbaLens/irView takes an object")
         uri, line, kind = params.get("uri"), params.get("line"), params.get("kind")
         signature = params.get("signature") or 0
         if not isinstance(uri, str) or not isinstance(line, int) or kind not in IR_KINDS:
