@@ -38,6 +38,7 @@ class StoppedProgram:
 
 def launch_stopped(program: str | Path, line: int, *, env: dict[str, str] | None = None) -> StoppedProgram:
     """Launch `python program` under gdb (no debugpy) with debug info, stopped at program:line."""
+    program = Path(program).resolve()
     gdb = GdbBackend("gdb")
     stopped = threading.Event()
     stops: list[dict] = []

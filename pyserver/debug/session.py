@@ -1,0 +1,1431 @@
+"""One debug session over two back ends: gdb (jitted frames) and debugpy (Python frames).
+
+The session only coordinates: who owns the stop (gdb, debugpy or nobody), one thread list keyed by
+native thread id, one call stack (jitted frames, then their Python callers), breakpoint routing by
+source line, stepping across the boundary, and an ending that leaves no process behind.
+
+Threads: the editor's requests are handled one at a time on a worker thread (which also starts gdb, so
+gdb's parent-death signal stays armed for the session's life); gdb's async records arrive on the back
+end's dispatcher thread and debugpy's events on the client's event thread. Shared state is guarded by
+`self._lock`; nothing waits on debugpy while gdb holds the process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyserver.debug import jitframes
+from pyserver.debug.dap import DapError, DapStream, Message
+from pyserver.debug.debugpy_client import DebugpyClient
+from pyserver.debug.gdb.backend import GdbBackend, MIRecord, c_string, kill_group, set_parent_death_signal
+from pyserver.debug.gdb.launcher import (
+    BOOTSTRAP,
+    InferiorPty,
+    configure_gdb,
+    debuggee_argv,
+    start_inferior,
+)
+from pyserver.debug.gdb.mi_protocol import GdbCommandError
+from pyserver.debug.values_bridge import ValuesBridge
+
+PYFRAMES_SCRIPT = Path(__file__).resolve().parent / "gdb" / "pyframes_gdb.py"
+DEBUGPY_CONNECT_TIMEOUT_S = 90.0
+DEBUGPY_REPLY_TIMEOUT_S = 10.0
+GDB_TIMEOUT_S = 30.0
+# Python frames of these files are the debugger's own machinery, hidden unless showInternalFrames.
+INTERNAL_PY_FILES = ("<frozen runpy>", str(BOOTSTRAP), "/debugpy/", "/pydevd", "_pydev")
+
+EXCEPTION_FILTERS = [
+    {"filter": "raised", "label": "Raised Exceptions", "default": False},
+    {"filter": "uncaught", "label": "Uncaught Exceptions", "default": True},
+    {"filter": "userUnhandled", "label": "User Uncaught Exceptions", "default": False},
+]
+
+
+@dataclass
+class FrameRef:
+    kind: str  # jit | internal | gdb-python | debugpy
+    thread_id: int  # DAP (native) thread id
+    gdb_thread: str = ""
+    level: int = 0
+    debugpy_frame: int = 0
+    path: str = ""
+    line: int = 0
+
+
+@dataclass
+class GdbBreakpoint:
+    dap_id: int
+    number: str
+    path: str
+    line: int
+    log_message: str | None = None
+    function: str | None = None
+    verified: bool = False
+    temporary: bool = False
+
+
+@dataclass
+class SourceBreakpoints:
+    gdb: list[GdbBreakpoint] = field(default_factory=list)
+    debugpy_ids: dict[int, int] = field(default_factory=dict)  # debugpy id -> our id
+
+
+class Session:
+    def __init__(self, stream: DapStream, log: Callable[[str], None] | None = None) -> None:
+        self.stream = stream
+        self.log = log or (lambda _msg: None)
+        self._lock = threading.RLock()
+        self._requests: queue.Queue[Message | None] = queue.Queue()
+        self.mode = "mixed"
+        self.gdb: GdbBackend | None = None
+        self.debugpy: DebugpyClient | None = None
+        self.pty: InferiorPty | None = None
+        self.process: subprocess.Popen[bytes] | None = None  # python/cudasim modes
+        self.inferior_pid: int | None = None
+        self.owner: str | None = None  # "gdb" | "debugpy" | None
+        self.stopped_thread: int | None = None
+        self.show_internal = False
+        self.just_my_code = True
+        self.attached = False
+        self.ended = threading.Event()
+        self._terminated_sent = False
+        self._next_id = 1
+        self.frames: dict[int, FrameRef] = {}
+        self.var_refs: dict[int, tuple[str, Any]] = {}  # our ref -> ("debugpy", ref) | ("jit", handle)
+        self.sources: dict[str, SourceBreakpoints] = {}
+        self.function_bps: list[GdbBreakpoint] = []
+        self.gdb_bps: dict[str, GdbBreakpoint] = {}  # gdb number -> breakpoint
+        self.step_in_temps: list[str] = []
+        self.debugpy_threads: dict[int, int] = {}  # debugpy id -> native id
+        self.native_to_debugpy: dict[int, int] = {}
+        self.thread_names: dict[int, str] = {}
+        self.gdb_threads: dict[int, str] = {}  # native id -> gdb thread id
+        self.values: ValuesBridge | None = None
+        self._pause_via_gdb = False
+        self._drop_debugpy_pause = False
+        self._step_to_python_pending = False
+        self._exit_code: int | None = None
+
+    # --- main loop -----------------------------------------------------------------------------------
+    def serve(self) -> int:
+        worker = threading.Thread(target=self._work, name="dap-requests", daemon=True)
+        worker.start()
+        while True:
+            try:
+                message = self.stream.read()
+            except (OSError, ValueError) as exc:
+                self.log(f"client stream error: {exc}")
+                message = None
+            if message is None:
+                break
+            if message.get("type") == "request":
+                self._requests.put(message)
+        # The editor went away: end everything.
+        self._requests.put({"type": "request", "command": "disconnect", "seq": 0, "_eof": True})
+        self._requests.put(None)
+        worker.join(30)
+        self.shutdown()
+        return 0
+
+    def _work(self) -> None:
+        while True:
+            request = self._requests.get()
+            if request is None:
+                return
+            self.handle(request)
+
+    def handle(self, request: Message) -> None:
+        command = str(request.get("command", ""))
+        handler = getattr(self, "on_" + re.sub(r"(?<!^)(?=[A-Z])", "_", command).lower(), None)
+        if handler is None:
+            if request.get("_eof") is None:
+                self.stream.respond(request, success=False, message=f"unsupported request '{command}'")
+            return
+        try:
+            body = handler(request.get("arguments") or {})
+        except DapError as exc:
+            self.stream.respond(request, success=False, message=str(exc), show_user=exc.show_user)
+            return
+        except GdbCommandError as exc:
+            self.stream.respond(request, success=False, message=f"gdb: {exc.message}")
+            return
+        except Exception as exc:  # the adapter stays alive whatever a request does
+            self.log(f"{command} failed: {exc!r}")
+            import traceback
+
+            self.log(traceback.format_exc())
+            self.stream.respond(request, success=False, message=f"{command} failed: {exc}")
+            return
+        if request.get("_eof") is None and command != "_internal":
+            self.stream.respond(request, body if isinstance(body, dict) else None)
+
+    def new_id(self) -> int:
+        with self._lock:
+            value = self._next_id
+            self._next_id += 1
+            return value
+
+    def output(self, text: str, category: str = "console") -> None:
+        self.stream.event("output", {"category": category, "output": text})
+
+    # --- initialize / launch -------------------------------------------------------------------------
+    def on_initialize(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "supportsConfigurationDoneRequest": True,
+            "supportsFunctionBreakpoints": True,
+            "supportsConditionalBreakpoints": True,
+            "supportsHitConditionalBreakpoints": True,
+            "supportsLogPoints": True,
+            "supportsEvaluateForHovers": True,
+            "supportsTerminateRequest": True,
+            "supportsDelayedStackTraceLoading": True,
+            "supportsExceptionInfoRequest": True,
+            "supportTerminateDebuggee": True,
+            "supportsSetVariable": False,
+            "exceptionBreakpointFilters": EXCEPTION_FILTERS,
+        }
+
+    def on_launch(self, args: dict[str, Any]) -> dict[str, Any]:
+        self.mode = str(args.get("mode") or "mixed")
+        if self.mode not in ("mixed", "python", "cudasim"):
+            raise DapError(f'Unknown "mode": {self.mode!r}. Use "mixed", "python" or "cudasim".')
+        self.show_internal = bool(args.get("showInternalFrames", False))
+        self.just_my_code = bool(args.get("justMyCode", True))
+        cwd = str(args.get("cwd") or os.getcwd())
+        if not os.path.isdir(cwd):
+            raise DapError(f'The "cwd" folder does not exist: {cwd}. Fix "cwd" in launch.json.')
+        program = args.get("program")
+        module = args.get("module")
+        if not program and not module:
+            raise DapError('Nothing to debug: set "program" (a .py file) or "module" in launch.json.')
+        if program:
+            program = (
+                str(Path(cwd, str(program)).resolve()) if not os.path.isabs(str(program)) else str(program)
+            )
+            if not os.path.isfile(program):
+                raise DapError(
+                    f'Program not found: {program}. Check "program" in launch.json '
+                    f'(a relative path is resolved from "cwd").'
+                )
+        python = str(args.get("python") or sys.executable)
+        if isinstance(args.get("python"), list):
+            python = str(args["python"][0])
+        if shutil.which(python) is None and not os.path.isfile(python):
+            raise DapError(f'Python interpreter not found: {python}. Fix "python" in launch.json.')
+        env = self._debuggee_env(args)
+        self._check_numba(python, env)
+        argv_args = [str(a) for a in (args.get("args") or [])]
+        port = free_port()
+        if self.mode == "mixed":
+            self._launch_mixed(args, python, program, module, argv_args, env, cwd, port)
+        else:
+            self._launch_plain(python, program, module, argv_args, env, cwd, port)
+        self._start_debugpy(port, args)
+        return {}
+
+    def _debuggee_env(self, args: dict[str, Any]) -> dict[str, str | None]:
+        env: dict[str, str | None] = {}
+        for key, value in (args.get("env") or {}).items():
+            env[str(key)] = None if value is None else str(value)
+        if self.mode == "mixed":
+            if env.get("NUMBA_DISABLE_JIT", "0") not in ("0", "", None):
+                raise DapError(
+                    'NUMBA_DISABLE_JIT is set in "env": jitted code would not exist. '
+                    'Remove it, or use "mode": "python" to debug the functions as plain Python.'
+                )
+            env["NUMBA_DEBUGINFO"] = "1"
+            env["NUMBA_OPT"] = str(args.get("numbaOpt", 0))
+            env["NUMBA_ENABLE_SYS_MONITORING"] = "0"
+            env["NUMBA_LENS_UNDER_GDB"] = "1"
+        elif self.mode == "python":
+            env["NUMBA_DISABLE_JIT"] = "1"
+        elif self.mode == "cudasim":
+            env["NUMBA_ENABLE_CUDASIM"] = "1"
+        if args.get("boundscheck"):
+            env["NUMBA_BOUNDSCHECK"] = "1"
+        env["PYTHONUNBUFFERED"] = "1"
+        env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+        return env
+
+    def _check_numba(self, python: str, env: dict[str, str | None]) -> None:
+        """Numba and debugpy must be importable by the debuggee's interpreter (checked without importing
+        Numba, which would cost a third of a second)."""
+        code = (
+            "import importlib.metadata as m, importlib.util as u\n"
+            "def v(n):\n"
+            "    try: return m.version(n)\n"
+            "    except Exception: return None\n"
+            "print(v('numba'), v('debugpy'), u.find_spec('debugpy') is not None)"
+        )
+        if os.path.realpath(python) == os.path.realpath(sys.executable):
+            from importlib import metadata
+            from importlib.util import find_spec
+
+            def version(name: str) -> str | None:
+                try:
+                    return metadata.version(name)
+                except metadata.PackageNotFoundError:
+                    return None
+
+            numba_version, debugpy_ok = version("numba"), find_spec("debugpy") is not None
+        else:
+            try:
+                out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=30)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise DapError(f"Could not run the interpreter {python}: {exc}") from None
+            parts = out.stdout.split()
+            numba_version = parts[0] if parts and parts[0] != "None" else None
+            debugpy_ok = len(parts) > 2 and parts[2] == "True"
+        if not debugpy_ok:
+            raise DapError(
+                f"debugpy is not installed in {python}. Install it: {python} -m pip install debugpy"
+            )
+        if self.mode == "mixed":
+            if numba_version is None:
+                raise DapError(
+                    f"Numba is not installed in {python}, so there is no jitted code to debug. "
+                    f'Install it ({python} -m pip install "numba>=0.68,<0.69") or use "mode": "python".'
+                )
+            major_minor = tuple(int(x) for x in re.findall(r"\d+", numba_version)[:2])
+            if major_minor < (0, 57):
+                raise DapError(
+                    f"Numba {numba_version} in {python} has no usable debug info for gdb (needs 0.57 or "
+                    f'newer; tested with 0.68). Upgrade: {python} -m pip install -U "numba>=0.68,<0.69", '
+                    'or use "mode": "python".'
+                )
+
+    def _launch_mixed(
+        self,
+        args: dict[str, Any],
+        python: str,
+        program: str | None,
+        module: str | None,
+        argv_args: list[str],
+        env: dict[str, str | None],
+        cwd: str,
+        port: int,
+    ) -> None:
+        from pyserver.doctor import gdb_version, parse_version
+
+        gdb_path = str(args.get("gdbPath") or "gdb")
+        resolved = shutil.which(gdb_path)
+        if resolved is None:
+            raise DapError(
+                f"gdb not found ('{gdb_path}'). Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "
+                '"gdbPath" in launch.json; "mode": "python" debugs without gdb (jitted code runs as Python).'
+            )
+        version = gdb_version(resolved)
+        if version is None:
+            raise DapError(f"'{gdb_path}' did not run as gdb. Set \"gdbPath\" to a working gdb.")
+        if parse_version(version)[:1] == (15,):
+            raise DapError(
+                f"gdb {version} cannot see Numba's jitted code (Numba issue 9817, fixed in gdb 16). "
+                'Install gdb 13, 14 or 16+ and set "gdbPath", or use "mode": "python".'
+            )
+        self.gdb = GdbBackend(resolved, log=self.log)
+        self.gdb.add_listener(self._on_gdb_record)
+        self.values = ValuesBridge(self.gdb, self.log)
+        configure_gdb(self.gdb)
+        try:
+            self.gdb.execute_console(f"source {PYFRAMES_SCRIPT}")
+        except GdbCommandError as exc:
+            self.log(f"no Python frames from gdb: {exc}")
+        self.pty = InferiorPty(lambda text: self.output(text, "stdout"))
+        stop_at = args.get("stopAtJitFunction")
+        if stop_at:
+            bp = self._insert_function_breakpoint({"name": str(stop_at)}, temporary=True)
+            self.log(f"stopAtJitFunction -> gdb breakpoint {bp.number}")
+        try:
+            start_inferior(
+                self.gdb,
+                python=python,
+                argv=debuggee_argv(program=program, module=module, args=argv_args, debugpy_port=port),
+                env=env,
+                cwd=cwd,
+                tty_name=self.pty.name,
+            )
+        except GdbCommandError as exc:
+            text = exc.message
+            if "ptrace" in text or "not permitted" in text.lower() or "Could not trace" in text:
+                raise DapError(
+                    "gdb may not trace processes here (ptrace: Operation not permitted). Allow it: "
+                    "echo 0 | sudo tee /proc/sys/kernel/yama/ptrace_scope, or in a container add "
+                    '--cap-add=SYS_PTRACE; "mode": "python" debugs without gdb.'
+                ) from None
+            raise DapError(f"gdb could not start the program: {text}") from None
+
+    def _launch_plain(
+        self,
+        python: str,
+        program: str | None,
+        module: str | None,
+        argv_args: list[str],
+        env: dict[str, str | None],
+        cwd: str,
+        port: int,
+    ) -> None:
+        full_env = dict(os.environ)
+        for key, value in env.items():
+            if value is None:
+                full_env.pop(key, None)
+            else:
+                full_env[key] = value
+        self.pty = InferiorPty(lambda text: self.output(text, "stdout"))
+        self.process = subprocess.Popen(
+            [python, *debuggee_argv(program=program, module=module, args=argv_args, debugpy_port=port)],
+            stdin=self.pty.slave_fd,
+            stdout=self.pty.slave_fd,
+            stderr=self.pty.slave_fd,
+            cwd=cwd,
+            env=full_env,
+            start_new_session=True,
+            preexec_fn=set_parent_death_signal,
+        )
+        self.inferior_pid = self.process.pid
+        threading.Thread(target=self._watch_plain_process, name="debuggee-wait", daemon=True).start()
+
+    def _watch_plain_process(self) -> None:
+        assert self.process is not None
+        code = self.process.wait()
+        self._program_exited(code)
+
+    def _start_debugpy(self, port: int, args: dict[str, Any]) -> None:
+        client = DebugpyClient(self.log)
+        client.add_listener(self._on_debugpy_event)
+        initialized = threading.Event()
+        client.add_listener(lambda m: initialized.set() if m.get("event") == "initialized" else None)
+
+        def alive() -> bool:
+            if self.gdb is not None:
+                return not self.gdb.exited.is_set() and self._exit_code is None
+            return self.process is not None and self.process.poll() is None
+
+        try:
+            client.connect(port, DEBUGPY_CONNECT_TIMEOUT_S, alive)
+        except ConnectionError as exc:
+            raise DapError(
+                f"The program did not start debugpy: {exc}. See the program output above."
+            ) from None
+        self.debugpy = client
+        init = client.request(
+            "initialize",
+            {
+                "clientID": "numba-lens",
+                "adapterID": "debugpy",
+                "pathFormat": "path",
+                "linesStartAt1": True,
+                "columnsStartAt1": True,
+                "supportsRunInTerminalRequest": False,
+            },
+        )
+        if init.wait(DEBUGPY_CONNECT_TIMEOUT_S) is None:
+            raise DapError("debugpy did not answer 'initialize'.")
+        attach = client.request(
+            "attach",
+            {
+                "justMyCode": self.just_my_code,
+                "subProcess": False,
+                "redirectOutput": False,
+                "showReturnValue": False,
+                "connect": {"host": "127.0.0.1", "port": port},
+            },
+        )
+        attach.then(lambda r: self.log(f"debugpy attach: {r.get('success')} {r.get('message', '')}"))
+        if not initialized.wait(DEBUGPY_CONNECT_TIMEOUT_S):
+            raise DapError("debugpy did not get ready (no 'initialized' event).")
+        if self.inferior_pid is None and self.gdb is not None:
+            self.inferior_pid = self._gdb_inferior_pid()
+        self.stream.event("initialized")
+
+    def _gdb_inferior_pid(self) -> int | None:
+        assert self.gdb is not None
+        try:
+            groups = self.gdb.execute("-list-thread-groups")["groups"]
+            return int(groups[0]["pid"])
+        except (GdbCommandError, KeyError, IndexError, ValueError):
+            return None
+
+    def on_attach(self, args: dict[str, Any]) -> dict[str, Any]:
+        self.attached = True
+        self.mode = "python"
+        self.just_my_code = bool(args.get("justMyCode", True))
+        connect = args.get("connect") or {}
+        host = str(args.get("host") or connect.get("host") or "127.0.0.1")
+        port = args.get("port") or connect.get("port")
+        if args.get("processId") and not port:
+            raise DapError(
+                "Attaching by processId needs debugpy in the process; start the program with "
+                "`python -m debugpy --listen 127.0.0.1:PORT prog.py` and attach with host and port."
+            )
+        if not port:
+            raise DapError('attach needs "processId", or "host" and "port" where debugpy listens.')
+        if host not in ("127.0.0.1", "localhost"):
+            raise DapError("Only 127.0.0.1 is supported for attach.")
+        self._start_debugpy(int(port), args)
+        return {}
+
+    def on_configuration_done(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.debugpy is not None:
+            reply = self.debugpy.request("configurationDone")
+            reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
+        return {}
+
+    def on_set_exception_breakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.debugpy is not None:
+            reply = self.debugpy.request("setExceptionBreakpoints", args)
+            if self.owner != "gdb":
+                response = reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
+                if response is not None and response.get("body"):
+                    return dict(response["body"])
+        return {}
+
+    # --- breakpoints ---------------------------------------------------------------------------------
+    def _jitted_functions(self, path: str) -> list[Any]:
+        if self.mode != "mixed":
+            return []
+        try:
+            from pyserver.analysis.discovery import find_jitted_functions
+
+            return find_jitted_functions(Path(path).read_text(encoding="utf-8"), path)
+        except (OSError, SyntaxError, UnicodeDecodeError, ImportError) as exc:
+            self.log(f"no jitted functions from {path}: {exc}")
+            return []
+
+    def on_set_breakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
+        source = args.get("source") or {}
+        path = str(source.get("path") or "")
+        requested = list(args.get("breakpoints") or [{"line": line} for line in args.get("lines") or []])
+        functions = self._jitted_functions(path) if path else []
+
+        def in_jit(line: int) -> bool:
+            return any(f.def_line <= line <= f.end_line for f in functions)
+
+        state = self.sources.setdefault(path, SourceBreakpoints())
+        results: list[dict[str, Any] | None] = [None] * len(requested)
+        # gdb side: replace this source's breakpoints.
+        if self.gdb is not None:
+            for old in state.gdb:
+                self._delete_gdb_breakpoint(old.number)
+            state.gdb = []
+        for index, bp in enumerate(requested):
+            line = int(bp.get("line", 0))
+            if self.gdb is not None and in_jit(line):
+                results[index] = self._insert_line_breakpoint(path, bp, state)
+        # debugpy side: everything else, in one request for the whole source.
+        python_indexes = [i for i, r in enumerate(results) if r is None]
+        if self.debugpy is not None or python_indexes:
+            python_bps = [requested[i] for i in python_indexes]
+            placeholders = self._set_python_breakpoints(source, python_bps, state)
+            for i, result in zip(python_indexes, placeholders, strict=True):
+                results[i] = result
+        return {"breakpoints": results}
+
+    def _hit_ignore_count(self, hit_condition: str | None) -> int:
+        if not hit_condition:
+            return 0
+        match = re.fullmatch(r"\s*(?:>=|==)?\s*(\d+)\s*", hit_condition)
+        if not match:
+            raise DapError(
+                f"Hit count '{hit_condition}' in jitted code must be a number N (stop from the N-th hit)."
+            )
+        return max(0, int(match.group(1)) - 1)
+
+    def _insert_line_breakpoint(
+        self, path: str, bp: dict[str, Any], state: SourceBreakpoints
+    ) -> dict[str, Any]:
+        assert self.gdb is not None
+        line = int(bp["line"])
+        options = ["-f"]
+        condition = bp.get("condition")
+        if condition:
+            options.append(f"-c {c_string(str(condition))}")
+        try:
+            ignore = self._hit_ignore_count(bp.get("hitCondition"))
+        except DapError as exc:
+            return {"id": self.new_id(), "verified": False, "line": line, "message": str(exc)}
+        if ignore:
+            options.append(f"-i {ignore}")
+        try:
+            reply = self.gdb.execute(f"-break-insert {' '.join(options)} {c_string(f'{path}:{line}')}")
+        except GdbCommandError as exc:
+            return {"id": self.new_id(), "verified": False, "line": line, "message": exc.message}
+        record = reply.get("bkpt", {})
+        created = GdbBreakpoint(self.new_id(), str(record.get("number")), path, line, bp.get("logMessage"))
+        state.gdb.append(created)
+        with self._lock:
+            self.gdb_bps[created.number] = created
+        return self._gdb_bp_to_dap(created, record)
+
+    def _gdb_bp_to_dap(self, bp: GdbBreakpoint, record: dict[str, Any]) -> dict[str, Any]:
+        pending = record.get("addr") == "<PENDING>" or "pending" in record
+        locations = record.get("locations") or []
+        line = bp.line
+        if not pending:
+            line_text = record.get("line") or (locations[0].get("line") if locations else None)
+            if line_text:
+                line = int(line_text)
+        bp.verified = not pending
+        result: dict[str, Any] = {"id": bp.dap_id, "verified": bp.verified}
+        if bp.path:
+            result["source"] = {"path": bp.path, "name": os.path.basename(bp.path)}
+            result["line"] = line
+        if pending:
+            what = bp.function or "this function"
+            result["message"] = f"Pending: set when Numba compiles {what} (gdb)"
+            result["reason"] = "pending"
+        return result
+
+    def _delete_gdb_breakpoint(self, number: str) -> None:
+        assert self.gdb is not None
+        with self._lock:
+            self.gdb_bps.pop(number, None)
+        try:
+            self.gdb.execute(f"-break-delete {number}")
+        except GdbCommandError as exc:
+            self.log(f"-break-delete {number}: {exc.message}")
+
+    def _set_python_breakpoints(
+        self, source: dict[str, Any], bps: list[dict[str, Any]], state: SourceBreakpoints
+    ) -> list[dict[str, Any]]:
+        our_ids = [self.new_id() for _ in bps]
+        placeholders = [
+            {
+                "id": our_id,
+                "verified": False,
+                "line": int(bp.get("line", 0)),
+                "message": "Waiting for debugpy",
+            }
+            for our_id, bp in zip(our_ids, bps, strict=True)
+        ]
+        if self.debugpy is None:
+            return placeholders
+        reply = self.debugpy.request("setBreakpoints", {"source": source, "breakpoints": bps})
+
+        def translate(response: Message) -> list[dict[str, Any]]:
+            out = []
+            their = (response.get("body") or {}).get("breakpoints") or []
+            with self._lock:
+                state.debugpy_ids = {}
+                for our_id, theirs, placeholder in zip(our_ids, their, placeholders, strict=False):
+                    item = dict(theirs)
+                    if "id" in theirs:
+                        state.debugpy_ids[int(theirs["id"])] = our_id
+                    item["id"] = our_id
+                    item.setdefault("line", placeholder["line"])
+                    out.append(item)
+            return out
+
+        if self.owner != "gdb":
+            response = reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
+            if response is not None and response.get("success"):
+                translated = translate(response)
+                if len(translated) == len(bps):
+                    return translated
+
+        # debugpy cannot answer now (gdb holds the process): tell the editor when it does.
+        def later(response: Message) -> None:
+            if response.get("success"):
+                for item in translate(response):
+                    self.stream.event("breakpoint", {"reason": "changed", "breakpoint": item})
+
+        reply.then(later)
+        for placeholder in placeholders:
+            placeholder["message"] = "Set when the program resumes (gdb holds it now)"
+        return placeholders
+
+    def on_set_function_breakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.gdb is None:
+            raise DapError('Function breakpoints on jitted functions need "mode": "mixed".')
+        for old in self.function_bps:
+            self._delete_gdb_breakpoint(old.number)
+        self.function_bps = []
+        results = []
+        for bp in args.get("breakpoints") or []:
+            try:
+                created = self._insert_function_breakpoint(bp)
+            except (GdbCommandError, DapError) as exc:
+                message = exc.message if isinstance(exc, GdbCommandError) else str(exc)
+                results.append({"id": self.new_id(), "verified": False, "message": message})
+                continue
+            self.function_bps.append(created)
+            results.append(self._gdb_bp_to_dap(created, self._last_bp_record))
+        return {"breakpoints": results}
+
+    _last_bp_record: dict[str, Any] = {}
+
+    def _insert_function_breakpoint(self, bp: dict[str, Any], *, temporary: bool = False) -> GdbBreakpoint:
+        assert self.gdb is not None
+        name = str(bp.get("name", "")).strip()
+        if not name:
+            raise DapError(
+                "A function breakpoint needs the jitted function's name, e.g. walk or __main__::walk."
+            )
+        qualified = (
+            name
+            if "::" in name
+            else "::".join(["__main__", *name.split(".")])
+            if "." not in name
+            else (name.replace(".", "::"))
+        )
+        options = ["-f", "--qualified"]
+        if temporary:
+            options.append("-t")
+        if bp.get("condition"):
+            options.append(f"-c {c_string(str(bp['condition']))}")
+        ignore = self._hit_ignore_count(bp.get("hitCondition"))
+        if ignore:
+            options.append(f"-i {ignore}")
+        reply = self.gdb.execute(f"-break-insert {' '.join(options)} {qualified}")
+        record = reply.get("bkpt", {})
+        self._last_bp_record = record
+        created = GdbBreakpoint(
+            self.new_id(), str(record.get("number")), "", 0, None, name, temporary=temporary
+        )
+        with self._lock:
+            self.gdb_bps[created.number] = created
+        return created
+
+    # --- gdb events ----------------------------------------------------------------------------------
+    def _on_gdb_record(self, record: MIRecord) -> None:
+        if record.message == "breakpoint-modified":
+            self._on_breakpoint_modified(record.payload.get("bkpt", {}))
+        elif record.message == "stopped":
+            self._on_gdb_stopped(record.payload)
+        elif record.message == "thread-group-exited":
+            code = record.payload.get("exit-code")
+            self._program_exited(int(code, 8) if code else 0)
+        elif record.message == "thread-group-started":
+            try:
+                self.inferior_pid = int(record.payload.get("pid", 0)) or self.inferior_pid
+            except ValueError:
+                pass
+        elif record.message == "gdb-exited":
+            if not self.ended.is_set() and self._exit_code is None:
+                self._program_exited(None)
+
+    def _on_breakpoint_modified(self, record: dict[str, Any]) -> None:
+        with self._lock:
+            bp = self.gdb_bps.get(str(record.get("number")))
+        if bp is None:
+            return
+        was = bp.verified
+        dap = self._gdb_bp_to_dap(bp, record)
+        if bp.verified and not was:
+            self.stream.event("breakpoint", {"reason": "changed", "breakpoint": dap})
+
+    def _resumed(self) -> None:
+        with self._lock:
+            self.owner = None
+            self.stopped_thread = None
+            self.frames.clear()
+            self.var_refs.clear()
+        if self.values is not None:
+            self.values.reset()
+
+    def _on_gdb_stopped(self, payload: dict[str, Any]) -> None:
+        reason = str(payload.get("reason", ""))
+        if reason.startswith("exited"):
+            code = payload.get("exit-code")
+            self._program_exited(int(code, 8) if code else 0)
+            return
+        assert self.gdb is not None
+        gdb_thread = str(payload.get("thread-id") or "1")
+        frame = payload.get("frame") or {}
+        native = self._native_of_gdb_thread(gdb_thread)
+        with self._lock:
+            self.owner = "gdb"
+            self.stopped_thread = native
+            self.frames.clear()
+            self.var_refs.clear()
+        if self.values is not None:
+            self.values.reset()
+        self._delete_step_in_temps()
+        body: dict[str, Any] = {"threadId": native, "allThreadsStopped": True}
+        if reason == "breakpoint-hit":
+            with self._lock:
+                bp = self.gdb_bps.get(str(payload.get("bkptno")))
+            if bp is not None and bp.log_message is not None:
+                self.output(self._format_log_message(bp.log_message, gdb_thread) + "\n", "console")
+                self._gdb_resume("-exec-continue")
+                return
+            if bp is not None and bp.temporary:
+                with self._lock:
+                    self.gdb_bps.pop(bp.number, None)
+            body["reason"] = "function breakpoint" if bp is not None and bp.function else "breakpoint"
+            if bp is not None:
+                body["hitBreakpointIds"] = [bp.dap_id]
+        elif reason in ("end-stepping-range", "function-finished", "location-reached"):
+            if jitframes.classify_frame(frame) != "jit" and self.debugpy is not None:
+                # Left the outermost jitted frame: let debugpy stop in the Python caller.
+                if self._arm_python_caller_stop(gdb_thread):
+                    self._gdb_resume("-exec-continue")
+                    return
+            body["reason"] = "step"
+        elif reason == "signal-received":
+            signal_name = str(payload.get("signal-name", ""))
+            if signal_name in ("SIGINT", "SIGTRAP") and self._pause_via_gdb:
+                body["reason"] = "pause"
+            elif signal_name == "SIGINT":
+                body["reason"] = "pause"
+            else:
+                body["reason"] = "exception"
+                body["description"] = f"{signal_name}: {payload.get('signal-meaning', '')}"
+                body["text"] = signal_name
+        else:
+            body["reason"] = "pause" if self._pause_via_gdb else "step"
+        self._pause_via_gdb = False
+        self.stream.event("stopped", body)
+
+    def _format_log_message(self, template: str, gdb_thread: str) -> str:
+        assert self.gdb is not None
+
+        def value(match: re.Match[str]) -> str:
+            expression = match.group(1)
+            try:
+                result = self.gdb.execute(  # type: ignore[union-attr]
+                    f"-data-evaluate-expression --thread {gdb_thread} --frame 0 {c_string(expression)}"
+                )
+                return str(result.get("value", "unavailable"))
+            except GdbCommandError:
+                return "unavailable"
+
+        return re.sub(r"\{([^{}]+)\}", value, template)
+
+    def _arm_python_caller_stop(self, gdb_thread: str) -> bool:
+        """Through gdb, with the GIL held by this thread, ask debugpy to stop at the next line of the
+        Python frame that called the jitted code (pyserver/debug/debuggee_boot.py)."""
+        assert self.gdb is not None
+        prefix = f"--thread {gdb_thread} --frame 0"
+        try:
+            holds_gil = self.gdb.execute(f"-data-evaluate-expression {prefix} (int)PyGILState_Check()")
+            if str(holds_gil.get("value")) != "1":
+                return False
+            code = "__import__('sys').modules['__numba_lens__'].stop_in_python_caller()"
+            result = self.gdb.execute(
+                f"-data-evaluate-expression {prefix} {c_string(f'(int)PyRun_SimpleString({json.dumps(code)})')}",
+                timeout=GDB_TIMEOUT_S,
+            )
+            return str(result.get("value")) == "0"
+        except GdbCommandError as exc:
+            self.log(f"could not hand the step to debugpy: {exc.message}")
+            return False
+
+    def _gdb_resume(self, command: str) -> None:
+        assert self.gdb is not None
+        self._resumed()
+        try:
+            self.gdb.execute(command, timeout=GDB_TIMEOUT_S)
+        except GdbCommandError as exc:
+            self.log(f"{command}: {exc.message}")
+
+    def _native_of_gdb_thread(self, gdb_thread: str) -> int:
+        assert self.gdb is not None
+        for native, gid in self.gdb_threads.items():
+            if gid == gdb_thread:
+                return native
+        self._refresh_gdb_threads()
+        for native, gid in self.gdb_threads.items():
+            if gid == gdb_thread:
+                return native
+        return int(gdb_thread)
+
+    def _refresh_gdb_threads(self) -> list[dict[str, Any]]:
+        assert self.gdb is not None
+        threads = self.gdb.execute("-thread-info").get("threads", [])
+        mapping: dict[int, str] = {}
+        for thread in threads:
+            match = re.search(r"LWP (\d+)", str(thread.get("target-id", "")))
+            if match:
+                mapping[int(match.group(1))] = str(thread["id"])
+        with self._lock:
+            self.gdb_threads = mapping
+        return list(threads)
+
+    # --- debugpy events ------------------------------------------------------------------------------
+    def _on_debugpy_event(self, message: Message) -> None:
+        event = message.get("event")
+        body = dict(message.get("body") or {})
+        if event == "stopped":
+            if self._drop_debugpy_pause and body.get("reason") == "pause":
+                self._drop_debugpy_pause = False
+                self.debugpy.request("continue", {"threadId": body.get("threadId")})  # type: ignore[union-attr]
+                return
+            theirs = int(body.get("threadId", 0))
+            native = self._native_of_debugpy_thread(theirs)
+            with self._lock:
+                self.owner = "debugpy"
+                self.stopped_thread = native
+                self.frames.clear()
+                self.var_refs.clear()
+            self._delete_step_in_temps()
+            body["threadId"] = native
+            if (
+                self._step_to_python_pending
+                or (body.get("reason") == "breakpoint"
+                and not body.get("hitBreakpointIds"))
+            ):
+                body["reason"] = "step" if self._step_to_python_pending else body["reason"]
+            self._step_to_python_pending = False
+            if "hitBreakpointIds" in body:
+                body["hitBreakpointIds"] = [self._our_bp_id(i) for i in body["hitBreakpointIds"]]
+            self.stream.event("stopped", body)
+        elif event == "continued":
+            if self.owner == "debugpy":
+                self._resumed()
+            body["threadId"] = self._native_of_debugpy_thread(int(body.get("threadId", 0)))
+            self.stream.event("continued", body)
+        elif event == "output":
+            if body.get("category") in ("stdout", "stderr") and self.pty is not None:
+                return  # the pty already carries the program's output
+            if body.get("category") == "telemetry":
+                return
+            self.stream.event("output", body)
+        elif event == "breakpoint":
+            bp = dict(body.get("breakpoint") or {})
+            if "id" in bp:
+                bp["id"] = self._our_bp_id(int(bp["id"]))
+                self.stream.event("breakpoint", {"reason": body.get("reason", "changed"), "breakpoint": bp})
+        elif event == "thread":
+            if self.mode != "mixed":
+                self.stream.event("thread", body)
+        elif event in ("exited", "terminated", "_disconnected"):
+            if self.gdb is None and event in ("terminated", "_disconnected") and self.process is None:
+                self._program_exited(None)  # attach: the debuggee is not ours
+
+    def _our_bp_id(self, theirs: int) -> int:
+        with self._lock:
+            for state in self.sources.values():
+                if theirs in state.debugpy_ids:
+                    return state.debugpy_ids[theirs]
+        return theirs
+
+    def _native_of_debugpy_thread(self, theirs: int) -> int:
+        if self.mode != "mixed":
+            return theirs
+        with self._lock:
+            if theirs in self.debugpy_threads:
+                return self.debugpy_threads[theirs]
+        native = self._ask_native_thread_id(theirs)
+        if native is not None:
+            with self._lock:
+                self.debugpy_threads[theirs] = native
+                self.native_to_debugpy[native] = theirs
+            return native
+        return theirs
+
+    def _ask_native_thread_id(self, theirs: int) -> int | None:
+        """debugpy knows its threads by its own ids; ask the stopped thread for its native id."""
+        if self.debugpy is None:
+            return None
+        threads = self.debugpy.request("threads").wait(DEBUGPY_REPLY_TIMEOUT_S)
+        for thread in ((threads or {}).get("body") or {}).get("threads", []):
+            if int(thread.get("id", -1)) == theirs:
+                self.thread_names[theirs] = str(thread.get("name", ""))
+                if thread.get("name") == "MainThread" and self.inferior_pid:
+                    return self.inferior_pid
+        stack = self.debugpy.request("stackTrace", {"threadId": theirs, "levels": 1}).wait(
+            DEBUGPY_REPLY_TIMEOUT_S
+        )
+        frames = ((stack or {}).get("body") or {}).get("stackFrames") or []
+        if not frames:
+            return None
+        result = self.debugpy.request(
+            "evaluate",
+            {
+                "expression": "__import__('threading').get_native_id()",
+                "frameId": frames[0]["id"],
+                "context": "repl",
+            },
+        ).wait(DEBUGPY_REPLY_TIMEOUT_S)
+        try:
+            return int(((result or {}).get("body") or {}).get("result", ""))
+        except ValueError:
+            return None
+
+    # --- threads and stacks --------------------------------------------------------------------------
+    def on_threads(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.mode != "mixed" or self.gdb is None:
+            return self._forward("threads", {})
+        threads = self._refresh_gdb_threads()
+        names_by_native = {
+            native: self.thread_names.get(theirs, "") for theirs, native in self.debugpy_threads.items()
+        }
+        result = []
+        for thread in threads:
+            match = re.search(r"LWP (\d+)", str(thread.get("target-id", "")))
+            if not match:
+                continue
+            native = int(match.group(1))
+            name = names_by_native.get(native) or ("MainThread" if native == self.inferior_pid else "")
+            label = name or str(thread.get("name") or "thread")
+            result.append({"id": native, "name": f"{label} ({native})"})
+        return {"threads": result}
+
+    def _forward(self, command: str, args: dict[str, Any]) -> dict[str, Any]:
+        if self.debugpy is None:
+            raise DapError("The program is not running.")
+        response = self.debugpy.request(command, args).wait(DEBUGPY_REPLY_TIMEOUT_S)
+        if response is None:
+            raise DapError(f"debugpy did not answer '{command}' in time.")
+        if not response.get("success"):
+            raise DapError(str(response.get("message") or f"debugpy: {command} failed"), show_user=False)
+        return dict(response.get("body") or {})
+
+    def _debugpy_thread(self, native: int) -> int:
+        if self.mode != "mixed":
+            return native
+        with self._lock:
+            return self.native_to_debugpy.get(native, native)
+
+    def on_stack_trace(self, args: dict[str, Any]) -> dict[str, Any]:
+        thread_id = int(args.get("threadId", 0))
+        start = int(args.get("startFrame") or 0)
+        levels = int(args.get("levels") or 0)
+        if self.owner == "gdb" and self.gdb is not None:
+            frames = self._gdb_stack(thread_id)
+        elif self.debugpy is not None:
+            body = self._forward(
+                "stackTrace",
+                {**args, "threadId": self._debugpy_thread(thread_id), "startFrame": 0, "levels": 0},
+            )
+            frames = []
+            for frame in body.get("stackFrames", []):
+                path = str((frame.get("source") or {}).get("path") or "")
+                if not self.show_internal and path == str(BOOTSTRAP):
+                    continue
+                ref = FrameRef("debugpy", thread_id, debugpy_frame=int(frame["id"]))
+                frame_id = self._remember_frame(ref)
+                frames.append({**frame, "id": frame_id})
+        else:
+            raise DapError("The program is not stopped.")
+        page = frames[start : start + levels] if levels else frames[start:]
+        return {"stackFrames": page, "totalFrames": len(frames)}
+
+    def _remember_frame(self, ref: FrameRef) -> int:
+        frame_id = self.new_id()
+        with self._lock:
+            self.frames[frame_id] = ref
+        return frame_id
+
+    def _gdb_stack(self, thread_id: int) -> list[dict[str, Any]]:
+        assert self.gdb is not None
+        gdb_thread = self.gdb_threads.get(thread_id)
+        if gdb_thread is None:
+            self._refresh_gdb_threads()
+            gdb_thread = self.gdb_threads.get(thread_id)
+        if gdb_thread is None:
+            raise DapError(f"Unknown thread {thread_id}.")
+        raw = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread}").get("stack", [])
+        frames: list[dict[str, Any]] = []
+        for item in raw:
+            kind = jitframes.classify_frame(item)
+            level = int(item.get("level", 0))
+            if kind == "jit":
+                ref = FrameRef("jit", thread_id, gdb_thread, level, path=str(item.get("fullname", "")))
+                ref.line = int(item.get("line", 0))
+                frames.append(
+                    {
+                        "id": self._remember_frame(ref),
+                        "name": jitframes.jit_frame_name(str(item.get("func", "?"))),
+                        "source": {"path": ref.path, "name": os.path.basename(ref.path)},
+                        "line": ref.line,
+                        "column": 1,
+                    }
+                )
+            elif self.show_internal:
+                ref = FrameRef("internal", thread_id, gdb_thread, level)
+                frame: dict[str, Any] = {
+                    "id": self._remember_frame(ref),
+                    "name": f"[{kind}] {item.get('func', '??')}",
+                    "line": int(item.get("line", 0) or 0),
+                    "column": 0,
+                    "presentationHint": "subtle",
+                }
+                if item.get("fullname"):
+                    frame["source"] = {"path": item["fullname"], "presentationHint": "deemphasize"}
+                frames.append(frame)
+        frames.extend(self._gdb_python_frames(thread_id, gdb_thread))
+        return frames
+
+    def _gdb_python_frames(self, thread_id: int, gdb_thread: str) -> list[dict[str, Any]]:
+        """The Python frames of a thread held by gdb, read from CPython's structures (read-only)."""
+        assert self.gdb is not None
+        try:
+            text = self.gdb.execute_console(f"numba-lens-pyframes {thread_id}")
+            data = json.loads(text.strip().splitlines()[-1]) if text.strip() else {}
+        except (GdbCommandError, ValueError) as exc:
+            data = {"error": str(exc)}
+        if "error" in data:
+            self.log(f"Python frames unavailable: {data['error']}")
+            return [
+                {
+                    "id": self._remember_frame(FrameRef("internal", thread_id, gdb_thread, 0)),
+                    "name": "Python frames unavailable while gdb holds the program",
+                    "line": 0,
+                    "column": 0,
+                    "presentationHint": "label",
+                }
+            ]
+        frames = []
+        for item in data.get("frames", []):
+            path = str(item.get("file", ""))
+            if not self.show_internal and any(marker in path for marker in INTERNAL_PY_FILES):
+                continue
+            ref = FrameRef("gdb-python", thread_id, gdb_thread, path=path, line=int(item.get("line") or 0))
+            frame: dict[str, Any] = {
+                "id": self._remember_frame(ref),
+                "name": str(item.get("name", "?")),
+                "line": ref.line,
+                "column": 1,
+            }
+            if os.path.isfile(path):
+                frame["source"] = {"path": path, "name": os.path.basename(path)}
+            frames.append(frame)
+        return frames
+
+    # --- scopes, variables, evaluate -----------------------------------------------------------------
+    def _frame(self, frame_id: int) -> FrameRef:
+        with self._lock:
+            ref = self.frames.get(frame_id)
+        if ref is None:
+            raise DapError("That frame is gone (the program has moved on).", show_user=False)
+        return ref
+
+    def _our_ref(self, kind: str, value: Any) -> int:
+        ref = self.new_id()
+        with self._lock:
+            self.var_refs[ref] = (kind, value)
+        return ref
+
+    def _translate_debugpy_refs(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        out = []
+        for item in items:
+            item = dict(item)
+            theirs = int(item.get("variablesReference") or 0)
+            item["variablesReference"] = self._our_ref("debugpy", theirs) if theirs else 0
+            out.append(item)
+        return out
+
+    def on_scopes(self, args: dict[str, Any]) -> dict[str, Any]:
+        ref = self._frame(int(args.get("frameId", 0)))
+        if ref.kind == "debugpy":
+            body = self._forward("scopes", {"frameId": ref.debugpy_frame})
+            return {"scopes": self._translate_debugpy_refs(body.get("scopes", []))}
+        if ref.kind == "jit" and self.values is not None:
+            scopes = []
+            for scope in self.values.frame_scopes(ref.gdb_thread, ref.level):
+                handle = scope.pop("_handle", None)
+                scope["variablesReference"] = self._our_ref("jit", handle) if handle is not None else 0
+                scopes.append(scope)
+            return {"scopes": scopes}
+        return {"scopes": []}
+
+    def on_variables(self, args: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            entry = self.var_refs.get(int(args.get("variablesReference", 0)))
+        if entry is None:
+            return {"variables": []}
+        kind, value = entry
+        if kind == "debugpy":
+            body = self._forward("variables", {**args, "variablesReference": value})
+            return {"variables": self._translate_debugpy_refs(body.get("variables", []))}
+        assert self.values is not None
+        variables = []
+        start = args.get("start")
+        count = args.get("count")
+        for variable in self.values.children(value, start, count):
+            handle = variable.pop("_handle", None)
+            variable["variablesReference"] = self._our_ref("jit", handle) if handle is not None else 0
+            variables.append(variable)
+        return {"variables": variables}
+
+    def on_evaluate(self, args: dict[str, Any]) -> dict[str, Any]:
+        expression = str(args.get("expression", ""))
+        context = str(args.get("context") or "repl")
+        frame_id = args.get("frameId")
+        ref = self._frame(int(frame_id)) if frame_id is not None else None
+        if (ref is not None and ref.kind == "debugpy") or (ref is None and self.owner != "gdb"):
+            if self.debugpy is None:
+                raise DapError("The program is not running.")
+            forwarded = {**args}
+            if ref is not None:
+                forwarded["frameId"] = ref.debugpy_frame
+            body = self._forward("evaluate", forwarded)
+            theirs = int(body.get("variablesReference") or 0)
+            body["variablesReference"] = self._our_ref("debugpy", theirs) if theirs else 0
+            return body
+        if ref is not None and ref.kind == "gdb-python":
+            raise DapError(
+                "Python frames are read-only while the program is stopped in jitted code; "
+                "step out to Python to evaluate there."
+            )
+        if self.values is None or self.gdb is None:
+            raise DapError("No gdb session.")
+        gdb_thread = (
+            ref.gdb_thread if ref is not None else self.gdb_threads.get(self.stopped_thread or 0, "1")
+        )
+        level = ref.level if ref is not None else 0
+        if context == "repl" and expression.startswith("`"):
+            return {"result": self.gdb.execute_console(expression[1:]).rstrip(), "variablesReference": 0}
+        result = self.values.evaluate(gdb_thread, level, expression, context)
+        handle = result.pop("_handle", None)
+        result["variablesReference"] = self._our_ref("jit", handle) if handle is not None else 0
+        return result
+
+    def on_exception_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.owner == "debugpy":
+            return self._forward(
+                "exceptionInfo", {"threadId": self._debugpy_thread(int(args.get("threadId", 0)))}
+            )
+        raise DapError("No exception information.")
+
+    # --- execution control ---------------------------------------------------------------------------
+    def _require_stopped(self) -> str:
+        if self.owner is None:
+            raise DapError("The program is running.", show_user=False)
+        return self.owner
+
+    def on_continue(self, args: dict[str, Any]) -> dict[str, Any]:
+        owner = self._require_stopped()
+        if owner == "gdb":
+            self._gdb_resume("-exec-continue")
+        else:
+            thread = self._debugpy_thread(int(args.get("threadId", 0)))
+            self._resumed()
+            assert self.debugpy is not None
+            self.debugpy.request("continue", {"threadId": thread})
+        return {"allThreadsContinued": True}
+
+    def _step(self, args: dict[str, Any], gdb_command: str, debugpy_command: str) -> dict[str, Any]:
+        owner = self._require_stopped()
+        thread_id = int(args.get("threadId", 0))
+        if owner == "gdb":
+            gdb_thread = self.gdb_threads.get(thread_id, "1")
+            self._gdb_resume(f"{gdb_command} --thread {gdb_thread}")
+            return {}
+        assert self.debugpy is not None
+        theirs = self._debugpy_thread(thread_id)
+        if debugpy_command == "stepIn" and self.gdb is not None:
+            # A Python line may call a jitted function: stop at its first line if it does.
+            self._arm_step_in_temps(theirs)
+            self._resumed()
+            self.debugpy.request("next", {"threadId": theirs})
+            return {}
+        self._resumed()
+        self.debugpy.request(debugpy_command, {"threadId": theirs})
+        return {}
+
+    def _arm_step_in_temps(self, debugpy_thread: int) -> None:
+        assert self.gdb is not None and self.debugpy is not None
+        stack = self.debugpy.request("stackTrace", {"threadId": debugpy_thread, "levels": 1}).wait(
+            DEBUGPY_REPLY_TIMEOUT_S
+        )
+        frames = ((stack or {}).get("body") or {}).get("stackFrames") or []
+        if not frames:
+            return
+        path = str((frames[0].get("source") or {}).get("path") or "")
+        module = "__main__"
+        name = self.debugpy.request(
+            "evaluate", {"expression": "__name__", "frameId": frames[0]["id"], "context": "repl"}
+        ).wait(DEBUGPY_REPLY_TIMEOUT_S)
+        result = str(((name or {}).get("body") or {}).get("result", "")).strip("'\"")
+        if result:
+            module = result
+        temps = []
+        for function in self._jitted_functions(path):
+            qualified = "::".join([*module.split("."), *function.name.split(".")])
+            try:
+                reply = self.gdb.execute(f"-break-insert -t -f --qualified {qualified}")
+                temps.append(str(reply.get("bkpt", {}).get("number")))
+            except GdbCommandError as exc:
+                self.log(f"step-in breakpoint {qualified}: {exc.message}")
+        with self._lock:
+            self.step_in_temps = temps
+            for number in temps:
+                self.gdb_bps[number] = GdbBreakpoint(
+                    self.new_id(), number, "", 0, None, "step-in", temporary=True
+                )
+
+    def _delete_step_in_temps(self) -> None:
+        with self._lock:
+            temps, self.step_in_temps = self.step_in_temps, []
+        for number in temps:
+            if self.gdb is not None:
+                self._delete_gdb_breakpoint(number)
+
+    def on_next(self, args: dict[str, Any]) -> dict[str, Any]:
+        return self._step(args, "-exec-next", "next")
+
+    def on_step_in(self, args: dict[str, Any]) -> dict[str, Any]:
+        return self._step(args, "-exec-step", "stepIn")
+
+    def on_step_out(self, args: dict[str, Any]) -> dict[str, Any]:
+        owner = self._require_stopped()
+        if owner == "gdb" and self.gdb is not None:
+            thread_id = int(args.get("threadId", 0))
+            gdb_thread = self.gdb_threads.get(thread_id, "1")
+            raw = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread} 0 1").get("stack", [])
+            outermost = len(raw) < 2 or jitframes.classify_frame(raw[1]) != "jit"
+            if outermost and self.debugpy is not None and self._arm_python_caller_stop(gdb_thread):
+                self._step_to_python_pending = True
+                self._gdb_resume("-exec-continue")
+                return {}
+        return self._step(args, "-exec-finish", "stepOut")
+
+    def on_pause(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.owner is not None:
+            return {}
+        if self.debugpy is not None and self.debugpy.connected:
+            theirs = self._debugpy_thread(int(args.get("threadId", 0)))
+            stopped = threading.Event()
+            listener_active = [True]
+
+            def on_event(message: Message) -> None:
+                if listener_active[0] and message.get("event") == "stopped":
+                    stopped.set()
+
+            self.debugpy.add_listener(on_event)
+            self.debugpy.request("pause", {"threadId": theirs})
+            if self.gdb is None or stopped.wait(1.0):
+                listener_active[0] = False
+                return {}
+            listener_active[0] = False
+            # debugpy cannot answer: the thread is in native (jitted) code. Stop it with gdb, and drop
+            # the pause debugpy will act on later.
+            self._drop_debugpy_pause = True
+        if self.gdb is not None:
+            self._pause_via_gdb = True
+            self.gdb.execute("-exec-interrupt --all")
+        return {}
+
+    # --- ending --------------------------------------------------------------------------------------
+    def _program_exited(self, code: int | None) -> None:
+        with self._lock:
+            if self.ended.is_set():
+                return
+            self.ended.set()
+            if code is not None:
+                self._exit_code = code
+        if self.pty is not None:
+            self.pty.drained.wait(2.0)
+        self.stream.event("exited", {"exitCode": code if code is not None else 0})
+        self._send_terminated()
+        threading.Thread(target=self.shutdown, name="session-shutdown", daemon=True).start()
+
+    def _send_terminated(self) -> None:
+        with self._lock:
+            if self._terminated_sent:
+                return
+            self._terminated_sent = True
+        self.stream.event("terminated")
+
+    def on_terminate(self, args: dict[str, Any]) -> dict[str, Any]:
+        self.shutdown()
+        if not self.ended.is_set():
+            self.ended.set()
+            self.stream.event("exited", {"exitCode": self._exit_code if self._exit_code is not None else 137})
+        self._send_terminated()
+        return {}
+
+    def on_disconnect(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.attached and not args.get("terminateDebuggee", False) and self.debugpy is not None:
+            self.debugpy.request("disconnect", {"terminateDebuggee": False}).wait(5.0)
+        self.shutdown()
+        if not self.ended.is_set():
+            self.ended.set()
+        self._send_terminated()
+        return {}
+
+    _shutdown_lock = threading.Lock()
+
+    def shutdown(self) -> None:
+        """End gdb, debugpy's adapter and the debuggee; idempotent."""
+        with self._shutdown_lock:
+            descendants = all_descendants(os.getpid())
+            if self.debugpy is not None:
+                self.debugpy.close()
+            if self.gdb is not None:
+                pid = self.inferior_pid
+                if pid:
+                    # debugpy's adapter daemonises out of the debuggee's tree: find it before the end.
+                    descendants |= all_descendants(pid)
+                self.gdb.close()
+            if self.process is not None:
+                descendants |= all_descendants(self.process.pid)
+                kill_group(self.process.pid)
+                try:
+                    self.process.kill()
+                    self.process.wait(5)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+            for pid in descendants:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            reap_children()
+            if self.pty is not None:
+                self.pty.close()
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def all_descendants(pid: int) -> set[int]:
+    """Every live descendant of `pid` (from /proc; no psutil at run time)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read().decode(errors="replace")
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found: set[int] = set()
+    stack = [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def reap_children() -> None:
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()

@@ -1,0 +1,146 @@
+"""Variables in jitted frames, as the session needs them.
+
+The values engineer's `pyserver.debug.values.JitValueReader` does the real work (SSA versions folded,
+argument values recovered, arrays/tuples/records expanded). Until it is importable this bridge falls
+back to `-stack-list-variables`, folding `x$N` versions and marking values it cannot trust as
+unavailable: never a wrong value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pyserver.debug.gdb.backend import c_string
+from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
+
+try:  # pragma: no cover - depends on which modules have landed
+    from pyserver.debug.values import JitValueReader  # type: ignore[import-not-found,attr-defined]
+except ImportError:  # pragma: no cover
+    JitValueReader = None
+
+# Side-effect free expressions for hover/watch: names, members, indexing, arithmetic, comparisons.
+_UNSAFE = re.compile(r"(?<![=!<>])=(?!=)|\+\+|--|\(\s*\)|\b\w+\s*\(")
+
+
+def _dap_from_reader_item(item: Any) -> dict[str, Any]:
+    """A scope or variable from the values module as a DAP dict whose `_handle` may be expanded."""
+    if isinstance(item, dict):
+        data = dict(item)
+    else:
+        data = {
+            k: getattr(item, k) for k in dir(item) if not k.startswith("_") and not callable(getattr(item, k))
+        }
+    handle = data.pop("handle", None)
+    if handle is None:
+        handle = data.pop("_handle", None)
+    data.pop("variablesReference", None)
+    result: dict[str, Any] = {key: value for key, value in data.items() if value is not None}
+    if "value" in result:
+        result["value"] = str(result["value"])
+    if handle:
+        result["_handle"] = handle
+    return result
+
+
+class ValuesBridge:
+    def __init__(self, gdb: MIExecutor, log: Callable[[str], None]) -> None:
+        self.gdb = gdb
+        self.log = log
+        self.reader: Any = None
+        if JitValueReader is not None:
+            try:
+                self.reader = JitValueReader(gdb)
+            except Exception as exc:
+                self.log(f"values module unavailable: {exc!r}")
+        self._fallback: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
+
+    def reset(self) -> None:
+        self._fallback.clear()
+        if self.reader is not None and hasattr(self.reader, "reset"):
+            try:
+                self.reader.reset()
+            except Exception as exc:
+                self.log(f"values reset failed: {exc!r}")
+
+    def frame_scopes(self, gdb_thread: str, level: int) -> list[dict[str, Any]]:
+        if self.reader is not None:
+            try:
+                return [
+                    _dap_from_reader_item(s)
+                    for s in self.reader.frame_scopes(self._thread_arg(gdb_thread), level)
+                ]
+            except Exception as exc:
+                self.log(f"values.frame_scopes failed, using the fallback: {exc!r}")
+        return self._fallback_scopes(gdb_thread, level)
+
+    def children(self, handle: Any, start: Any = None, count: Any = None) -> list[dict[str, Any]]:
+        if isinstance(handle, tuple) and handle and handle[0] == "fallback":
+            return list(self._fallback.get(handle[1:], []))
+        if self.reader is None:
+            return []
+        kwargs = {}
+        if start is not None:
+            kwargs["start"] = int(start)
+        if count is not None:
+            kwargs["count"] = int(count)
+        try:
+            items = self.reader.children(handle, **kwargs)
+        except TypeError:
+            items = self.reader.children(handle)
+        return [_dap_from_reader_item(v) for v in items]
+
+    def evaluate(self, gdb_thread: str, level: int, expression: str, context: str) -> dict[str, Any]:
+        if context in ("hover", "watch", "variables") and _UNSAFE.search(expression):
+            return {"result": "unavailable (hover and watch evaluate side-effect free expressions only)"}
+        if self.reader is not None and hasattr(self.reader, "evaluate"):
+            try:
+                return _dap_from_reader_item(
+                    self.reader.evaluate(self._thread_arg(gdb_thread), level, expression, context=context)
+                )
+            except TypeError:
+                return _dap_from_reader_item(
+                    self.reader.evaluate(self._thread_arg(gdb_thread), level, expression)
+                )
+            except GdbCommandError as exc:
+                return {"result": f"unavailable: {exc.message}"}
+        try:
+            reply = self.gdb.execute(
+                f"-data-evaluate-expression --thread {gdb_thread} --frame {level} {c_string(expression)}"
+            )
+        except GdbCommandError as exc:
+            return {"result": f"unavailable: {exc.message}"}
+        return {"result": str(reply.get("value", "unavailable"))}
+
+    @staticmethod
+    def _thread_arg(gdb_thread: str) -> Any:
+        return int(gdb_thread) if gdb_thread.isdigit() else gdb_thread
+
+    def _fallback_scopes(self, gdb_thread: str, level: int) -> list[dict[str, Any]]:
+        reply = self.gdb.execute(f"-stack-list-variables --thread {gdb_thread} --frame {level} --all-values")
+        arguments: list[dict[str, Any]] = []
+        versions: dict[str, list[dict[str, Any]]] = {}
+        for item in reply.get("variables", []):
+            name = str(item.get("name", ""))
+            if item.get("arg"):
+                # Numba's debug info reads arguments wrongly at NUMBA_OPT=0 (DESIGN.md): never show them.
+                arguments.append({"name": name, "value": "unavailable", "variablesReference": 0})
+                continue
+            base = name.split("$", 1)[0]
+            versions.setdefault(base, []).append(item)
+        local_vars = []
+        for base, items in versions.items():
+            if base.startswith(("$", "arg.")) or not base:
+                continue
+            # Several SSA copies: which one is live is not known without Numba's IR, so unavailable.
+            value = str(items[0].get("value", "")) if len(items) == 1 else "unavailable"
+            local_vars.append({"name": base, "value": value, "variablesReference": 0})
+        self._fallback[(gdb_thread, level, "Arguments")] = arguments
+        self._fallback[(gdb_thread, level, "Locals")] = local_vars
+        return [
+            {"name": "Arguments", "presentationHint": "arguments", "expensive": False,
+             "_handle": ("fallback", gdb_thread, level, "Arguments")},
+            {"name": "Locals", "presentationHint": "locals", "expensive": False,
+             "_handle": ("fallback", gdb_thread, level, "Locals")},
+        ]  # fmt: skip
