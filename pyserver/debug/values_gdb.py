@@ -1,0 +1,369 @@
+"""Runs inside gdb's Python (loaded with `source`): the MI command `-numba-lens-frame THREAD LEVEL`.
+
+One round trip returns, for one jitted frame, every variable gdb knows with its DWARF type name, its
+layout and its raw bytes as hex ("??" for bytes gdb cannot read: optimized out, synthetic pointers),
+plus, when the frame was entered from Python, the Python arguments read from the dispatcher frame
+(`compile_and_invoke`'s `args` tuple). Interpretation (Numba types, liveness, folding) happens in
+pyserver/debug/values.py; this file only reads. It must import nothing but gdb and the standard
+library: it runs in gdb's interpreter, not the adapter's.
+"""
+
+# mypy: ignore-errors
+from __future__ import annotations
+
+import re
+import struct
+
+import gdb  # type: ignore[import-not-found]
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\$\d+)?$")
+_MAX_VALUE_BYTES = 4096
+
+
+def _code_name(code):
+    names = {
+        gdb.TYPE_CODE_STRUCT: "struct",
+        gdb.TYPE_CODE_ARRAY: "array",
+        gdb.TYPE_CODE_INT: "int",
+        gdb.TYPE_CODE_FLT: "float",
+        gdb.TYPE_CODE_BOOL: "bool",
+        gdb.TYPE_CODE_PTR: "ptr",
+        gdb.TYPE_CODE_CHAR: "int",
+        gdb.TYPE_CODE_ENUM: "int",
+        gdb.TYPE_CODE_UNION: "struct",
+        gdb.TYPE_CODE_ERROR: "int",
+    }
+    return names.get(code, "other")
+
+
+def _layout(gdb_type, depth=0):
+    stripped = gdb_type.strip_typedefs()
+    kind = _code_name(stripped.code)
+    out = {"code": kind, "size": str(stripped.sizeof), "type": gdb_type.name or stripped.name or ""}
+    if depth > 6:
+        return out
+    if kind == "struct":
+        out["fields"] = [
+            dict(_layout(field.type, depth + 1), name=field.name or "", offset=str(field.bitpos // 8))
+            for field in stripped.fields()
+            if not field.is_base_class
+        ]
+    elif kind == "array":
+        low, high = stripped.range()
+        out["count"] = str(high - low + 1)
+        out["elem"] = _layout(stripped.target(), depth + 1)
+    elif kind == "ptr" and depth == 0:
+        target = stripped.target()
+        out["target"] = _layout(target, depth + 1)
+    return out
+
+
+def _read_leaf(value, stripped):
+    size = stripped.sizeof
+    if stripped.code == gdb.TYPE_CODE_FLT:
+        number = float(value)
+        fmt = {8: "<d", 4: "<f", 2: "<e"}.get(size)
+        if fmt is None:
+            raise gdb.error("unsupported float size")
+        return struct.pack(fmt, number)
+    try:
+        number = int(value)
+    except gdb.error:
+        # Numba's DWARF `bool` has no usable encoding (gdb's TYPE_CODE_ERROR): read it as bytes.
+        unsigned = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long"}[size]
+        number = int(value.cast(gdb.lookup_type(unsigned)))
+    return (number & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+
+
+def _read_into(value, out, known, offset):
+    """Fill out[offset:] with the value's bytes, marking known bytes; parts gdb cannot read stay
+    unknown. Prefers one memory read when the value lives in memory."""
+    stripped = value.type.strip_typedefs()
+    size = stripped.sizeof
+    if size <= 0 or offset + size > len(out):
+        return
+    try:
+        if value.address is not None and not value.is_optimized_out:
+            data = bytes(gdb.selected_inferior().read_memory(int(value.address), size))
+            out[offset : offset + size] = data
+            for index in range(offset, offset + size):
+                known[index] = True
+            return
+    except gdb.error:
+        pass
+    except gdb.MemoryError:
+        pass
+    code = stripped.code
+    if code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
+        for field in stripped.fields():
+            if field.is_base_class or field.bitpos is None:
+                continue
+            try:
+                _read_into(value[field], out, known, offset + field.bitpos // 8)
+            except gdb.error:
+                continue
+        return
+    if code == gdb.TYPE_CODE_ARRAY:
+        low, high = stripped.range()
+        elem_size = stripped.target().strip_typedefs().sizeof
+        for index in range(low, high + 1):
+            try:
+                _read_into(value[index], out, known, offset + (index - low) * elem_size)
+            except gdb.error:
+                continue
+        return
+    try:
+        data = _read_leaf(value, stripped)
+    except (gdb.error, ValueError, OverflowError, KeyError):
+        return
+    out[offset : offset + len(data)] = data
+    for index in range(offset, offset + len(data)):
+        known[index] = True
+
+
+def _hex_bytes(value):
+    size = value.type.strip_typedefs().sizeof
+    if size <= 0 or size > _MAX_VALUE_BYTES:
+        return ""
+    out = bytearray(size)
+    known = [False] * size
+    try:
+        _read_into(value, out, known, 0)
+    except gdb.error:
+        pass
+    return "".join(f"{byte:02x}" if ok else "??" for byte, ok in zip(out, known, strict=False))
+
+
+def _read(address, size):
+    return bytes(gdb.selected_inferior().read_memory(address, size))
+
+
+def _u64(address):
+    return int.from_bytes(_read(address, 8), "little")
+
+
+def _i64(address):
+    return int.from_bytes(_read(address, 8), "little", signed=True)
+
+
+def _c_string(address, limit=80):
+    data = _read(address, limit)
+    return data.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def _python_minor():
+    """CPython's minor version of the inferior (Py_Version exists since 3.11), or None."""
+    for expression in ("Py_Version", "*(unsigned int *)&Py_Version"):
+        try:
+            version = int(gdb.parse_and_eval(expression))
+            return (version >> 16) & 0xFF
+        except gdb.error:
+            continue
+    return None
+
+
+def _py_int(address, minor):
+    if minor is not None and minor >= 12:
+        tag = _u64(address + 16)
+        ndigits = tag >> 3
+        sign = 1 - (tag & 3)
+    else:
+        size = _i64(address + 16)
+        ndigits = abs(size)
+        sign = (size > 0) - (size < 0)
+    if ndigits > 8:
+        raise ValueError("integer too large to show")
+    raw = _read(address + 24, 4 * ndigits) if ndigits else b""
+    value = 0
+    for index in range(ndigits):
+        digit = int.from_bytes(raw[4 * index : 4 * index + 4], "little")
+        value |= digit << (30 * index)
+    return sign * value
+
+
+_NUMPY_INT = re.compile(r"^numpy\.(u?int)(8|16|32|64)$")
+
+
+def _py_object(address, minor):
+    """What the debuggee passed: {kind, tp, value, ...}, read from memory without running code."""
+    type_address = _u64(address + 8)
+    tp_name = _c_string(_u64(type_address + 24))
+    out = {"tp": tp_name, "kind": "other"}
+    if tp_name == "bool":
+        out["kind"], out["value"] = "bool", "True" if _py_int(address, minor) else "False"
+    elif tp_name == "int":
+        out["kind"], out["value"] = "int", str(_py_int(address, minor))
+    elif tp_name in ("float", "numpy.float64"):
+        out["kind"], out["value"] = "float", repr(struct.unpack("<d", _read(address + 16, 8))[0])
+    elif tp_name == "numpy.float32":
+        out["kind"], out["value"] = "float", repr(struct.unpack("<f", _read(address + 16, 4))[0])
+    elif tp_name in ("complex", "numpy.complex128"):
+        real, imag = struct.unpack("<dd", _read(address + 16, 16))
+        out["kind"], out["value"], out["real"], out["imag"] = (
+            "complex",
+            repr(complex(real, imag)),
+            repr(real),
+            repr(imag),
+        )
+    elif tp_name == "numpy.complex64":
+        real, imag = struct.unpack("<ff", _read(address + 16, 8))
+        out["kind"], out["value"], out["real"], out["imag"] = (
+            "complex",
+            repr(complex(real, imag)),
+            repr(real),
+            repr(imag),
+        )
+    elif tp_name == "numpy.bool":
+        out["kind"], out["value"] = "bool", "True" if _read(address + 16, 1) != b"\0" else "False"
+    elif _NUMPY_INT.match(tp_name):
+        match = _NUMPY_INT.match(tp_name)
+        width = int(match.group(2)) // 8
+        value = int.from_bytes(_read(address + 16, width), "little", signed=match.group(1) == "int")
+        out["kind"], out["value"] = "int", str(value)
+    elif tp_name == "numpy.ndarray":
+        # PyArrayObject_fields: data @16, nd @24 (int), dimensions @32, strides @40 (NumPy 1.x and 2.x).
+        nd = int.from_bytes(_read(address + 24, 4), "little", signed=True)
+        if not 0 <= nd <= 32:
+            return out
+        dims = _u64(address + 32)
+        strides = _u64(address + 40)
+        out["kind"] = "ndarray"
+        out["data"] = str(_u64(address + 16))
+        out["nd"] = str(nd)
+        out["shape"] = [str(_i64(dims + 8 * i)) for i in range(nd)]
+        out["strides"] = [str(_i64(strides + 8 * i)) for i in range(nd)]
+    return out
+
+
+def _entry_args(frame):
+    """The Python arguments of an entry call: the caller must be Numba's cpython:: wrapper, called
+    from compile_and_invoke (numba/_dispatcher.cpp) with the folded `args` tuple and no keywords."""
+    wrapper = frame.older()
+    if wrapper is None or not (wrapper.name() or "").startswith("cpython::"):
+        return None, "not called from Python"
+    dispatcher = wrapper.older()
+    hops = 0
+    while dispatcher is not None and dispatcher.name() != "compile_and_invoke" and hops < 2:
+        dispatcher = dispatcher.older()
+        hops += 1
+    if dispatcher is None or dispatcher.name() != "compile_and_invoke":
+        return None, "dispatcher frame not found"
+    try:
+        args = dispatcher.read_var("args")
+        kws = dispatcher.read_var("kws")
+    except (gdb.error, ValueError) as exc:
+        return None, f"dispatcher arguments unreadable ({exc})"
+    if args.is_optimized_out or int(args) == 0:
+        return None, "dispatcher arguments optimized out"
+    if not kws.is_optimized_out and int(kws) != 0:
+        return None, "called with keyword arguments"
+    minor = _python_minor()
+    address = int(args)
+    try:
+        if _c_string(_u64(_u64(address + 8) + 24)) != "tuple":
+            return None, "dispatcher args is not a tuple"
+        count = _i64(address + 16)
+        if not 0 <= count <= 256:
+            return None, "dispatcher args tuple unreadable"
+        items = []
+        for index in range(count):
+            item = _u64(address + 24 + 8 * index)
+            try:
+                items.append(_py_object(item, minor))
+            except (gdb.error, gdb.MemoryError, ValueError, UnicodeDecodeError) as exc:
+                items.append({"kind": "other", "tp": "", "error": str(exc)})
+        return items, ""
+    except (gdb.error, gdb.MemoryError) as exc:
+        return None, f"dispatcher args unreadable ({exc})"
+
+
+def _find_frame(thread_num, level):
+    thread = None
+    for candidate in gdb.selected_inferior().threads():
+        if candidate.global_num == thread_num:
+            thread = candidate
+            break
+    if thread is None:
+        raise gdb.GdbError(f"no thread {thread_num}")
+    thread.switch()
+    frame = gdb.newest_frame()
+    for _ in range(level):
+        frame = frame.older()
+        if frame is None:
+            raise gdb.GdbError(f"no frame {level}")
+    return frame
+
+
+def frame_report(thread_num, level):
+    previous_thread = gdb.selected_thread()
+    try:
+        previous_frame = gdb.selected_frame()
+    except gdb.error:
+        previous_frame = None
+    try:
+        frame = _find_frame(thread_num, level)
+        frame.select()
+        sal = frame.find_sal()
+        variables = []
+        seen = set()
+        try:
+            block = frame.block()
+        except RuntimeError:
+            block = None
+        while block is not None and not block.is_global and not block.is_static:
+            for symbol in block:
+                if not (symbol.is_variable or symbol.is_argument) or symbol.name in seen:
+                    continue
+                if not _NAME.match(symbol.name):
+                    continue
+                seen.add(symbol.name)
+                try:
+                    value = symbol.value(frame)
+                except (gdb.error, TypeError) as exc:
+                    variables.append({"name": symbol.name, "error": str(exc)})
+                    continue
+                entry = {
+                    "name": symbol.name,
+                    "line": str(symbol.line),
+                    "arg": "1" if symbol.is_argument else "0",
+                    "layout": _layout(symbol.type),
+                    "bytes": _hex_bytes(value),
+                }
+                variables.append(entry)
+            if block.function is not None:
+                break
+            block = block.superblock
+        result = {
+            "pc": str(frame.pc()),
+            "line": str(sal.line if sal else 0),
+            "file": (sal.symtab.fullname() if sal and sal.symtab else ""),
+            "function": frame.name() or "",
+            "vars": variables,
+        }
+        entry_args, note = _entry_args(frame)
+        if entry_args is not None:
+            result["entry_args"] = entry_args
+        result["entry_note"] = note
+        return result
+    finally:
+        try:
+            previous_thread.switch()
+            if previous_frame is not None and previous_frame.is_valid():
+                previous_frame.select()
+        except gdb.error:
+            pass
+
+
+class NumbaLensFrame(gdb.MICommand):
+    """-numba-lens-frame THREAD LEVEL"""
+
+    def __init__(self):
+        super().__init__("-numba-lens-frame")
+
+    def invoke(self, argv):
+        if len(argv) != 2:
+            raise gdb.GdbError("usage: -numba-lens-frame THREAD LEVEL")
+        return frame_report(int(argv[0]), int(argv[1]))
+
+
+NumbaLensFrame()
