@@ -45,8 +45,9 @@ $(STAMPS)/npm: package.json $(wildcard package-lock.json) | $(STAMPS)
 
 npm: $(STAMPS)/npm
 
-$(VSIX): $(STAMPS)/npm $(STAMPS)/venv $(EXT_SOURCES) $(PY_SOURCES)
+$(VSIX): $(STAMPS)/npm $(STAMPS)/venv $(EXT_SOURCES) $(PY_SOURCES) scripts/bundle-python.sh pyproject.toml
 	npm run -s build
+	bash scripts/bundle-python.sh $(PY)
 	npm run -s package
 
 vsix: $(VSIX)

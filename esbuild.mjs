@@ -1,9 +1,10 @@
 // Bundles the extension (and, with --tests, the TypeScript unit tests) with esbuild.
 import * as esbuild from "esbuild";
-import { readdirSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const watch = process.argv.includes("--watch");
+const e2e = process.argv.includes("--e2e");
 const tests = process.argv.includes("--tests");
 
 const common = {
@@ -20,11 +21,17 @@ const builds = [
   { ...common, entryPoints: ["extension/extension.ts"], outfile: "dist/extension.js" },
 ];
 if (tests) {
+  rmSync("dist/tests", { recursive: true, force: true });
   const dir = "tests/extension";
   const entryPoints = readdirSync(dir)
     .filter((f) => f.endsWith(".test.ts"))
     .map((f) => join(dir, f));
   builds.push({ ...common, entryPoints, outdir: "dist/tests", sourcemap: "inline" });
+}
+
+if (e2e) {
+  // The real-editor driver (Playwright); playwright-core stays external (it is loaded from node_modules).
+  builds.push({ ...common, entryPoints: ["tests/e2e/e2e.ts"], outfile: "dist/e2e/e2e.js", external: ["vscode", "playwright-core"] });
 }
 
 if (watch) {

@@ -1,10 +1,58 @@
-// Entry point: activation wires the concerns together (placeholder until the client issue lands).
+// Activation: wires the concerns together. Each concern lives in its own file.
 import * as vscode from "vscode";
+import { registerCommands } from "./commands";
+import { registerDebugging } from "./debug";
+import { recordEvent } from "./events";
+import { IrViews } from "./irView";
+import { PythonInterpreter } from "./python";
+import { Recording } from "./recording";
+import { Server } from "./server";
+import { needsRestart } from "./settings";
+import { StatusItem } from "./status";
 
-export function activate(context: vscode.ExtensionContext): void {
-  const output = vscode.window.createOutputChannel("Numba Lens", { log: true });
-  context.subscriptions.push(output);
-  output.info("Numba Lens activated");
+let server: Server | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const log = vscode.window.createOutputChannel("Numba Lens", { log: true });
+  const status = new StatusItem();
+  const python = new PythonInterpreter(log);
+  server = new Server(context, log, status, python);
+  const irViews = new IrViews(server, log);
+  const recording = new Recording(context, server, log);
+  context.subscriptions.push(log, status, python, irViews, recording, { dispose: () => void server?.dispose() });
+
+  registerCommands(context, server, status, irViews, recording, log);
+  registerDebugging(context, server, recording, log);
+
+  const current = server;
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (!event.affectsConfiguration("numbaLens")) return;
+      if (needsRestart((key) => event.affectsConfiguration(key))) {
+        await current.restart("numbaLens.interpreter or numbaLens.importStrategy changed");
+        await recording.update();
+        return;
+      }
+      current.configurationChanged();
+      if (event.affectsConfiguration("numbaLens.recordSignatures")) await recording.update();
+    }),
+    python.onDidChange(async () => {
+      await current.restart("the Python interpreter changed");
+      await recording.update();
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+      await current.restart("the workspace is now trusted");
+      await recording.update();
+    }),
+  );
+
+  log.info(`Numba Lens ${(context.extension.packageJSON as { version: string }).version} activated`);
+  recordEvent("activated", { trusted: vscode.workspace.isTrusted });
+  await server.start();
+  await recording.update();
 }
 
-export function deactivate(): void {}
+export async function deactivate(): Promise<void> {
+  await server?.dispose();
+  server = undefined;
+}

@@ -13,8 +13,10 @@ if [ ! -x "$TOOLS/node24/node_modules/.bin/node" ]; then
   mkdir -p "$TOOLS/node24"
   (cd "$TOOLS/node24" && echo '{"private":true}' > package.json && npm install --no-audit --no-fund node@24 >/dev/null)
 fi
-NODE_BIN_DIR=$(dirname "$(readlink -f "$TOOLS/node24/node_modules/.bin/node")")
-NODE_PKG_DIR=$(dirname "$NODE_BIN_DIR")
+# The `node` package is a wrapper; the platform package beside it holds bin/node and include/node.
+NODE_PKG_DIR=$(dirname "$(find "$TOOLS/node24/node_modules" -path '*/include/node/common.gypi' | head -1)")
+NODE_PKG_DIR=$(cd "$NODE_PKG_DIR/../.." && pwd)
+NODE_BIN_DIR="$NODE_PKG_DIR/bin"
 "$NODE_BIN_DIR/node" --version
 
 if [ ! -x "$TOOLS/code-server/node_modules/.bin/code-server" ]; then
@@ -35,4 +37,5 @@ export PATH="$NODE_BIN_DIR:\$PATH"
 exec "$TOOLS/code-server/node_modules/.bin/code-server" "\$@"
 WRAP
 chmod +x "$TOOLS/code-server.sh"
-"$TOOLS/code-server.sh" --version | head -1
+# --version writes a default config under XDG_CONFIG_HOME: keep it out of the home directory.
+XDG_CONFIG_HOME="$TOOLS/.config" "$TOOLS/code-server.sh" --version 2>/dev/null | tail -1
