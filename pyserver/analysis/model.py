@@ -125,6 +125,8 @@ class FileResult:
     inferred: list[str] = field(default_factory=list)  # functions (re-)inferred in this run
     reused: list[str] = field(default_factory=list)  # functions answered from the cache
     skipped_statements: list[int] = field(default_factory=list)  # 1-based lines not executed
+    # "ok" | "failed" (load, crash, time-out, memory) | "cancelled" | "untrusted"
+    status: str = "ok"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -132,3 +134,14 @@ class FileResult:
 
 def has_errors(diagnostics: list[Diagnostic]) -> bool:
     return any(d.severity == "error" for d in diagnostics)
+
+
+@dataclass
+class IRView:
+    """One compiled function shown as types, Numba IR, LLVM IR or assembly (engine.ir_view)."""
+
+    text: str
+    language: str  # a VS Code language id: "python", "llvm", "asm", "plaintext"
+    line_map: dict[int, list[int]]  # 1-based source line -> 0-based output lines
+    function: str
+    signature: str

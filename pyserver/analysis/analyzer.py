@@ -1,0 +1,822 @@
+"""The analysis of one file, inside the worker: load, gather argument types, infer, report.
+
+Results are cached per function and signature, keyed by the function's source, the fingerprints of
+the globals it reads (workspace functions it calls included, recursively), its options and the
+signature. A function's results are stored relative to its `def` line, so an edit that moves a
+function without changing it reuses its results, shifted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import re
+import time
+import types as pytypes
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pyserver.analysis import numba_api, report
+from pyserver.analysis.discovery import JitFunction, find_jitted_functions
+from pyserver.analysis.loader import Loader, LoadResult
+from pyserver.analysis.model import (
+    Diagnostic,
+    FileResult,
+    FunctionInfo,
+    Range,
+    RelatedInformation,
+    SignatureResult,
+    VariableType,
+)
+from pyserver.record import store, types_codec
+
+MEMO_LIMIT = 4000
+MAX_CALLEE_DEPTH = 30
+ANALYSED_KINDS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass-method"}
+
+
+@dataclass
+class Candidate:
+    """One argument-type tuple for one function and where it came from."""
+
+    args: tuple[Any, ...]
+    return_type: Any | None
+    source: str
+    callers: list[tuple[str, int]] = field(default_factory=list)  # (caller qualname, call line)
+
+
+@dataclass
+class Memo:
+    inference: numba_api.Inference
+    def_line: int
+
+
+def _shift_text(text: str, path: str, delta: int) -> str:
+    if delta == 0:
+        return text
+    escaped = re.escape(os.path.basename(path))
+
+    def bump(match: re.Match[str]) -> str:
+        return f"{match.group(1)}{int(match.group(2)) + delta}"
+
+    text = re.sub(r'(File "[^"]*' + escaped + r'", line )(\d+)', bump, text)
+    return re.sub(r"(" + escaped + r" \()(\d+)(?=\))", bump, text)
+
+
+def _shifted(inference: numba_api.Inference, path: str, delta: int) -> numba_api.Inference:
+    if delta == 0:
+        return inference
+
+    def move(line: int | None) -> int | None:
+        return None if line is None else line + delta
+
+    return numba_api.Inference(
+        args=inference.args,
+        return_type=inference.return_type,
+        errors=[
+            numba_api.ErrorInfo(
+                e.kind,
+                _shift_text(e.text, path, delta),
+                move(e.line) if e.filename == path else e.line,
+                e.filename,
+                e.callee,
+                e.callee_args,
+            )
+            for e in inference.errors
+        ],
+        warnings=[numba_api.WarningInfo(w.category, w.text, move(w.line)) for w in inference.warnings],
+        variables=[
+            numba_api.VariableInfo(v.name, v.ssa_name, v.type, v.line + delta, v.is_arg)
+            for v in inference.variables
+        ],
+        calls=[
+            numba_api.CallInfo(c.callee, c.args, c.line + delta if c.callee[0] else c.line)
+            for c in inference.calls
+        ],
+        returns=[numba_api.ReturnSite(r.line + delta, r.type) for r in inference.returns],
+        elapsed_ms=inference.elapsed_ms,
+    )
+
+
+class Analyzer:
+    def __init__(self, root: str | Path, signature_files: list[str] | None = None) -> None:
+        self.root = os.path.realpath(str(root))
+        self.signature_files = [str(p) for p in (signature_files or [])]
+        numba_api.warm_up()
+        self.loader = Loader(self.root)
+        self.memo: OrderedDict[tuple[Any, ...], Memo] = OrderedDict()
+        self._run_fingerprints: dict[int, str] = {}
+        self._fresh: set[tuple[str, str]] = set()  # functions inferred in this run
+        self._callee_depth = 0
+        self._sources: dict[str, report.SourceIndex] = {}
+        self._discovered: dict[str, list[JitFunction]] = {}
+        self._current_path = ""
+        # (path, function) -> argument-type candidates, in the order of FunctionInfo.signatures.
+        self.last_candidates: dict[tuple[str, str], list[Candidate]] = {}
+
+    # ---------------------------------------------------------------------------------------- keys
+
+    def _function_source(self, py_func: Any) -> str:
+        file = py_func.__code__.co_filename
+        functions = self._discovered.get(file)
+        index = self._sources.get(file)
+        if functions is not None and index is not None:
+            for function in functions:
+                if function.name == py_func.__qualname__:
+                    lines = index.lines[function.decorator_line - 1 : function.end_line]
+                    return "\n".join(lines)
+        try:
+            return inspect.getsource(py_func)
+        except (OSError, TypeError):
+            return repr(py_func.__code__.co_code) + repr(py_func.__code__.co_consts)
+
+    def _value_fingerprint(self, value: Any, depth: int) -> str:
+        if getattr(value, "_numba_lens_workspace", False):
+            return "jit:" + self._fingerprint(value.py_func, depth + 1)
+        if isinstance(value, pytypes.ModuleType):
+            return "module:" + value.__name__
+        if value is None or isinstance(value, bool | int | float | complex | str | bytes):
+            return "value:" + repr(value)
+        if isinstance(value, tuple) and len(value) < 100:
+            return "tuple:" + ",".join(self._value_fingerprint(v, depth) for v in value)
+        if isinstance(value, np.ndarray):
+            data = value.tobytes() if value.nbytes < 4_000_000 else str(id(value)).encode()
+            return f"array:{value.dtype}:{value.shape}:{hashlib.sha256(data).hexdigest()}"
+        if isinstance(value, np.generic | np.dtype):
+            return f"numpy:{type(value).__name__}:{value!r}"
+        if isinstance(value, numba_api.Type):
+            return "type:" + str(value)
+        if inspect.isfunction(value):
+            code = value.__code__
+            return (
+                f"function:{value.__module__}.{value.__qualname__}:{hashlib.sha256(code.co_code).hexdigest()}"
+            )
+        if isinstance(value, type) or inspect.isbuiltin(value):
+            return f"class:{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', value)}"
+        text = repr(value)
+        if " at 0x" in text or len(text) > 2000:
+            return f"object:{type(value).__qualname__}:{id(value)}"  # unknown: no reuse across runs
+        return f"object:{type(value).__qualname__}:{text}"
+
+    def _fingerprint(self, py_func: Any, depth: int = 0) -> str:
+        cached = self._run_fingerprints.get(id(py_func))
+        if cached is not None:
+            return cached
+        if depth > MAX_CALLEE_DEPTH:
+            return "deep"
+        self._run_fingerprints[id(py_func)] = "cycle:" + py_func.__qualname__  # a recursive call
+        digest = hashlib.sha256()
+        digest.update(numba_api.NUMBA_VERSION.encode())
+        digest.update(self._function_source(py_func).encode())
+        names: set[str] = set()
+        codes = [py_func.__code__]
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes.extend(c for c in code.co_consts if isinstance(c, pytypes.CodeType))
+        module_globals = py_func.__globals__
+        for name in sorted(names):
+            if name in module_globals:
+                digest.update(f"{name}={self._value_fingerprint(module_globals[name], depth)};".encode())
+        for cell in py_func.__closure__ or ():
+            try:
+                digest.update(self._value_fingerprint(cell.cell_contents, depth).encode())
+            except ValueError:
+                digest.update(b"empty-cell")
+        defaults = py_func.__defaults__ or ()
+        digest.update(self._value_fingerprint(tuple(defaults), depth).encode())
+        value = digest.hexdigest()
+        self._run_fingerprints[id(py_func)] = value
+        return value
+
+    # ----------------------------------------------------------------------------------- inference
+
+    def _infer(
+        self, record: numba_api.Recorded, args: tuple[Any, ...], return_type: Any
+    ) -> numba_api.Inference:
+        py_func = record.dispatcher.py_func
+        key = (
+            self._fingerprint(py_func),
+            repr(sorted(record.dispatcher.targetoptions.items(), key=lambda kv: kv[0])),
+            args,
+            return_type,
+        )
+        def_line = py_func.__code__.co_firstlineno
+        memo = self.memo.get(key)
+        if memo is not None:
+            self.memo.move_to_end(key)
+            return _shifted(memo.inference, py_func.__code__.co_filename, def_line - memo.def_line)
+        with numba_api.callee_resolver(self._resolve_callee):
+            inference = numba_api.infer(record.dispatcher, args, return_type)
+        self.memo[key] = Memo(inference, def_line)
+        self._fresh.add(numba_api.function_id(py_func))
+        while len(self.memo) > MEMO_LIMIT:
+            self.memo.popitem(last=False)
+        return inference
+
+    def _resolve_callee(self, dispatcher: Any, args: tuple[Any, ...]) -> Any:
+        record = self.loader.recorded.get(numba_api.function_id(dispatcher.py_func))
+        if record is None or record.dispatcher is not dispatcher:
+            record = numba_api.Recorded(dispatcher.py_func, dispatcher, "jit", [], {})
+        if self._callee_depth > MAX_CALLEE_DEPTH:
+            raise numba_api.CalleeTypingError("calls nested too deeply for analysis", dispatcher, args)
+        self._callee_depth += 1
+        try:
+            inference = self._infer(record, args, None)
+        finally:
+            self._callee_depth -= 1
+        if inference.errors:
+            first = report.short_message(inference.errors[0].text)
+            arg_text = ", ".join(str(a) for a in args)
+            raise numba_api.CalleeTypingError(
+                f"In '{dispatcher.py_func.__qualname__}' called with ({arg_text}): {first}", dispatcher, args
+            )
+        if inference.return_type is None:
+            raise numba_api.CalleeTypingError("the callee's return type is unknown", dispatcher, args)
+        return inference.return_type
+
+    # ------------------------------------------------------------------------------- type sources
+
+    def _recorded_store(self) -> list[dict[str, Any]]:
+        stores = []
+        paths = self.signature_files or [os.path.join(self.root, str(store.DEFAULT_RELATIVE))]
+        for path in paths:
+            full = path if os.path.isabs(path) else os.path.join(self.root, path)
+            try:
+                stores.append(store.load(full))
+            except (ValueError, OSError):
+                continue
+        return stores
+
+    def _candidates(
+        self,
+        function: JitFunction,
+        record: numba_api.Recorded,
+        module: pytypes.ModuleType | None,
+        path: str,
+        stores: list[dict[str, Any]],
+        diagnostics: list[Diagnostic],
+    ) -> list[Candidate]:
+        found: list[Candidate] = []
+        py_func = record.py_func
+        self_type = None
+        if function.kind == "jitclass-method" and module is not None:
+            cls = module.__dict__.get(function.name.split(".")[0])
+            methods = numba_api.jitclass_methods(cls) if cls is not None else None
+            if methods and function.name.split(".")[-1] in methods:
+                self_type = methods[function.name.split(".")[-1]][1]
+
+        def add(args: tuple[Any, ...], return_type: Any, source: str) -> None:
+            if any(c.args == args for c in found):
+                return
+            found.append(Candidate(args, return_type, source))
+
+        for sig in record.signatures:
+            try:
+                args, return_type = numba_api.parse_signature(sig)
+            except ValueError as exc:
+                diagnostics.append(
+                    self._diagnostic(
+                        path,
+                        self._decorator_range(function),
+                        "error",
+                        "typing-error",
+                        f"Invalid signature {sig!r}: {exc}",
+                        function.name,
+                        None,
+                    )
+                )
+                continue
+            if function.kind == "vectorize" or function.kind == "guvectorize":
+                return_type = None if function.kind == "guvectorize" else return_type
+            add(args, return_type, "decorator")
+        # Annotations: every parameter (but a jitclass `self`) must name a type exactly.
+        params = list(inspect.signature(py_func).parameters.values())
+        annotation_types: list[Any] = []
+        namespace = dict(py_func.__globals__)
+        for index, param in enumerate(params):
+            if index == 0 and self_type is not None:
+                annotation_types.append(self_type)
+                continue
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                annotation_types.append(None)
+                continue
+            annotation = param.annotation
+            annotation_types.append(
+                None
+                if annotation is inspect.Parameter.empty
+                else numba_api.annotation_type(annotation, namespace)
+            )
+        if params and all(t is not None for t in annotation_types):
+            add(tuple(annotation_types), None, "annotation")
+        elif not params and function.kind in ("njit", "jit"):
+            add((), None, "annotation")  # no parameters: nothing to know
+        # Recorded from real runs.
+        relative = os.path.relpath(path, self.root)
+        key = store.function_key(relative, function.name)
+        for data in stores:
+            for entry in store.entries(data, key):
+                try:
+                    args = tuple(types_codec.decode(e) for e in entry.types)
+                except (ValueError, KeyError, TypeError):
+                    continue
+                add(args, None, "recorded")
+        # cache=True index files (unpickled: the worker only runs in trusted workspaces).
+        for args in numba_api.cache_index_signatures(py_func, path):
+            add(args, None, "cache")
+        return found
+
+    # ----------------------------------------------------------------------------------- reporting
+
+    def _diagnostic(
+        self,
+        path: str,
+        range_: Range,
+        severity: str,
+        code: str,
+        message: str,
+        function: str | None,
+        signature: str | None,
+        full: str | None = None,
+        related: list[RelatedInformation] | None = None,
+        data: dict[str, Any] | None = None,
+        tags: list[Any] | None = None,
+    ) -> Diagnostic:
+        return Diagnostic(
+            path=path,
+            range=range_,
+            severity=severity,  # type: ignore[arg-type]
+            code=code,
+            message=message,
+            function=function,
+            signature=signature,
+            relatedInformation=related or [],
+            fullMessage=full,
+            tags=tags or [],
+            codeDescription=report.DOC_LINKS.get(code),
+            data=data,
+        )
+
+    def _index_for(self, path: str) -> report.SourceIndex | None:
+        if path in self._sources:
+            return self._sources[path]
+        try:
+            source = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        index = report.SourceIndex.parse(source)
+        self._sources[path] = index
+        return index
+
+    def _name_range(self, function: JitFunction) -> Range:
+        line = function.def_line - 1
+        return Range.of(line, function.name_col, line, function.name_col + len(function.name.split(".")[-1]))
+
+    def _decorator_range(self, function: JitFunction) -> Range:
+        index = self._sources.get(self._current_path)
+        if index is None:
+            return self._name_range(function)
+        return index.line_range(function.decorator_line)
+
+    def _callee_related(self, callee: tuple[str, str], args: tuple[Any, ...]) -> list[RelatedInformation]:
+        """Where the callee fails for these argument types (the link from a call site to the callee)."""
+        related: list[RelatedInformation] = []
+        for memo in reversed(self.memo.values()):
+            inference = memo.inference
+            if inference.args != args or not inference.errors:
+                continue
+            record = self.loader.recorded.get(callee)
+            if record is None:
+                break
+            if numba_api.function_id(record.py_func) != callee:
+                continue
+            if memo.def_line != record.py_func.__code__.co_firstlineno:
+                inference = _shifted(
+                    inference, callee[0], record.py_func.__code__.co_firstlineno - memo.def_line
+                )
+            index = self._index_for(callee[0])
+            for error in inference.errors:
+                line = error.line or record.py_func.__code__.co_firstlineno
+                range_ = index.error_range(error.text, line) if index else Range.of(line - 1, 0, line - 1, 0)
+                related.append(RelatedInformation(callee[0], range_, report.short_message(error.text)))
+            break
+        return related
+
+    def _report_inference(
+        self,
+        path: str,
+        function: JitFunction,
+        inference: numba_api.Inference,
+        signature: str,
+        index: report.SourceIndex,
+        candidate: Candidate,
+    ) -> list[Diagnostic]:
+        diagnostics: list[Diagnostic] = []
+        caller_related = [
+            RelatedInformation(
+                path, index.error_range("Invalid use of", line), f"called from '{caller}' with {signature}"
+            )
+            for caller, line in candidate.callers
+        ]
+        function_node = index.function_node(function.def_line)
+        for error in inference.errors:
+            text = error.text
+            full = report.strip_preamble(text)
+            message = report.short_message(text)
+            line = error.line
+            if line is None:
+                in_file = [
+                    n for n in report.file_lines(text, path) if function.def_line <= n <= function.end_line
+                ]
+                line = in_file[0] if in_file else None
+            related = list(caller_related)
+            data = None
+            if error.callee is not None:
+                code = "typing-error"
+                call_line = line or function.def_line
+                callee_name = error.callee[1].split(".")[-1]
+                range_ = index._call_on_line(call_line, callee_name) or index.line_range(call_line)
+                related += self._callee_related(error.callee, error.callee_args or ())
+            elif error.kind == "unify":
+                code = "unify-return"
+                returns = index.return_ranges(function.def_line)
+                types_by_line = {r.line: r.type for r in inference.returns}
+                for return_line, return_range in returns:
+                    ty = types_by_line.get(return_line)
+                    shown = "unknown" if ty is None else str(ty)
+                    related.append(RelatedInformation(path, return_range, f"returns {shown}"))
+                range_ = returns[0][1] if returns else self._name_range(function)
+            elif error.kind == "untyped":
+                code = "untyped-variable"
+                match = re.search(r"variable '([^']+)'", text)
+                ssa = match.group(1) if match else ""
+                variable = re.sub(r"\.\d+$", "", ssa)
+                range_ = (
+                    index.variable_range(variable, line, function_node)
+                    if not variable.startswith("$")
+                    else None
+                ) or (index.line_range(line) if line else self._name_range(function))
+                data = {"variable": variable, "elementType": None}
+            elif error.kind == "unsupported":
+                code = "unsupported"
+                range_ = index.error_range(text, line) if line else self._name_range(function)
+            elif error.kind == "typing":
+                code = "unsupported" if report.is_builtin_call_failure(text) else "typing-error"
+                range_ = index.error_range(text, line) if line else self._name_range(function)
+            else:
+                code = "analysis-failed"
+                message = f"Numba failed while analysing '{function.name}': {message}"
+                range_ = index.line_range(line) if line else self._name_range(function)
+            diagnostics.append(
+                self._diagnostic(
+                    path, range_, "error", code, message, function.name, signature, full, related, data
+                )
+            )
+        for warning in inference.warnings:
+            if warning.category == "performance":
+                span = function.option_spans.get("parallel")
+                range_ = (
+                    Range.of(span.line - 1, span.col, span.end_line - 1, span.end_col)
+                    if span
+                    else self._decorator_range(function)
+                )
+                code = "performance"
+            elif warning.category == "deprecation":
+                code = "deprecation"
+                line = warning.line or function.def_line
+                range_ = (
+                    index.line_range(line) if line != function.decorator_line else self._name_range(function)
+                )
+            else:
+                continue
+            diagnostics.append(
+                self._diagnostic(
+                    path,
+                    range_,
+                    "warning",
+                    code,
+                    report.short_message(warning.text),
+                    function.name,
+                    signature,
+                    report.strip_preamble(warning.text),
+                    tags=["deprecated"] if code == "deprecation" else None,
+                )
+            )
+        return diagnostics
+
+    @staticmethod
+    def _variables(inference: numba_api.Inference) -> list[VariableType]:
+        variables = []
+        for variable in inference.variables:
+            ty = variable.type
+            literal = None
+            if numba_api.is_literal(ty):
+                literal = str(ty)
+                ty = numba_api.unliteral(ty)
+            text = str(ty)
+            if text in ("unknown", "undefined") or "undefined" in text:
+                text = "unknown"
+            variables.append(
+                VariableType(variable.name, variable.ssa_name, text, variable.line, variable.is_arg, literal)
+            )
+        return variables
+
+    # ------------------------------------------------------------------------------------- analyse
+
+    def analyze(self, path: str, source: str) -> FileResult:
+        started = time.perf_counter()
+        path = os.path.abspath(path)
+        self._current_path = path
+        self._run_fingerprints = {}
+        self._fresh = set()
+        result = FileResult(path=path)
+        index = report.SourceIndex.parse(source)
+        self._sources = {path: index}
+        try:
+            functions = find_jitted_functions(source, path)
+        except SyntaxError as exc:
+            line = max((exc.lineno or 1) - 1, 0)
+            col = max((exc.offset or 1) - 1, 0)
+            result.diagnostics.append(
+                self._diagnostic(
+                    path,
+                    Range.of(line, col, line, col + 1),
+                    "error",
+                    "analysis-failed",
+                    f"The module could not be analysed: syntax error: {exc.msg}",
+                    None,
+                    None,
+                )
+            )
+            result.elapsed_ms = (time.perf_counter() - started) * 1000.0
+            return result
+        self._discovered = {path: functions}
+        load = self.loader.load(path, source)
+        result.diagnostics.extend(self._load_diagnostics(path, load, index))
+        stores = self._recorded_store()
+        infos: dict[str, FunctionInfo] = {}
+        candidates: dict[str, list[Candidate]] = {}
+        records: dict[str, numba_api.Recorded] = {}
+        by_name = {f.name: f for f in functions}
+        for function in functions:
+            info = FunctionInfo(
+                path=path,
+                name=function.name,
+                line=function.def_line,
+                end_line=function.end_line,
+                decorator_line=function.decorator_line,
+                kind=function.kind,
+                options={k: v for k, v in function.options.items() if _json_safe(v)},
+                params=function.params,
+            )
+            infos[function.name] = info
+            result.functions.append(info)
+            result.diagnostics.extend(self._nopython_false(path, function))
+            record = load.recorded.get(function.name)
+            if record is None or function.kind not in ANALYSED_KINDS or function.nested:
+                continue
+            records[function.name] = record
+            if function.options.get("forceobj"):
+                self._object_mode(path, function, record, info, index, result)
+                continue
+            candidates[function.name] = self._candidates(
+                function, record, load.module, path, stores, result.diagnostics
+            )
+        # Infer every known signature; then the signatures callers pass to same-file callees.
+        done: dict[str, set[tuple[Any, ...]]] = {name: set() for name in candidates}
+        for _round in range(8):
+            progressed = False
+            for name, cands in candidates.items():
+                for candidate in list(cands):
+                    if candidate.args in done[name]:
+                        continue
+                    done[name].add(candidate.args)
+                    progressed = True
+                    self._run_candidate(
+                        path, by_name[name], records[name], candidate, infos[name], index, result, candidates
+                    )
+            if not progressed:
+                break
+        for name, cands in candidates.items():
+            self.last_candidates[(path, name)] = list(cands)
+            if not cands:
+                function = by_name[name]
+                result.diagnostics.append(self._no_signature(path, function))
+        for name in records:
+            identifier = numba_api.function_id(records[name].py_func)
+            (result.inferred if identifier in self._fresh else result.reused).append(name)
+        result.diagnostics = _dedupe(result.diagnostics)
+        result.elapsed_ms = (time.perf_counter() - started) * 1000.0
+        return result
+
+    def _run_candidate(
+        self,
+        path: str,
+        function: JitFunction,
+        record: numba_api.Recorded,
+        candidate: Candidate,
+        info: FunctionInfo,
+        index: report.SourceIndex,
+        result: FileResult,
+        candidates: dict[str, list[Candidate]],
+    ) -> None:
+        inference = self._infer(record, candidate.args, candidate.return_type)
+        args_text = [str(a) for a in candidate.args]
+        signature_text = "(" + ", ".join(args_text) + ")"
+        encoded = types_codec.encode_all(candidate.args)
+        info.signatures.append(
+            SignatureResult(
+                args=args_text,
+                source=candidate.source,  # type: ignore[arg-type]
+                return_type=None if inference.return_type is None else str(inference.return_type),
+                mode="nopython",
+                ok=not inference.errors,
+                error_count=len(inference.errors),
+                variables=self._variables(inference),
+                inference_ms=round(inference.elapsed_ms, 3),
+                exact=json.dumps(encoded, sort_keys=True) if encoded is not None else None,
+            )
+        )
+        result.diagnostics.extend(
+            self._report_inference(path, function, inference, signature_text, index, candidate)
+        )
+        # Argument types this function passes to jitted functions of the same file.
+        calls = [(c.callee, c.args, c.line) for c in inference.calls]
+        calls += [
+            (e.callee, e.callee_args or (), e.line or 0) for e in inference.errors if e.callee is not None
+        ]
+        for callee, args, line in calls:
+            if callee[0] != path or callee[1] not in candidates:
+                continue
+            existing = next((c for c in candidates[callee[1]] if c.args == args), None)
+            if existing is None:
+                existing = Candidate(tuple(args), None, "caller")
+                candidates[callee[1]].append(existing)
+            if existing.source == "caller" and (function.name, line) not in existing.callers:
+                existing.callers.append((function.name, line))
+
+    def _object_mode(
+        self,
+        path: str,
+        function: JitFunction,
+        record: numba_api.Recorded,
+        info: FunctionInfo,
+        index: report.SourceIndex,
+        result: FileResult,
+    ) -> None:
+        nargs = len(inspect.signature(record.py_func).parameters)
+        outcome = numba_api.compile_object_mode(record.dispatcher, nargs)
+        self._fresh.add(numba_api.function_id(record.py_func))
+        info.signatures.append(
+            SignatureResult(
+                args=["pyobject"] * nargs,
+                source="object-mode",
+                mode="object",
+                ok=outcome.error is None,
+                error_count=0 if outcome.error is None else 1,
+                lifted_loops=outcome.lifted_lines,
+                compile_ms=round(outcome.elapsed_ms, 3),
+            )
+        )
+        if outcome.error is not None:
+            line = outcome.error.line or function.def_line
+            result.diagnostics.append(
+                self._diagnostic(
+                    path,
+                    index.line_range(line),
+                    "error",
+                    "typing-error",
+                    report.short_message(outcome.error.text),
+                    function.name,
+                    None,
+                    report.strip_preamble(outcome.error.text),
+                )
+            )
+            return
+        loops = len(outcome.lifted_lines)
+        result.diagnostics.append(
+            self._diagnostic(
+                path,
+                self._name_range(function),
+                "warning",
+                "object-mode",
+                f"'{function.name}' runs in object mode (forceobj=True): Python objects throughout"
+                + (
+                    f", except {loops} lifted loop{'s' if loops != 1 else ''} compiled in nopython mode."
+                    if loops
+                    else "."
+                ),
+                function.name,
+                None,
+            )
+        )
+        for line in outcome.lifted_lines:
+            result.diagnostics.append(
+                self._diagnostic(
+                    path,
+                    index.loop_range(line),
+                    "information",
+                    "loop-lifted",
+                    f"This loop is lifted out of object-mode '{function.name}' and compiled in nopython mode.",
+                    function.name,
+                    None,
+                )
+            )
+
+    def _no_signature(self, path: str, function: JitFunction) -> Diagnostic:
+        params = ", ".join(function.params)
+        return self._diagnostic(
+            path,
+            self._name_range(function),
+            "information",
+            "no-signature",
+            f"No argument types are known for '{function.name}', so it was not type-checked. "
+            f'Give it a signature (@njit("float64(float64[:])")), annotate its parameters ({params or "x"}: '
+            "float64[:]), call it from a checked jitted function, or record real calls with "
+            "`python -m pyserver record -- python your_script.py`.",
+            function.name,
+            None,
+            data={"function": function.name, "recorded": [], "params": function.params},
+        )
+
+    def _nopython_false(self, path: str, function: JitFunction) -> list[Diagnostic]:
+        span = function.option_spans.get("nopython")
+        if (
+            span is None
+            or function.options.get("nopython") is not False
+            or numba_api.NUMBA_VERSION_TUPLE < (0, 59)
+        ):
+            return []
+        return [
+            self._diagnostic(
+                path,
+                Range.of(span.line - 1, span.col, span.end_line - 1, span.end_col),
+                "warning",
+                "deprecation",
+                "nopython=False has no effect since Numba 0.59: functions always compile in nopython mode "
+                "(use forceobj=True for object mode).",
+                function.name,
+                None,
+                data={"kind": "nopython-false"},
+                tags=["unnecessary"],
+            )
+        ]
+
+    def _load_diagnostics(self, path: str, load: LoadResult, index: report.SourceIndex) -> list[Diagnostic]:
+        if load.error is None:
+            return []
+        error = load.error
+        line = error.line
+        range_ = index.line_range(line) if line else Range.of(0, 0, 0, 0)
+        where = f" (line {line})" if line else ""
+        message = (
+            f"The module could not be loaded: {error.exc_type}: {error.message}{where}. "
+            "Functions defined after this point were not analysed."
+        )
+        return [
+            self._diagnostic(
+                path,
+                range_,
+                "error",
+                "analysis-failed",
+                message,
+                None,
+                None,
+                full=error.traceback_text or None,
+            )
+        ]
+
+
+def _json_safe(value: Any) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[Any, ...]] = set()
+    unique = []
+    for diagnostic in diagnostics:
+        r = diagnostic.range
+        key = (
+            r.start.line,
+            r.start.character,
+            r.end.line,
+            r.end.character,
+            diagnostic.code,
+            diagnostic.message,
+        )
+        if key in seen:
+            continue
+        seen.add(key)
+        unique.append(diagnostic)
+    unique.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
+    return unique

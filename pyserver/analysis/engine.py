@@ -1,0 +1,462 @@
+"""AnalysisEngine: the parent side of the analysis worker (shared contract, see the common brief).
+
+The engine never imports Numba and never runs user code itself: a warm worker process does
+(pyserver.analysis.worker). The engine starts it on demand, sends it the editor buffer, and turns
+every failure of user code into an `analysis-failed` diagnostic: an import error, a time-out (the
+worker is killed and replaced), a crash (segfault), a worker that outgrows its memory limit. In an
+untrusted workspace nothing is started and nothing executes.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import tokenize
+import weakref
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from pyserver.analysis.discovery import find_jitted_functions
+from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, IRView, Range
+from pyserver.analysis.report import DOC_LINKS
+
+STARTUP_TIMEOUT_S = 120.0
+POLL_S = 0.02
+PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
+
+
+class AnalysisUnavailable(Exception):
+    """An IR view (or other request) that cannot be answered; the message says why."""
+
+
+def read_source(path: str | Path) -> str:
+    """The file's text, honouring a PEP 263 coding cookie. Raises UnicodeDecodeError/SyntaxError."""
+    data = Path(path).read_bytes()
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)
+
+
+def _failed(
+    path: str, message: str, line: int | None = None, full: str | None = None, status: str = "failed"
+) -> FileResult:
+    zero_line = max((line or 1) - 1, 0)
+    diagnostic = Diagnostic(
+        path=path,
+        range=Range.of(zero_line, 0, zero_line, 0),
+        severity="error",
+        code="analysis-failed",
+        message=message,
+        fullMessage=full,
+        codeDescription=DOC_LINKS["analysis-failed"],
+    )
+    return FileResult(path=path, diagnostics=[diagnostic], status=status)
+
+
+def _line_range(source: str | None, line: int) -> Range:
+    lines = (source or "").splitlines()
+    if 1 <= line <= len(lines):
+        text = lines[line - 1]
+        start = len(text) - len(text.lstrip())
+        return Range.of(line - 1, start, line - 1, len(text.rstrip()))
+    return Range.of(max(line - 1, 0), 0, max(line - 1, 0), 0)
+
+
+def _functions_from_ast(path: str, source: str | None) -> list[FunctionInfo]:
+    if source is None:
+        return []
+    try:
+        found = find_jitted_functions(source, path)
+    except (SyntaxError, ValueError):
+        return []
+    return [
+        FunctionInfo(
+            path=path,
+            name=f.name,
+            line=f.def_line,
+            end_line=f.end_line,
+            decorator_line=f.decorator_line,
+            kind=f.kind,
+            options={k: v for k, v in f.options.items() if isinstance(v, bool | int | float | str)},
+            params=f.params,
+        )
+        for f in found
+    ]
+
+
+class _Worker:
+    """One worker process and its pipes."""
+
+    def __init__(self, process: subprocess.Popen[bytes], requests: Connection, responses: Connection) -> None:
+        self.process = process
+        self.requests = requests
+        self.responses = responses
+        self.output: collections.deque[str] = collections.deque(maxlen=400)
+        self.output_lock = threading.Lock()
+        self.ready: dict[str, Any] = {}
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def output_since(self, mark: int) -> str:
+        with self.output_lock:
+            return "".join(list(self.output)[mark:]) if mark < len(self.output) else ""
+
+    def output_mark(self) -> int:
+        with self.output_lock:
+            return len(self.output)
+
+    def rss_mb(self) -> float:
+        try:
+            with open(f"/proc/{self.pid}/statm") as handle:
+                pages = int(handle.read().split()[1])
+            return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            try:
+                self.process.kill()
+            except OSError:
+                pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for connection in (self.requests, self.responses):
+            try:
+                connection.close()
+            except OSError:
+                pass
+        if self.process.stdin is not None:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
+
+
+def _kill_worker(worker_box: list[_Worker | None]) -> None:
+    worker = worker_box[0]
+    if worker is not None:
+        worker.kill()
+        worker_box[0] = None
+
+
+class AnalysisEngine:
+    def __init__(
+        self,
+        workspace_root: str | Path,
+        *,
+        timeout_s: float = 20.0,
+        signature_files: Sequence[str | Path] = (),
+        memory_limit_mb: int = 1500,
+        trusted: bool = True,
+        log: Callable[[str], None] | None = None,
+        python: str | None = None,
+    ) -> None:
+        self.workspace_root = str(Path(workspace_root).resolve())
+        self.timeout_s = timeout_s
+        self.signature_files = [str(p) for p in signature_files]
+        self.memory_limit_mb = memory_limit_mb
+        self.trusted = trusted
+        self.log = log or (lambda message: None)
+        self.python = python or sys.executable
+        self._worker_box: list[_Worker | None] = [None]
+        self._cancel = threading.Event()
+        self._next_id = 0
+        # Spawned from one long-lived thread: PR_SET_PDEATHSIG fires when the *thread* that started the
+        # worker exits, and callers may come from short-lived threads.
+        self._spawner = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="numba-lens-spawn"
+        )
+        self._finalizer = weakref.finalize(self, _kill_worker, self._worker_box)
+        self.restarts = 0
+
+    # ---------------------------------------------------------------------------------- lifecycle
+
+    @property
+    def worker_pid(self) -> int | None:
+        worker = self._worker_box[0]
+        return worker.pid if worker is not None and worker.process.poll() is None else None
+
+    def start(self) -> dict[str, Any]:
+        """Start the worker now (it imports Numba and warms up) and wait until it is ready."""
+        if not self.trusted:
+            raise AnalysisUnavailable("untrusted workspace: Numba Lens runs no code here")
+        return self._ensure_worker().ready
+
+    def _spawn(self) -> _Worker:
+        request_read, request_write = os.pipe()
+        response_read, response_write = os.pipe()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, env.get("PYTHONPATH", "")) if p)
+        env["NUMBA_LENS_SIGNATURE_FILES"] = os.pathsep.join(self.signature_files)
+        env["NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"] = "1"
+        env["PYTHONFAULTHANDLER"] = "1"
+        env.pop("NUMBA_LENS_RECORD", None)  # the worker never records its own compiles
+        command = [
+            self.python,
+            "-m",
+            "pyserver.analysis.worker",
+            str(request_read),
+            str(response_write),
+            self.workspace_root,
+        ]
+        try:
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                pass_fds=(request_read, response_write),
+                cwd=self.workspace_root,
+                env=env,
+                start_new_session=True,
+            )
+        finally:
+            os.close(request_read)
+            os.close(response_write)
+        worker = _Worker(
+            process, Connection(request_write, readable=False), Connection(response_read, writable=False)
+        )
+
+        def pump() -> None:
+            assert process.stdout is not None
+            for raw in iter(process.stdout.readline, b""):
+                line = raw.decode("utf-8", "replace")
+                with worker.output_lock:
+                    worker.output.append(line)
+                self.log(f"[worker {process.pid}] {line.rstrip()}")
+
+        threading.Thread(target=pump, name=f"numba-lens-worker-{process.pid}", daemon=True).start()
+        return worker
+
+    def _ensure_worker(self) -> _Worker:
+        worker = self._worker_box[0]
+        if worker is not None and worker.process.poll() is None:
+            return worker
+        if worker is not None:
+            worker.kill()
+            self._worker_box[0] = None
+            self.restarts += 1
+        worker = self._spawner.submit(self._spawn).result()
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not worker.responses.poll(POLL_S):
+            if worker.process.poll() is not None or time.monotonic() > deadline:
+                output = worker.output_since(0)
+                worker.kill()
+                raise AnalysisUnavailable(f"the analysis worker did not start:\n{output[-4000:]}")
+        try:
+            ready = worker.responses.recv()
+        except (EOFError, OSError) as exc:
+            worker.kill()
+            raise AnalysisUnavailable(f"the analysis worker did not start: {exc}") from exc
+        if not ready.get("ok"):
+            worker.kill()
+            raise AnalysisUnavailable(f"the analysis worker failed to start:\n{ready.get('error')}")
+        worker.ready = ready
+        self._worker_box[0] = worker
+        self.log(
+            f"analysis worker {worker.pid} ready (numba {ready.get('numba')}, {ready.get('startup_ms', 0):.0f} ms)"
+        )
+        return worker
+
+    def close(self) -> None:
+        """Stop the worker; no process is left behind. Safe to call twice."""
+        worker = self._worker_box[0]
+        if worker is not None:
+            try:
+                if worker.process.poll() is None:
+                    worker.requests.send({"op": "exit"})
+                    worker.process.wait(timeout=2)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                pass
+            worker.kill()
+            self._worker_box[0] = None
+        self._spawner.shutdown(wait=False)
+
+    def cancel(self) -> None:
+        """Abandon the run in flight: it returns a `cancelled` result (the worker may be replaced)."""
+        self._cancel.set()
+
+    def recycle(self) -> None:
+        worker = self._worker_box[0]
+        if worker is not None:
+            worker.kill()
+            self._worker_box[0] = None
+            self.restarts += 1
+
+    # ------------------------------------------------------------------------------------ requests
+
+    def _request(self, message: dict[str, Any]) -> tuple[str, Any, str]:
+        """("ok", reply) or (failure kind, None, detail): kinds timeout | crashed | memory | cancelled | error."""
+        worker = self._ensure_worker()
+        self._next_id += 1
+        request_id = self._next_id
+        message = dict(message, id=request_id)
+        mark = worker.output_mark()
+        self._cancel.clear()
+        try:
+            worker.requests.send(message)
+        except (OSError, ValueError) as exc:
+            self.recycle()
+            return "crashed", None, f"could not reach the worker: {exc}"
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                if worker.responses.poll(POLL_S):
+                    reply = worker.responses.recv()
+                    if reply.get("id") != request_id:
+                        continue  # a stale reply to a cancelled request
+                    if reply.get("rss_mb", 0) > 0.8 * self.memory_limit_mb:
+                        self.log(f"recycling the analysis worker at {reply['rss_mb']:.0f} MB")
+                        self.recycle()
+                    if reply.get("cancelled"):
+                        return "cancelled", None, ""
+                    if not reply.get("ok"):
+                        return "error", None, str(reply.get("traceback") or reply.get("error"))
+                    return "ok", reply.get("result"), ""
+            except (EOFError, OSError):
+                pass
+            if worker.process.poll() is not None:
+                time.sleep(0.1)  # let the pump read the crash report
+                code = worker.process.returncode
+                self.recycle()
+                return "crashed", None, self._describe_exit(code) + "\n" + worker.output_since(mark)
+            if self._cancel.is_set():
+                return self._interrupt(worker, request_id)
+            if worker.rss_mb() > self.memory_limit_mb:
+                self.recycle()
+                return "memory", None, f"the worker grew past {self.memory_limit_mb} MB"
+            if time.monotonic() > deadline:
+                try:
+                    os.kill(worker.pid, signal.SIGUSR1)  # faulthandler: where is it stuck?
+                except OSError:
+                    pass
+                time.sleep(0.3)
+                detail = worker.output_since(mark)
+                self.recycle()
+                return "timeout", None, detail
+
+    def _interrupt(self, worker: _Worker, request_id: int) -> tuple[str, Any, str]:
+        try:
+            os.kill(worker.pid, signal.SIGINT)
+        except OSError:
+            pass
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            try:
+                if worker.responses.poll(POLL_S):
+                    reply = worker.responses.recv()
+                    if reply.get("id") == request_id:
+                        return "cancelled", None, ""
+            except (EOFError, OSError):
+                break
+        self.recycle()  # it did not stop: replace it
+        return "cancelled", None, ""
+
+    @staticmethod
+    def _describe_exit(code: int | None) -> str:
+        if code is not None and code < 0:
+            try:
+                return f"the worker was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"the worker was killed by signal {-code}"
+        return f"the worker exited with code {code}"
+
+    @staticmethod
+    def _user_line(detail: str, path: str) -> int | None:
+        """The innermost line of `path` in a faulthandler dump or traceback (where it hung or crashed)."""
+        lines = re.findall(r'File "([^"]+)", line (\d+)', detail)
+        for file_name, line in lines:  # faulthandler lists the innermost frame first
+            if os.path.abspath(file_name) == path:
+                return int(line)
+        return None
+
+    def analyze(self, path: str | Path, source: str | None = None) -> FileResult:
+        path = os.path.abspath(str(path))
+        if source is None:
+            try:
+                source = read_source(path)
+            except (UnicodeDecodeError, SyntaxError) as exc:
+                return _failed(
+                    path, f"The module could not be analysed: it is not valid text in its encoding ({exc})."
+                )
+            except OSError as exc:
+                return _failed(path, f"The module could not be analysed: {exc.strerror or exc}.")
+        if not self.trusted:
+            return FileResult(path=path, functions=_functions_from_ast(path, source), status="untrusted")
+        started = time.perf_counter()
+        try:
+            kind, reply, detail = self._request({"op": "analyze", "path": path, "source": source})
+        except AnalysisUnavailable as exc:
+            failed = _failed(path, f"The module could not be analysed: {exc}")
+            failed.functions = _functions_from_ast(path, source)
+            return failed
+        if kind == "ok":
+            analysed: FileResult = reply
+            return analysed
+        line = self._user_line(detail, path)
+        where = f" at line {line}" if line else ""
+        if kind == "timeout":
+            message = (
+                f"The module could not be analysed: time-out after {self.timeout_s:g} s{where} "
+                "(does it loop or wait at import? Top-level code runs when Numba Lens loads the module; "
+                'guard it with `if __name__ == "__main__":`).'
+            )
+        elif kind == "crashed":
+            first = detail.strip().splitlines()[0] if detail.strip() else "the worker stopped"
+            message = f"The module could not be analysed: it crashed the analysis worker{where} ({first})."
+        elif kind == "memory":
+            message = f"The module could not be analysed: {detail}{where}; the worker was restarted."
+        elif kind == "cancelled":
+            cancelled = FileResult(path=path, functions=_functions_from_ast(path, source), status="cancelled")
+            cancelled.elapsed_ms = (time.perf_counter() - started) * 1000.0
+            return cancelled
+        else:
+            message = "The module could not be analysed: internal error in Numba Lens (see the full message)."
+        failed = _failed(path, message, line, full=detail[-8000:] or None)
+        if line is not None:
+            failed.diagnostics[0].range = _line_range(source, line)
+        failed.functions = _functions_from_ast(path, source)
+        failed.elapsed_ms = (time.perf_counter() - started) * 1000.0
+        return failed
+
+    def ir_view(
+        self, path: str | Path, source: str | None, function: str, signature_index: int, kind: str
+    ) -> IRView:
+        if not self.trusted:
+            raise AnalysisUnavailable("untrusted workspace: Numba Lens compiles nothing here")
+        path = os.path.abspath(str(path))
+        if source is None:
+            source = read_source(path)
+        message = {
+            "op": "ir_view",
+            "path": path,
+            "source": source,
+            "function": function,
+            "signature_index": signature_index,
+            "kind": kind,
+        }
+        saved_timeout = self.timeout_s
+        self.timeout_s = max(self.timeout_s, 60.0)  # a full compile of a large function may take a while
+        try:
+            status, reply, detail = self._request(message)
+        finally:
+            self.timeout_s = saved_timeout
+        if status != "ok":
+            last = detail.strip().splitlines()[-1] if detail.strip() else status
+            raise AnalysisUnavailable(f"IR view unavailable: {last}")
+        view: IRView = reply
+        return view

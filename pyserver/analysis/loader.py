@@ -1,0 +1,196 @@
+"""Load a workspace module in the worker: exec the editor buffer, record jitted functions, compile nothing.
+
+- `__name__` is the module's dotted name under the workspace root (never "__main__"), so a
+  `if __name__ == "__main__":` block does not run.
+- The file's directory and the workspace root are on `sys.path`.
+- Numba's decorators are hooked (numba_api.install_decorator_hooks): explicit signatures are recorded
+  instead of compiled, so one failing signature never stops the rest of the module from being defined.
+- Workspace modules are imported from source, never from a `.pyc` (two saves within a second can
+  leave a stale one), and reloaded when their file changed since the last run.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import time
+import traceback
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyserver.analysis import numba_api
+
+_EXCLUDED_PARTS = {"site-packages", "dist-packages", ".venv", "venv", "node_modules", ".tox", ".git"}
+
+
+class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the source every time: no stale bytecode, and no .pyc written into the workspace."""
+
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        source = self.get_data(path)
+        return compile(source, path, "exec", dont_inherit=True)
+
+
+class _WorkspaceFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, is_workspace_file: Any) -> None:
+        self.is_workspace_file = is_workspace_file
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            return None
+        if not self.is_workspace_file(spec.origin):
+            return None
+        loader = _SourceOnlyLoader(fullname, spec.origin)
+        return importlib.util.spec_from_file_location(  # type: ignore[attr-defined]
+            fullname, spec.origin, loader=loader, submodule_search_locations=spec.submodule_search_locations
+        )
+
+
+@dataclass
+class LoadError:
+    kind: str  # "exception" | "syntax"
+    exc_type: str
+    message: str
+    line: int | None  # 1-based line in the loaded file (the top-level statement that failed)
+    traceback_text: str
+
+
+@dataclass
+class LoadResult:
+    module: types.ModuleType | None
+    recorded: dict[str, numba_api.Recorded] = field(default_factory=dict)  # qualname -> record
+    error: LoadError | None = None
+    elapsed_ms: float = 0.0
+
+
+def module_name_for(path: str, root: str) -> tuple[str, str]:
+    """(dotted module name, package) for a file under the root; the file stem outside it."""
+    resolved = Path(path).resolve()
+    try:
+        relative = resolved.relative_to(Path(root).resolve())
+        parts = list(relative.with_suffix("").parts)
+    except ValueError:
+        parts = [resolved.stem]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1] or [resolved.parent.name]
+    if not parts or not all(p.isidentifier() for p in parts):
+        parts = [resolved.stem if resolved.stem.isidentifier() else "numba_lens_module"]
+    name = ".".join(parts)
+    package = name if resolved.name == "__init__.py" else name.rpartition(".")[0]
+    return name, package
+
+
+class Loader:
+    def __init__(self, root: str | Path) -> None:
+        self.root = os.path.realpath(str(root))
+        self.recorded: dict[tuple[str, str], numba_api.Recorded] = {}
+        self._stamps: dict[str, tuple[int, int]] = {}
+        sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
+        numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
+        self._extra_files: set[str] = set()
+
+    def is_workspace_file(self, path: str) -> bool:
+        if path in self._extra_files:
+            return True
+        real = os.path.realpath(path)
+        if not (real == self.root or real.startswith(self.root + os.sep)):
+            return False
+        return not (set(Path(real).relative_to(self.root).parts) & _EXCLUDED_PARTS)
+
+    def is_workspace_function(self, func: Any) -> bool:
+        code = getattr(func, "__code__", None)
+        return code is not None and self.is_workspace_file(code.co_filename)
+
+    def _on_record(self, record: numba_api.Recorded) -> None:
+        numba_api.mark_workspace_dispatcher(record.dispatcher)
+        self.recorded[numba_api.function_id(record.py_func)] = record
+
+    def refresh_changed_modules(self) -> list[str]:
+        """Forget workspace modules whose file changed since they were imported, so they re-import."""
+        dropped = []
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if not file or not self.is_workspace_file(file):
+                continue
+            try:
+                stat = os.stat(file)
+                stamp = (stat.st_mtime_ns, stat.st_size)
+            except OSError:
+                stamp = (-1, -1)
+            previous = self._stamps.get(name)
+            if previous is None:
+                self._stamps[name] = stamp
+            elif previous != stamp:
+                del sys.modules[name]
+                self._stamps.pop(name, None)
+                dropped.append(name)
+        return dropped
+
+    def load(self, path: str, source: str) -> LoadResult:
+        started = time.perf_counter()
+        path = os.path.abspath(path)
+        self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
+        self.refresh_changed_modules()
+        for entry in (self.root, os.path.dirname(path)):
+            if entry not in sys.path:
+                sys.path.insert(0, entry)
+        name, package = module_name_for(path, self.root)
+        for key in [k for k in self.recorded if k[0] == path]:
+            del self.recorded[key]
+        module = types.ModuleType(name)
+        module.__file__ = path
+        module.__package__ = package
+        module.__builtins__ = __builtins__  # type: ignore[attr-defined]
+        previous = sys.modules.get(name)
+        sys.modules[name] = module
+        result = LoadResult(module)
+        try:
+            code = compile(source, path, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            result.error = LoadError("syntax", "SyntaxError", str(exc.msg), exc.lineno, "")
+            result.module = None
+            self._restore(name, previous)
+        else:
+            try:
+                exec(code, module.__dict__)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # SystemExit included: the module stops, the analysis goes on
+                result.error = _load_error(exc, path)
+            else:
+                self._stamps[name] = _stamp(path)
+        result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}
+        result.elapsed_ms = (time.perf_counter() - started) * 1000.0
+        return result
+
+    @staticmethod
+    def _restore(name: str, previous: types.ModuleType | None) -> None:
+        if previous is not None:
+            sys.modules[name] = previous
+        else:
+            sys.modules.pop(name, None)
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    try:
+        stat = os.stat(path)
+        return (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        return (-1, -1)
+
+
+def _load_error(exc: BaseException, path: str) -> LoadError:
+    frames = traceback.extract_tb(exc.__traceback__)
+    lines = [frame.lineno for frame in frames if frame.filename == path and frame.lineno]
+    if isinstance(exc, SyntaxError) and exc.filename == path and exc.lineno:
+        lines = [exc.lineno]  # a syntax error in the module itself (e.g. from exec of a string)
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    message = str(exc) if not isinstance(exc, SystemExit) else f"SystemExit({exc.code!r}) at import"
+    return LoadError("exception", type(exc).__name__, message, lines[0] if lines else None, text)

@@ -1,0 +1,783 @@
+"""Every use of Numba internals, fenced in one module (runs in the analysis worker only).
+
+An upgrade of Numba should touch this file and nothing else. Supported range: numba >=0.68,<0.69
+(see pyproject.toml); tests/analysis exercise each entry point against the installed Numba.
+
+What lives here:
+- decorator hooks that record explicit signatures instead of compiling them (so one failing signature
+  never stops the module from loading);
+- type inference only: Numba's untyped pipeline, then a partial type inference that keeps the typemap
+  when it fails, then (only for `parallel=True`) the typed passes up to ParforPass;
+- typing of calls to workspace jitted functions through the same inference, so typing a caller never
+  compiles its callees to LLVM;
+- signature parsing, annotation conversion, cache index reading, object-mode compiles, IR views.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import io
+import os
+import pickle
+import re
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba
+import numpy as np
+from numba.core import compiler, errors, ir, ir_utils, sigutils, typeinfer, typing
+from numba.core import types as nbtypes
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
+from numba.core.dispatcher import _DispatcherBase
+from numba.core.registry import cpu_target
+from numba.core.typed_passes import (
+    InlineOverloads,
+    NopythonRewrites,
+    ParforPass,
+    PreLowerStripPhis,
+    PreParforPass,
+)
+
+NUMBA_VERSION = numba.__version__
+NUMBA_VERSION_TUPLE = tuple(int(p) for p in re.findall(r"\d+", NUMBA_VERSION)[:2])
+Type = nbtypes.Type
+
+
+def refresh_contexts() -> None:
+    """Load the typing registries once (else globals such as `range` are untyped)."""
+    cpu_target.typing_context.refresh()
+    cpu_target.target_context.refresh()
+
+
+def warm_up() -> None:
+    """Infer one small function so the first real analysis does not pay for registry warm-up."""
+    refresh_contexts()
+
+    def _warm(a, n):  # pragma: no cover - executed through Numba
+        total = 0.0
+        for i in range(n):
+            total += a[i] * 2.0
+        return total
+
+    dispatcher = numba.njit(_warm)
+    infer(dispatcher, (nbtypes.float64[:], nbtypes.int64), None)
+
+
+def type_text(ty: Any) -> str:
+    return str(ty)
+
+
+def unliteral(ty: Any) -> Any:
+    return nbtypes.unliteral(ty)
+
+
+def is_literal(ty: Any) -> bool:
+    return isinstance(ty, nbtypes.Literal)
+
+
+def is_reflected(ty: Any) -> bool:
+    return bool(getattr(ty, "reflected", False))
+
+
+# --------------------------------------------------------------------------------------------------
+# Decorator hooks (the loader)
+
+
+@dataclass
+class Recorded:
+    """One jitted function defined while a workspace module was executed."""
+
+    py_func: Any
+    dispatcher: Any  # a lazy Dispatcher (inference runs on it), also for cfunc/vectorize kernels
+    kind: str
+    signatures: list[Any]  # as written: strings, Signature objects, tuples
+    options: dict[str, Any]
+    exposed: Any = None  # what the decorator returned to the module
+
+
+RecordHook = Callable[[Recorded], None]
+_hooks: dict[str, Any] = {}
+
+
+class LazyCFunc:
+    """Stands in for a @cfunc with a signature: compiles (for real) only when the module uses it."""
+
+    def __init__(self, original: Callable[..., Any], sig: Any, func: Any, kwargs: dict[str, Any]) -> None:
+        self._original, self._sig, self._func, self._kwargs = original, sig, func, kwargs
+        self._real: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._real is None:
+            self._real = self._original(self._sig, **self._kwargs)(self._func)
+        return getattr(self._real, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__getattr__("__call__")(*args, **kwargs) if self._real else self._func(*args, **kwargs)
+
+
+def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_record: RecordHook) -> None:
+    """Patch Numba's decorators so workspace functions are recorded and nothing compiles eagerly.
+
+    Functions outside the workspace (libraries) keep Numba's behaviour exactly.
+    """
+    if _hooks:
+        _hooks["is_workspace_function"] = is_workspace_function
+        _hooks["on_record"] = on_record
+        return
+    nb_decorators: Any = importlib.import_module("numba.core.decorators")
+    nb_ufunc: Any = importlib.import_module("numba.np.ufunc")
+    ufunc_decorators: Any = importlib.import_module("numba.np.ufunc.decorators")
+
+    original_jit_factory = nb_decorators._jit
+    _hooks.update(
+        is_workspace_function=is_workspace_function,
+        on_record=on_record,
+        original_jit_factory=original_jit_factory,
+    )
+    original_cfunc = nb_decorators.cfunc
+    original_vectorize = ufunc_decorators.vectorize
+    original_guvectorize = ufunc_decorators.guvectorize
+
+    def lens_jit_factory(sigs, locals, target, cache, targetoptions, **dispatcher_args):  # type: ignore[no-untyped-def]
+        lazy = original_jit_factory(None, locals, target, False, targetoptions, **dispatcher_args)
+        eager = original_jit_factory(sigs, locals, target, cache, targetoptions, **dispatcher_args)
+
+        def wrapper(func: Any) -> Any:
+            if target != "cpu" or not _hooks["is_workspace_function"](func):
+                return eager(func)
+            dispatcher = lazy(func)
+            options = dict(targetoptions)
+            options["cache"] = cache
+            kind = "jit"
+            _hooks["on_record"](Recorded(func, dispatcher, kind, list(sigs or []), options, dispatcher))
+            return dispatcher
+
+        return wrapper
+
+    def lens_cfunc(sig, locals=None, cache=False, pipeline_class=None, **options):  # type: ignore[no-untyped-def]
+        kwargs = dict(options, locals=locals or {}, cache=cache)
+        if pipeline_class is not None:
+            kwargs["pipeline_class"] = pipeline_class
+
+        def wrapper(func: Any) -> Any:
+            if not _hooks["is_workspace_function"](func):
+                return original_cfunc(sig, **kwargs)(func)
+            njit_options = {
+                k: v for k, v in options.items() if k in ("fastmath", "boundscheck", "debug", "nogil")
+            }
+            dispatcher = original_jit_factory(
+                None, dict(locals or {}), "cpu", False, {"nopython": True, **njit_options}
+            )(func)
+            exposed = LazyCFunc(original_cfunc, sig, func, kwargs)
+            _hooks["on_record"](
+                Recorded(func, dispatcher, "cfunc", [sig], dict(options, cache=cache), exposed)
+            )
+            return exposed
+
+        return wrapper
+
+    def lens_vectorize(ftylist_or_function=(), **kws):  # type: ignore[no-untyped-def]
+        if callable(ftylist_or_function) and not isinstance(ftylist_or_function, str):
+            return original_vectorize(ftylist_or_function, **kws)
+        sigs = (
+            [ftylist_or_function] if isinstance(ftylist_or_function, str) else list(ftylist_or_function or [])
+        )
+
+        def wrapper(func: Any) -> Any:
+            if not _hooks["is_workspace_function"](func):
+                return original_vectorize(ftylist_or_function, **kws)(func)
+            dispatcher = original_jit_factory(None, {}, "cpu", False, {"nopython": True})(func)
+            cpu_kws = {k: v for k, v in kws.items() if k not in ("target", "cache")}
+            try:
+                exposed = original_vectorize(**cpu_kws)(func)  # a lazy DUFunc
+            except Exception:
+                exposed = func
+            _hooks["on_record"](Recorded(func, dispatcher, "vectorize", sigs, dict(kws), exposed))
+            return exposed
+
+        return wrapper
+
+    def lens_guvectorize(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if len(args) == 2:
+            sigs, layout = args
+            sigs = [sigs] if isinstance(sigs, str) else list(sigs)
+        else:
+            sigs, layout = [], args[0] if args else kwargs.get("signature")
+
+        def wrapper(func: Any) -> Any:
+            if not _hooks["is_workspace_function"](func):
+                return original_guvectorize(*args, **kwargs)(func)
+            dispatcher = original_jit_factory(None, {}, "cpu", False, {"nopython": True})(func)
+            cpu_kwargs = {k: v for k, v in kwargs.items() if k not in ("target", "cache")}
+            try:
+                exposed = original_guvectorize(layout, **cpu_kwargs)(func)  # dynamic gufunc
+            except Exception:
+                exposed = func
+            options = dict(kwargs, layout=layout)
+            _hooks["on_record"](Recorded(func, dispatcher, "guvectorize", sigs, options, exposed))
+            return exposed
+
+        return wrapper
+
+    nb_decorators._jit = lens_jit_factory
+    nb_decorators.cfunc = lens_cfunc
+    numba_module: Any = numba
+    numba_module.cfunc = lens_cfunc
+    for module in (numba_module, nb_ufunc, ufunc_decorators):
+        module.vectorize = lens_vectorize
+        module.guvectorize = lens_guvectorize
+
+
+def function_id(py_func: Any) -> tuple[str, str]:
+    return (py_func.__code__.co_filename, py_func.__qualname__)
+
+
+def dispatcher_py_func(dispatcher: Any) -> Any:
+    return dispatcher.py_func
+
+
+def dispatcher_options(dispatcher: Any) -> dict[str, Any]:
+    return dict(dispatcher.targetoptions)
+
+
+def jitclass_methods(obj: Any) -> dict[str, Any] | None:
+    """For a @jitclass class: {method name: (py_func, instance type)}; None for anything else."""
+    class_type = getattr(obj, "class_type", None)
+    if class_type is None or not hasattr(class_type, "jit_methods"):
+        return None
+    return {
+        name: (dispatcher.py_func, class_type.instance_type)
+        for name, dispatcher in class_type.jit_methods.items()
+    }
+
+
+def make_method_dispatcher(py_func: Any) -> Any:
+    return numba.njit(py_func)
+
+
+# --------------------------------------------------------------------------------------------------
+# Argument types
+
+
+def parse_signature(sig: Any) -> tuple[tuple[Any, ...], Any]:
+    """(argument types, return type or None) from any signature form Numba accepts; ValueError if bad."""
+    try:
+        args, return_type = sigutils.normalize_signature(sig)
+    except Exception as exc:  # Numba raises NameError/TypeError/SyntaxError for bad strings
+        raise ValueError(f"{type(exc).__name__}: {exc}") from exc
+    return tuple(args), return_type
+
+
+_PYTHON_SCALARS: dict[Any, Any] = {
+    int: nbtypes.int64,
+    float: nbtypes.float64,
+    complex: nbtypes.complex128,
+    bool: nbtypes.boolean,
+    str: nbtypes.unicode_type,
+}
+
+
+def annotation_type(annotation: Any, namespace: dict[str, Any]) -> Any | None:
+    """The Numba type an annotation names, or None when it does not name one exactly.
+
+    Accepts Numba types (`float64[:]`, `types.int64`), strings of those, Python int/float/complex/bool/str
+    and numpy scalar types. `np.ndarray` and other vague annotations give None: never a guess.
+    """
+    value = annotation
+    if isinstance(annotation, str):
+        scope = dict(nbtypes.__dict__)
+        scope.update(namespace)
+        try:
+            value = eval(annotation, scope)  # annotations are code from the (trusted) workspace
+        except Exception:
+            return None
+    if isinstance(value, nbtypes.Type):
+        if isinstance(value, nbtypes.NumberClass):  # e.g. `types.float64` used as a class
+            return value.instance_type
+        return value if value.is_precise() else None
+    if value in _PYTHON_SCALARS:
+        return _PYTHON_SCALARS[value]
+    if isinstance(value, type) and issubclass(value, np.generic) and value not in (np.generic, np.number):
+        try:
+            return numba.from_dtype(np.dtype(value))
+        except Exception:
+            return None
+    return None
+
+
+def cache_index_signatures(py_func: Any, path: str) -> list[tuple[Any, ...]]:
+    """Argument types from `cache=True` index files next to `path` (trusted workspaces only: unpickles)."""
+    cache_dir = os.path.join(os.path.dirname(path), "__pycache__")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    qualname = py_func.__qualname__.replace("<", "").replace(">", "")
+    pattern = os.path.join(glob.escape(cache_dir), f"{glob.escape(stem)}.{glob.escape(qualname)}-*.py*.nbi")
+    found: list[tuple[Any, ...]] = []
+    for index_path in sorted(glob.glob(pattern)):
+        try:
+            with open(index_path, "rb") as handle:
+                pickle.load(handle)  # the Numba version string
+                _stamp, overloads = pickle.loads(handle.read())
+        except Exception:
+            continue
+        for key in overloads:
+            sig = key[0] if isinstance(key, tuple) and key else key
+            args = tuple(sig.args) if isinstance(sig, typing.Signature) else tuple(sig)
+            if all(isinstance(a, nbtypes.Type) for a in args) and args not in found:
+                found.append(args)
+    return found
+
+
+def fold_arguments(dispatcher: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Positional types with defaults folded in (types.Omitted), as Numba does for a call."""
+    _pysig, folded = dispatcher._compiler.fold_argument_types(args, {})
+    return tuple(folded)
+
+
+# --------------------------------------------------------------------------------------------------
+# Typing calls to workspace functions without compiling them
+
+
+class CalleeTypingError(errors.TypingError):
+    """A workspace callee failed inference for the argument types a caller passes."""
+
+    def __init__(self, message: str, callee: Any, args: tuple[Any, ...]) -> None:
+        # Numba re-wraps typing errors as new TypingErrors with the text only (no __cause__ outside
+        # developer mode), so the callee travels as a marker in the text.
+        number = len(_callee_failures)
+        _callee_failures[number] = (function_id(callee.py_func), args)
+        super().__init__(f"{message} [numba-lens-callee:{number}]")
+        self.callee = callee
+        self.callee_args = args
+
+
+_callee_failures: dict[int, tuple[tuple[str, str], tuple[Any, ...]]] = {}
+_CALLEE_MARKER = re.compile(r" \[numba-lens-callee:(\d+)\]")
+
+
+# Returns the callee's return type for these argument types, or raises CalleeTypingError.
+CalleeResolver = Callable[[Any, tuple[Any, ...]], Any]
+_callee_resolver: list[CalleeResolver | None] = [None]
+_original_get_call_template = _DispatcherBase.get_call_template
+
+
+def _lens_get_call_template(self: Any, args: Any, kws: Any) -> Any:
+    resolver = _callee_resolver[0]
+    if resolver is None or not getattr(self, "_numba_lens_workspace", False):
+        return _original_get_call_template(self, args, kws)
+    pysig, folded = self._compiler.fold_argument_types(args, kws)
+    return_type = resolver(self, tuple(folded))
+    name = f"CallTemplate({self.py_func.__name__})"
+    signature = typing.signature(return_type, *folded)
+    template = typing.make_concrete_template(name, key=self.py_func.__name__, signatures=[signature])
+    return template, pysig, folded, {}
+
+
+_DispatcherBase.get_call_template = _lens_get_call_template  # type: ignore[method-assign]
+
+
+def mark_workspace_dispatcher(dispatcher: Any) -> None:
+    """Calls to this dispatcher are typed by inference (the resolver), never by compiling it."""
+    try:
+        dispatcher._numba_lens_workspace = True
+    except AttributeError:
+        pass
+
+
+@contextmanager
+def callee_resolver(resolver: CalleeResolver) -> Iterator[None]:
+    previous = _callee_resolver[0]
+    _callee_resolver[0] = resolver
+    try:
+        yield
+    finally:
+        _callee_resolver[0] = previous
+
+
+# --------------------------------------------------------------------------------------------------
+# Inference
+
+
+@dataclass
+class ErrorInfo:
+    kind: str  # "typing" | "unsupported" | "unify" | "untyped" | "other"
+    text: str  # Numba's full text, highlighting off
+    line: int | None  # 1-based, when Numba knows it and it is in the function's file
+    filename: str | None
+    callee: tuple[str, str] | None = None  # for a CalleeTypingError: the callee's (file, qualname)
+    callee_args: tuple[Any, ...] | None = None
+
+
+@dataclass
+class WarningInfo:
+    category: str  # "performance" | "deprecation" | "other"
+    text: str
+    line: int | None
+
+
+@dataclass
+class VariableInfo:
+    name: str
+    ssa_name: str
+    type: Any
+    line: int
+    is_arg: bool
+
+
+@dataclass
+class CallInfo:
+    callee: tuple[str, str]  # a workspace function: (file, qualname)
+    args: tuple[Any, ...]
+    line: int
+
+
+@dataclass
+class ReturnSite:
+    line: int
+    type: Any | None
+
+
+@dataclass
+class Inference:
+    args: tuple[Any, ...]
+    return_type: Any | None = None
+    errors: list[ErrorInfo] = field(default_factory=list)
+    warnings: list[WarningInfo] = field(default_factory=list)
+    variables: list[VariableInfo] = field(default_factory=list)
+    calls: list[CallInfo] = field(default_factory=list)
+    returns: list[ReturnSite] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+
+class _Done:
+    """Stands in for a compile result: ends the pipeline before lowering (Numba needs state.cr set)."""
+
+
+def _collect(state: Any) -> Inference:
+    result: Inference = state.lens_result
+    func_ir = state.func_ir
+    typemap = state.typemap or {}
+    calltypes = state.calltypes or {}
+    arg_names = set(func_ir.arg_names)
+    def_line = func_ir.loc.line
+    code = getattr(state.func_id, "code", None)
+    if code is not None:
+        def_line = code.co_firstlineno
+    seen: set[str] = set()
+    casts: dict[str, str] = {}
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign):
+                name = stmt.target.name
+                if isinstance(stmt.value, ir.Expr) and stmt.value.op == "cast":
+                    casts[name] = stmt.value.value.name
+                if name.startswith("$") or "closure__locals__" in name or name in seen:
+                    continue
+                seen.add(name)
+                ty = typemap.get(name)
+                if ty is None:
+                    continue
+                is_arg = isinstance(stmt.value, ir.Arg)
+                source_name = re.sub(r"\.\d+$", "", name)
+                line = def_line if is_arg else stmt.loc.line
+                result.variables.append(
+                    VariableInfo(source_name, name, ty, line, is_arg or name in arg_names)
+                )
+            elif isinstance(stmt, ir.Return):
+                value = casts.get(stmt.value.name, stmt.value.name)
+                result.returns.append(ReturnSite(stmt.loc.line, typemap.get(value)))
+    for expr, sig in calltypes.items():
+        if not isinstance(expr, ir.Expr) or expr.op != "call" or sig is None:
+            continue
+        fnty = typemap.get(expr.func.name)
+        dispatcher = getattr(fnty, "dispatcher", None)
+        if dispatcher is not None and getattr(dispatcher, "_numba_lens_workspace", False):
+            result.calls.append(CallInfo(function_id(dispatcher.py_func), tuple(sig.args), expr.loc.line))
+    return result
+
+
+def _error_info(exc: BaseException, filename: str) -> ErrorInfo:
+    callee = None
+    callee_args = None
+    text = str(exc)
+    marker = _CALLEE_MARKER.search(text)
+    if marker is not None:
+        found = _callee_failures.get(int(marker.group(1)))
+        if found is not None:
+            callee, callee_args = found
+        text = _CALLEE_MARKER.sub("", text)
+    loc = getattr(exc, "loc", None)
+    line = None
+    if loc is not None and getattr(loc, "filename", None) == filename and loc.line:
+        line = int(loc.line)
+    if isinstance(exc, errors.UnsupportedError | errors.UnsupportedBytecodeError):
+        kind = "unsupported"
+    elif "Can't unify return type" in text or "Cannot unify" in text:
+        kind = "unify"
+    elif "Cannot infer the type of variable" in text or "cannot be determined" in text:
+        kind = "untyped"
+    elif isinstance(exc, errors.TypingError):
+        kind = "typing"
+    else:
+        kind = "other"
+    return ErrorInfo(kind, text, line, filename, callee, callee_args)
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class LensTypeInference(FunctionPass):
+    """Numba's type inference, keeping the partial typemap and every propagation error."""
+
+    _name = "numba_lens_type_inference"
+
+    def __init__(self) -> None:
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state: Any) -> bool:
+        result: Inference = state.lens_result
+        filename = state.func_ir.loc.filename
+        interp = state.func_ir
+        fixer = errors.WarningsFixer(errors.NumbaWarning)  # type: ignore[attr-defined]
+        infer = typeinfer.TypeInferer(state.typingctx, interp, fixer)
+        callstack_ctx = state.typingctx.callstack.register(
+            state.targetctx.target, infer, interp.func_id, state.args
+        )
+        typemap = calltypes = restype = None
+        with callstack_ctx, infer.warnings:
+            try:
+                for index, (name, ty) in enumerate(zip(interp.arg_names, state.args, strict=False)):
+                    infer.seed_argument(name, index, ty)
+                if state.return_type is not None:
+                    infer.seed_return(state.return_type)
+                for name, ty in state.locals.items():
+                    infer.seed_type(name, ty)
+                infer.build_constraint()
+                propagate_errors = infer.propagate(raise_errors=False) or []
+                for exc in propagate_errors:
+                    result.errors.append(_error_info(exc, filename))
+                if not propagate_errors:
+                    try:
+                        typemap, restype, calltypes = infer.unify(raise_errors=True)
+                    except errors.NumbaError as exc:
+                        result.errors.append(_error_info(exc, filename))
+                if typemap is None:
+                    typemap, restype, calltypes = infer.unify(raise_errors=False)
+            except errors.NumbaError as exc:
+                result.errors.append(_error_info(exc, filename))
+        state.typemap = typemap or {}
+        state.calltypes = calltypes or {}
+        if not result.errors:
+            state.return_type = restype
+            result.return_type = restype
+        _collect(state)
+        if not result.errors and typemap:
+            try:
+                ir_utils.raise_on_unsupported_feature(state.func_ir, state.typemap)
+            except errors.NumbaError as exc:
+                result.errors.append(_error_info(exc, filename))
+            ir_utils.warn_deprecated(state.func_ir, state.typemap)
+        if result.errors:
+            # Stop here: the later passes need a complete typemap.
+            raise compiler._EarlyPipelineCompletion(_Done())
+        return True
+
+
+@register_pass(mutates_CFG=False, analysis_only=True)
+class LensFinish(FunctionPass):
+    _name = "numba_lens_finish"
+
+    def __init__(self) -> None:
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state: Any) -> bool:
+        state.cr = _Done()
+        return False
+
+
+class _LensPipeline(CompilerBase):
+    """Untyped passes, partial type inference, and the parfor passes only for parallel=True."""
+
+    def define_pipelines(self) -> list[PassManager]:
+        untyped = DefaultPassBuilder.define_untyped_pipeline(self.state)
+        # Named like Numba's own pipeline so messages read the same.
+        pm = PassManager("nopython")
+        for pass_class, description in untyped.passes:
+            pm.add_pass(pass_class, description)
+        pm.add_pass(LensTypeInference, "nopython frontend")
+        if self.state.flags.auto_parallel.enabled:
+            pm.add_pass(PreLowerStripPhis, "remove phis nodes")
+            pm.add_pass(InlineOverloads, "inline overloaded functions")
+            pm.add_pass(PreParforPass, "Preprocessing for parfors")
+            if not self.state.flags.no_rewrites:
+                pm.add_pass(NopythonRewrites, "nopython rewrites")
+            pm.add_pass(ParforPass, "convert to parfors")
+        pm.add_pass(LensFinish, "numba-lens: stop before lowering")
+        pm.finalize()
+        return [pm]
+
+
+def _flags_for(dispatcher: Any) -> Any:
+    flags = compiler.Flags()
+    dispatcher.targetdescr.options.parse_as_flags(flags, dispatcher.targetoptions)
+    return dispatcher._compiler._customize_flags(flags)
+
+
+def _warning_info(record: warnings.WarningMessage) -> WarningInfo:
+    message = record.message
+    text = str(message)
+    if isinstance(message, errors.NumbaPerformanceWarning):
+        category = "performance"
+    elif isinstance(message, errors.NumbaDeprecationWarning | errors.NumbaPendingDeprecationWarning):
+        category = "deprecation"
+    else:
+        category = "other"
+    loc = getattr(message, "loc", None)
+    line = int(loc.line) if loc is not None and getattr(loc, "line", None) else None
+    return WarningInfo(category, text, line)
+
+
+def infer(dispatcher: Any, args: tuple[Any, ...], return_type: Any | None) -> Inference:
+    """Front end + type inference of one function for one signature. Never compiles to LLVM."""
+    started = time.perf_counter()
+    result = Inference(args=args)
+    py_func = dispatcher.py_func
+    filename = py_func.__code__.co_filename
+    flags = _flags_for(dispatcher)
+
+    class Pipeline(_LensPipeline):
+        def __init__(self, *a: Any, **k: Any) -> None:
+            super().__init__(*a, **k)
+            self.state.lens_result = result
+
+    with warnings.catch_warnings(record=True) as caught, dispatcher._compiling_counter:
+        warnings.simplefilter("always")
+        try:
+            compiler.compile_extra(
+                dispatcher.targetdescr.typing_context,
+                dispatcher.targetdescr.target_context,
+                py_func,
+                args=args,
+                return_type=return_type,
+                flags=flags,
+                locals=dispatcher.locals,
+                pipeline_class=Pipeline,
+            )
+        except errors.NumbaError as exc:
+            result.errors.append(_error_info(exc, filename))
+        except Exception as exc:  # an internal error of Numba's passes on odd code: say so, never crash
+            info = _error_info(exc, filename)
+            info.text = f"{type(exc).__name__}: {exc}"
+            result.errors.append(info)
+    result.warnings = [_warning_info(w) for w in caught if isinstance(w.message, errors.NumbaWarning)]
+    result.elapsed_ms = (time.perf_counter() - started) * 1000.0
+    return result
+
+
+# --------------------------------------------------------------------------------------------------
+# Object mode (forceobj=True): a real compile with generic object types, to list lifted loops
+
+
+@dataclass
+class ObjectModeResult:
+    lifted_lines: list[int]
+    error: ErrorInfo | None
+    elapsed_ms: float
+
+
+def compile_object_mode(dispatcher: Any, nargs: int) -> ObjectModeResult:
+    started = time.perf_counter()
+    filename = dispatcher.py_func.__code__.co_filename
+    args = (nbtypes.pyobject,) * nargs
+    lines: list[int] = []
+    error = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            dispatcher.compile(args)
+            cres = dispatcher.overloads[args]
+            for lifted in getattr(cres, "lifted", ()) or ():
+                loc = lifted.func_ir.loc
+                lines.append(_first_loop_line(lifted.func_ir) or int(loc.line))
+        except Exception as exc:
+            error = _error_info(exc, filename)
+    return ObjectModeResult(sorted(set(lines)), error, (time.perf_counter() - started) * 1000.0)
+
+
+def _first_loop_line(func_ir: Any) -> int | None:
+    lines = [stmt.loc.line for block in func_ir.blocks.values() for stmt in block.body if stmt.loc.line]
+    return min(lines) if lines else None
+
+
+# --------------------------------------------------------------------------------------------------
+# IR views: the only place a full compile runs on demand
+
+
+def compile_for_view(dispatcher: Any, args: tuple[Any, ...]) -> Any:
+    """A real compile (LLVM included) of a fresh debug-info dispatcher, for the source-line maps."""
+    nb_decorators: Any = importlib.import_module("numba.core.decorators")
+    options = dict(dispatcher.targetoptions)
+    options["debug"] = True
+    # Numba's own factory, not the recording hook: this dispatcher must not replace the recorded one.
+    factory = _hooks.get("original_jit_factory", nb_decorators._jit)
+    fresh = factory(None, dict(dispatcher.locals), "cpu", False, options)(dispatcher.py_func)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with callee_resolver_disabled():
+            fresh.compile(args)
+    return fresh
+
+
+@contextmanager
+def callee_resolver_disabled() -> Iterator[None]:
+    previous = _callee_resolver[0]
+    _callee_resolver[0] = None
+    try:
+        yield
+    finally:
+        _callee_resolver[0] = previous
+
+
+def view_types(fresh: Any, args: tuple[Any, ...]) -> str:
+    buffer = io.StringIO()
+    fresh.inspect_types(file=buffer, signature=args)
+    return buffer.getvalue()
+
+
+def view_numba_ir(fresh: Any, args: tuple[Any, ...]) -> tuple[str, dict[int, list[int]]]:
+    cres = fresh.overloads[args]
+    blocks = cres.type_annotation.blocks
+    typemap = cres.type_annotation.typemap
+    out: list[str] = []
+    line_map: dict[int, list[int]] = {}
+    for label in sorted(blocks):
+        block = blocks[label]
+        out.append(f"label {label}:")
+        for stmt in block.body:
+            text = f"    {stmt}"
+            if isinstance(stmt, ir.Assign) and stmt.target.name in typemap:
+                text += f"  :: {typemap[stmt.target.name]}"
+            if stmt.loc is not None and stmt.loc.line:
+                line_map.setdefault(int(stmt.loc.line), []).append(len(out))
+            out.append(text)
+    return "\n".join(out) + "\n", line_map
+
+
+def view_llvm(fresh: Any, args: tuple[Any, ...]) -> str:
+    text: str = fresh.inspect_llvm(args)
+    return text
+
+
+def view_asm(fresh: Any, args: tuple[Any, ...]) -> str:
+    text: str = fresh.inspect_asm(args)
+    return text
+
+
+def python_version_tag() -> str:
+    return f"py{sys.version_info[0]}{sys.version_info[1]}"

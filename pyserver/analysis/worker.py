@@ -1,0 +1,150 @@
+"""The analysis worker process: `python -m pyserver.analysis.worker REQUEST_FD RESPONSE_FD ROOT`.
+
+Requests and replies are pickled over two private pipes (multiprocessing.connection framing); stdin is
+the parent's lifeline: when it reaches EOF (the parent died or closed us) the worker exits at once,
+even while the user's module is stuck at import. PR_SET_PDEATHSIG covers a parent killed with SIGKILL.
+Anything the user's code prints goes to stderr, which the engine collects for its log and for the
+location of a crash or a hang (faulthandler dumps there).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import faulthandler
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    parent = os.getppid()
+
+    def watch_stdin() -> None:
+        try:
+            while os.read(0, 4096):
+                pass
+        except OSError:
+            pass
+        os._exit(0)
+
+    def watch_parent() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch_stdin, name="lifeline", daemon=True).start()
+    threading.Thread(target=watch_parent, name="parent-watch", daemon=True).start()
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as handle:
+            pages = int(handle.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def main(argv: list[str]) -> int:
+    request_fd, response_fd, root = int(argv[0]), int(argv[1]), argv[2]
+    _die_with_parent()
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+    faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
+    requests = Connection(request_fd, writable=False)
+    responses = Connection(response_fd, readable=False)
+    os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+    # User code must not read the protocol or write into it: stdout goes to stderr.
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    started = time.perf_counter()
+    try:
+        from pyserver.analysis.analyzer import Analyzer
+
+        signature_files = [p for p in os.environ.get("NUMBA_LENS_SIGNATURE_FILES", "").split(os.pathsep) if p]
+        analyzer = Analyzer(root, signature_files)
+    except BaseException:
+        responses.send({"op": "ready", "ok": False, "error": traceback.format_exc()})
+        return 1
+    import numba
+
+    responses.send(
+        {
+            "op": "ready",
+            "ok": True,
+            "numba": numba.__version__,
+            "startup_ms": (time.perf_counter() - started) * 1000.0,
+            "pid": os.getpid(),
+        }
+    )
+    busy = [False]
+
+    def on_cancel(signum: int, frame: Any) -> None:
+        # A cancel interrupts work in flight only; between requests it must not break the framing.
+        if busy[0]:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_cancel)
+    while True:
+        busy[0] = False
+        try:
+            request: dict[str, Any] = requests.recv()
+        except (EOFError, OSError):
+            return 0
+        busy[0] = True
+        op = request.get("op")
+        reply: dict[str, Any] = {"id": request.get("id"), "ok": True}
+        try:
+            if op == "analyze":
+                reply["result"] = analyzer.analyze(request["path"], request["source"])
+            elif op == "ir_view":
+                from pyserver.analysis.ir_views import ir_view
+
+                reply["result"] = ir_view(
+                    analyzer,
+                    request["path"],
+                    request["source"],
+                    request["function"],
+                    request["signature_index"],
+                    request["kind"],
+                )
+            elif op == "ping":
+                reply["result"] = "pong"
+            elif op == "exit":
+                responses.send(reply)
+                return 0
+            else:
+                reply = {"id": request.get("id"), "ok": False, "error": f"unknown request {op!r}"}
+        except KeyboardInterrupt:
+            reply = {"id": request.get("id"), "ok": False, "cancelled": True, "error": "cancelled"}
+        except BaseException as exc:
+            reply = {
+                "id": request.get("id"),
+                "ok": False,
+                "error": f"{type(exc).__name__}: {exc}",
+                "traceback": traceback.format_exc(),
+            }
+        busy[0] = False
+        reply["rss_mb"] = _rss_mb()
+        try:
+            responses.send(reply)
+        except (OSError, ValueError):
+            return 0
+        except Exception as exc:  # an unpicklable result: say so rather than hang the parent
+            responses.send({"id": request.get("id"), "ok": False, "error": f"reply not sendable: {exc}"})
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
