@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyserver.analysis.model import Diagnostic, FunctionInfo, SignatureResult
-from pyserver.lsp.syntax import NameAt, name_at
+from pyserver.lsp.syntax import NameAt, name_at, reaching_store
 from pyserver.lsp.typeinfo import occurrence_types
 from pyserver.lsp.views import AnalysedDocument, FunctionView, function_views, view_at
 
@@ -105,7 +105,9 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
     return "\n\n".join(parts) + _freshness(view, context)
 
 
-def variable_markdown(view: FunctionView, occurrence: NameAt, context: HoverContext) -> str | None:
+def variable_markdown(
+    source: str, view: FunctionView, occurrence: NameAt, context: HoverContext
+) -> str | None:
     info = view.info
     reason = _no_types_reason(view, context)
     if reason is not None or info is None:
@@ -113,7 +115,12 @@ def variable_markdown(view: FunctionView, occurrence: NameAt, context: HoverCont
     if not info.signatures:
         return f"`{occurrence.name}`: **types unknown**. {HOW_TO_GET_TYPES}"
     analysed_line = view.to_analysed(occurrence.line)
-    rows = [occurrence_types(signature, occurrence, analysed_line) for signature in info.signatures]
+    reaching = reaching_store(source, view.current, occurrence) if occurrence.role == "load" else None
+    reaching_line = view.to_analysed(reaching.line) if reaching is not None else None
+    rows = [
+        occurrence_types(signature, occurrence, analysed_line, reaching, reaching_line)
+        for signature in info.signatures
+    ]
     if all(not row.types for row in rows):
         if occurrence.role == "load":
             return None  # a global, a module or a builtin: not a variable of this function
@@ -162,7 +169,7 @@ def hover(
             if occurrence.role == "function":
                 text = function_markdown(view, view.info, context)
             else:
-                text = variable_markdown(view, occurrence, context)
+                text = variable_markdown(source, view, occurrence, context)
                 if text is None and occurrence.role == "load":
                     # A call to another jitted function of this file: show its signatures.
                     callee = next((v for v in views if v.current.name == occurrence.name), None)

@@ -179,3 +179,135 @@ def header_end(source: str, function: JitFunction) -> tuple[int, int, bool] | No
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return None
     return None
+
+
+# --- which assignment reaches a use ---------------------------------------------------------------
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _stores(node: ast.AST, name: str) -> list[ast.AST]:
+    """Nodes inside `node` (same scope) that bind `name`."""
+    found: list[ast.AST] = []
+
+    def visit(current: ast.AST) -> None:
+        if isinstance(current, _SCOPES) and current is not node:
+            return
+        if isinstance(current, _COMPREHENSIONS):
+            return  # comprehension targets are their own scope; Numba inlines them under other names
+        if isinstance(current, ast.Name) and current.id == name and not isinstance(current.ctx, ast.Load):
+            found.append(current)
+        elif isinstance(current, ast.NamedExpr) and current.target.id == name:
+            found.append(current.target)
+        for child in ast.iter_child_nodes(current):
+            visit(child)
+
+    visit(node)
+    return found
+
+
+def _parents(function: FunctionNode) -> dict[int, ast.AST]:
+    parents: dict[int, ast.AST] = {}
+    for parent in ast.walk(function):
+        for child in ast.iter_child_nodes(parent):
+            parents[id(child)] = parent
+    return parents
+
+
+def _bodies(node: ast.AST) -> list[list[ast.stmt]]:
+    bodies = []
+    for field_name in ("body", "orelse", "finalbody"):
+        value = getattr(node, field_name, None)
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            bodies.append(value)
+    for handler in getattr(node, "handlers", []) or []:
+        bodies.append(handler.body)
+    for case in getattr(node, "cases", []) or []:
+        bodies.append(case.body)
+    return bodies
+
+
+_SIMPLE_STORES = (ast.Assign, ast.AugAssign, ast.AnnAssign)
+_TRIES: tuple[type, ...] = tuple(t for t in (ast.Try, vars(ast).get("TryStar")) if isinstance(t, type))
+
+
+def reaching_store(source: str, function: JitFunction, use: NameAt) -> NameAt | None:
+    """The one assignment (or parameter) whose value a use of a name reads on every path, when the
+    code's structure makes that certain (straight-line code, no re-assignment in an enclosing loop);
+    None when several can reach it or the structure is not simple enough to be sure."""
+    node = function_node(source, function.def_line)
+    if node is None or use.role != "load":
+        return None
+    lines = cached_lines(source)
+    target: ast.Name | None = None
+    for candidate in ast.walk(node):
+        if isinstance(candidate, ast.Name) and candidate.id == use.name and candidate.lineno == use.line:
+            text = lines[candidate.lineno - 1] if candidate.lineno - 1 < len(lines) else ""
+            if utf8_to_index(text, candidate.col_offset) == use.col and isinstance(candidate.ctx, ast.Load):
+                target = candidate
+                break
+    if target is None:
+        return None
+    parents = _parents(node)
+    name = use.name
+    current: ast.AST = target
+    while not isinstance(current, ast.stmt):
+        parent = parents.get(id(current))
+        if parent is None:
+            return None
+        current = parent
+    statement: ast.AST = current
+    # A use in a loop header that the loop body re-assigns reads either value.
+    if isinstance(statement, (ast.While, ast.For, ast.AsyncFor)) and any(
+        _stores(body_stmt, name) for body in _bodies(statement) for body_stmt in body
+    ):
+        return None
+    while True:
+        parent = parents.get(id(statement))
+        if parent is None:
+            return None
+        body = next((b for b in _bodies(parent) if any(s is statement for s in b)), None)
+        if body is None:
+            return None
+        index = next(i for i, s in enumerate(body) if s is statement)
+        for sibling in reversed(body[:index]):
+            stores = _stores(sibling, name)
+            if not stores:
+                continue
+            if isinstance(sibling, _SIMPLE_STORES) and all(
+                isinstance(s, ast.Name) and s.lineno == sibling.lineno for s in stores
+            ):
+                store = stores[-1]
+                assert isinstance(store, ast.Name)
+                return next(
+                    (
+                        n
+                        for n in names_in(source, function)
+                        if n.role == "store" and n.line == store.lineno and n.name == name
+                    ),
+                    None,
+                )
+            return None  # bound inside a compound statement (a branch, a loop): maybe, maybe not
+        if parent is node:
+            if name in function.params:
+                return next(
+                    (n for n in names_in(source, function) if n.role == "param" and n.name == name), None
+                )
+            return None
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
+            loop_stores = [s for b in _bodies(parent) for st in b for s in _stores(st, name)]
+            if loop_stores:
+                return None  # the previous iteration's value can reach the use
+            if isinstance(parent, (ast.For, ast.AsyncFor)) and _stores(parent.target, name):
+                return next(
+                    (
+                        n
+                        for n in names_in(source, function)
+                        if n.role == "store" and n.line == parent.target.lineno and n.name == name
+                    ),
+                    None,
+                )
+        if isinstance(parent, _TRIES):
+            if _stores(parent, name):
+                return None
+        statement = parent

@@ -4,6 +4,7 @@ a guess between them."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pyserver.analysis.model import SignatureResult, VariableType
@@ -20,8 +21,19 @@ class OccurrenceType:
         return self.types[0] if len(self.types) == 1 else None
 
 
+_LITERAL = re.compile(r"^Literal\[\w+\]\((?P<value>.*)\)$")
+
+
 def display(variable: VariableType) -> str:
-    return variable.literal or variable.type
+    """`int64 (literal 1)` for a literal, the plain type otherwise."""
+    if not variable.literal:
+        return variable.type
+    match = _LITERAL.match(variable.literal)
+    if match is None:
+        return (
+            variable.literal if variable.type in variable.literal else f"{variable.type} ({variable.literal})"
+        )
+    return f"{variable.type} (literal {match.group('value')})"
 
 
 def _distinct(variables: list[VariableType]) -> tuple[str, ...]:
@@ -45,7 +57,15 @@ def _uses(variable: VariableType) -> list[int] | None:
     return list(value) if isinstance(value, (list, tuple)) else None
 
 
-def occurrence_types(signature: SignatureResult, occurrence: NameAt, analysed_line: int) -> OccurrenceType:
+def occurrence_types(
+    signature: SignatureResult,
+    occurrence: NameAt,
+    analysed_line: int,
+    reaching: NameAt | None = None,
+    reaching_line: int | None = None,
+) -> OccurrenceType:
+    """Types of one occurrence in one signature. For a use, `reaching` is the assignment that
+    certainly reaches it (from the code's structure) and `reaching_line` its analysed line."""
     versions = [v for v in signature.variables if v.name == occurrence.name]
     if occurrence.role == "param":
         chosen = [v for v in versions if v.is_arg]
@@ -53,13 +73,19 @@ def occurrence_types(signature: SignatureResult, occurrence: NameAt, analysed_li
     if occurrence.role == "store":
         chosen = [v for v in versions if v.line == analysed_line and not v.is_arg]
         return OccurrenceType(signature, _distinct(chosen))
-    # A use: the version that reaches it, if the engine says which; otherwise every version, and a
-    # single answer only when they all agree.
-    with_uses = [v for v in versions if (_uses(v) or [])]
-    if with_uses:
-        reaching = [v for v in versions if analysed_line in (_uses(v) or [])]
-        if reaching:
-            return OccurrenceType(signature, _distinct(reaching))
+    # A use: the version that reaches it, if the engine or the code's structure says which;
+    # otherwise every version, and a single answer only when they all agree.
+    if any(_uses(v) for v in versions):
+        read_here = [v for v in versions if analysed_line in (_uses(v) or [])]
+        if read_here:
+            return OccurrenceType(signature, _distinct(read_here))
+    if reaching is not None and reaching_line is not None:
+        if reaching.role == "param":
+            chosen = [v for v in versions if v.is_arg]
+        else:
+            chosen = [v for v in versions if v.line == reaching_line and not v.is_arg]
+        if len(_distinct(chosen)) == 1:
+            return OccurrenceType(signature, _distinct(chosen))
     distinct = _plain_distinct(versions)
     if len(distinct) == 1 and len(_distinct(versions)) == 1:
         return OccurrenceType(signature, _distinct(versions))
