@@ -1,15 +1,237 @@
-"""`python -m pyserver check` (placeholder until its issue lands)."""
+"""`python -m pyserver check PATH... [--format text|json|sarif] [--signatures FILE] [--timeout S]`.
+
+Type-checks the jitted functions of files and directories (their `*.py`, recursively) without running
+the program: exit 0 when no error was found, 1 when one was, 2 on usage or internal failure.
+Heavy imports happen inside run(): `python -m pyserver --help` imports this module.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
 
-from pyserver._stub import not_yet
+SKIPPED_DIRS = {"__pycache__", "node_modules", "site-packages", "dist-packages", "build", "dist"}
+TOOL_URI = "https://numba.readthedocs.io/en/stable/user/troubleshoot.html"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="a Python file, or a directory (its *.py, recursively)"
+    )
+    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format")
+    parser.add_argument(
+        "--signatures",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="recorded signatures (default: .numba-lens/signatures.json under the current directory); repeatable",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=20.0, metavar="S", help="time-out per file in seconds"
+    )
+    parser.add_argument("--root", default=None, help="workspace root (default: the current directory)")
+
+
+def collect_files(paths: list[str]) -> tuple[list[Path], list[str]]:
+    files: list[Path] = []
+    missing: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_file():
+            files.append(path.resolve())
+        elif path.is_dir():
+            for found in sorted(path.rglob("*.py")):
+                relative_parts = found.relative_to(path).parts[:-1]
+                if any(part.startswith(".") or part in SKIPPED_DIRS for part in relative_parts):
+                    continue
+                files.append(found.resolve())
+        else:
+            missing.append(raw)
+    unique = list(dict.fromkeys(files))
+    return unique, missing
+
+
+def _display(path: str, base: Path) -> str:
+    try:
+        return os.path.relpath(path, base) if Path(path).resolve().is_relative_to(base) else path
+    except ValueError:
+        return path
+
+
+def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
+    out = []
+    for function in functions:
+        out.append(
+            {
+                "path": _display(function.path, base),
+                "name": function.name,
+                "line": function.line,
+                "kind": function.kind,
+                "signatures": [
+                    {
+                        "args": s.args,
+                        "return_type": s.return_type,
+                        "mode": s.mode,
+                        "source": s.source,
+                        "ok": s.ok,
+                        "lifted_loops": s.lifted_loops,
+                    }
+                    for s in function.signatures
+                ],
+            }
+        )
+    return out
+
+
+def _diagnostic_json(diagnostic: Any, base: Path) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    data = asdict(diagnostic)
+    data["path"] = _display(diagnostic.path, base)
+    for related in data["relatedInformation"]:
+        related["path"] = _display(related["path"], base)
+    return data
+
+
+def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
+    from pyserver.analysis.model import CODES
+    from pyserver.analysis.report import DOC_LINKS
+
+    levels = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
+
+    def location(path: str, range_: Any, message: str | None = None) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "physicalLocation": {
+                "artifactLocation": {"uri": Path(_display(path, base)).as_posix(), "uriBaseId": "%SRCROOT%"},
+                "region": {
+                    "startLine": range_.start.line + 1,
+                    "startColumn": range_.start.character + 1,
+                    "endLine": range_.end.line + 1,
+                    "endColumn": range_.end.character + 1,
+                },
+            }
+        }
+        if message:
+            found["message"] = {"text": message}
+        return found
+
+    results = []
+    for diagnostic in diagnostics:
+        result: dict[str, Any] = {
+            "ruleId": diagnostic.code,
+            "ruleIndex": CODES.index(diagnostic.code) if diagnostic.code in CODES else 0,
+            "level": levels.get(diagnostic.severity, "warning"),
+            "message": {"text": diagnostic.message},
+            "locations": [location(diagnostic.path, diagnostic.range)],
+        }
+        if diagnostic.relatedInformation:
+            result["relatedLocations"] = [
+                dict(location(r.path, r.range, r.message), id=index)
+                for index, r in enumerate(diagnostic.relatedInformation)
+            ]
+        if diagnostic.function:
+            result["properties"] = {"function": diagnostic.function, "signature": diagnostic.signature}
+        results.append(result)
+    rules = [
+        {
+            "id": code,
+            "name": code,
+            "shortDescription": {"text": f"Numba {code.replace('-', ' ')}"},
+            "helpUri": DOC_LINKS.get(code, TOOL_URI),
+        }
+        for code in CODES
+    ]
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "Numba Lens",
+                        "version": version,
+                        "informationUri": TOOL_URI,
+                        "rules": rules,
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": base.as_uri() + "/"}},
+                "results": results,
+            }
+        ],
+    }
 
 
 def run(args: argparse.Namespace) -> int:
-    return not_yet("check", args)
+    from pyserver import __version__
+    from pyserver.analysis.discovery import find_jitted_functions
+    from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable, read_source
+    from pyserver.analysis.model import FileResult, has_errors
+
+    base = Path(args.root or os.getcwd()).resolve()
+    if args.timeout <= 0:
+        print("pyserver check: --timeout must be positive", file=sys.stderr)
+        return 2
+    files, missing = collect_files(args.paths)
+    if missing:
+        for raw in missing:
+            print(f"pyserver check: no such file or directory: {raw}", file=sys.stderr)
+        return 2
+    signature_files = [str(Path(p).resolve()) for p in args.signatures]
+    for signature_file in signature_files:
+        if not Path(signature_file).is_file():
+            print(f"pyserver check: no such signatures file: {signature_file}", file=sys.stderr)
+            return 2
+    engine = AnalysisEngine(base, timeout_s=args.timeout, signature_files=signature_files)
+    results: list[FileResult] = []
+    try:
+        for file in files:
+            try:
+                source = read_source(file)
+                has_jit = bool(find_jitted_functions(source, str(file)))
+            except (UnicodeDecodeError, SyntaxError, ValueError):
+                has_jit = True  # let the engine report why it cannot be read or parsed
+            except OSError as exc:
+                print(f"pyserver check: cannot read {file}: {exc}", file=sys.stderr)
+                return 2
+            if not has_jit:
+                continue  # nothing for Numba here: do not execute it
+            results.append(engine.analyze(file))
+    except AnalysisUnavailable as exc:
+        print(f"pyserver check: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        engine.close()
+    diagnostics = [d for r in results for d in r.diagnostics]
+    functions = [f for r in results for f in r.functions]
+    if args.format == "json":
+        payload = {
+            "diagnostics": [_diagnostic_json(d, base) for d in diagnostics],
+            "functions": _functions_json(functions, base),
+        }
+        print(json.dumps(payload, indent=2))
+    elif args.format == "sarif":
+        print(json.dumps(_sarif(diagnostics, base, __version__), indent=2))
+    else:
+        for d in diagnostics:
+            start = d.range.start
+            print(
+                f"{_display(d.path, base)}:{start.line + 1}:{start.character + 1}: {d.severity}: {d.message} [{d.code}]"
+            )
+            for related in d.relatedInformation:
+                r = related.range.start
+                print(
+                    f"{_display(related.path, base)}:{r.line + 1}:{r.character + 1}: note: {related.message}"
+                )
+        errors = sum(d.severity == "error" for d in diagnostics)
+        warnings = sum(d.severity == "warning" for d in diagnostics)
+        checked = sum(len(f.signatures) > 0 for f in functions)
+        print(
+            f"{errors} error(s), {warnings} warning(s) in {len(results)} file(s); "
+            f"{checked} of {len(functions)} jitted function(s) type-checked",
+            file=sys.stderr,
+        )
+    return 1 if has_errors(diagnostics) else 0
