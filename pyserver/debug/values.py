@@ -88,11 +88,42 @@ class JitVariable:
     # Extra notes for the user (why unavailable, which version was chosen).
     note: str = ""
 
+    def to_dap(self) -> dict[str, Any]:
+        """A DAP `Variable` without `variablesReference`: the adapter adds it for `children` (and keeps
+        the handle to answer `variables` with `JitValueReader.children(handle, start, count)`)."""
+        out: dict[str, Any] = {"name": self.name, "value": self.value, "type": self.type}
+        if self.evaluate_name:
+            out["evaluateName"] = self.evaluate_name
+        if self.named_count:
+            out["namedVariables"] = self.named_count
+        if self.indexed_count:
+            out["indexedVariables"] = self.indexed_count
+        if not self.available:
+            out["value"] = f"{UNAVAILABLE} ({self.note})" if self.note else UNAVAILABLE
+            out["presentationHint"] = {"attributes": ["readOnly"]}
+        return out
+
 
 @dataclass
 class Scope:
     name: str  # "Arguments" | "Locals"
     variables: list[JitVariable]
+    thread_id: int = 0
+    frame_level: int = 0
+
+    @property
+    def handle(self) -> ChildrenHandle:
+        """Expand a scope like a variable: `children(scope.handle)` pages its variables."""
+        return ChildrenHandle("static", self.thread_id, self.frame_level, items=self.variables)
+
+    def to_dap(self) -> dict[str, Any]:
+        """A DAP `Scope` without `variablesReference` (the adapter maps it to `handle`)."""
+        return {
+            "name": self.name,
+            "presentationHint": "arguments" if self.name == "Arguments" else "locals",
+            "namedVariables": len(self.variables),
+            "expensive": False,
+        }
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -169,6 +200,10 @@ def parse_numba_type(text: str) -> NumbaType:
     match = re.fullmatch(r"(datetime64|timedelta64)(?:\[(\w*)\])?", text)
     if match:
         return NumbaType(match.group(1)[:-2], text, size=8, unit=match.group(2) or "")
+    match = re.fullmatch(r"Literal\[(int|bool)\]\((.*)\)", text, re.S)
+    if match:
+        # A variable typed as a literal is stored as the plain type (int64 / bool).
+        return NumbaType("int", text, size=8) if match.group(1) == "int" else NumbaType("bool", text, size=1)
     if text == "unicode_type":
         return NumbaType("unicode", text, size=48)
     match = re.fullmatch(r"(?:readonly |unaligned )*array\((.*), (\d+)d, ([CFA])\)", text, re.S)
@@ -474,6 +509,8 @@ class JitValueReader:
             self._reports.clear()
             self._scopes.clear()
 
+    reset = invalidate
+
     def frame_scopes(self, thread_id: int, frame_level: int) -> list[Scope]:
         key = (thread_id, frame_level)
         with self._lock:
@@ -613,7 +650,10 @@ class JitValueReader:
             is_arg = any(v.is_arg for v in versions)
             variable = self._fold(report, base, versions, arg_names, source)
             (arguments if is_arg else local_vars).append(variable)
-        return [Scope("Arguments", arguments), Scope("Locals", local_vars)]
+        return [
+            Scope("Arguments", arguments, report.thread_id, report.frame_level),
+            Scope("Locals", local_vars, report.thread_id, report.frame_level),
+        ]
 
     def _fold(
         self,
@@ -623,8 +663,9 @@ class JitValueReader:
         arg_names: list[str],
         source: _SourceIndex | None,
     ) -> JitVariable:
-        numba_type = versions[0].numba_type
-        type_text = numba_type.text
+        # The type to show when no version is readable: a plain type rather than a literal one.
+        plain = [v for v in versions if not v.numba_type.text.startswith("Literal[")]
+        type_text = (plain or versions)[-1].numba_type.text
         # An argument never reassigned: what Python passed is its value for the whole call.
         arg = next((v for v in versions if v.is_arg), None)
         if arg is not None and len(versions) == 1:

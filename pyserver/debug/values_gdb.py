@@ -36,7 +36,7 @@ def _code_name(code):
     return names.get(code, "other")
 
 
-def _layout(gdb_type, depth=0):
+def _layout(gdb_type, depth=0, with_target_done=False):
     stripped = gdb_type.strip_typedefs()
     kind = _code_name(stripped.code)
     out = {"code": kind, "size": str(stripped.sizeof), "type": gdb_type.name or stripped.name or ""}
@@ -44,17 +44,22 @@ def _layout(gdb_type, depth=0):
         return out
     if kind == "struct":
         out["fields"] = [
-            dict(_layout(field.type, depth + 1), name=field.name or "", offset=str(field.bitpos // 8))
+            dict(
+                _layout(field.type, depth + 1, with_target_done),
+                name=field.name or "",
+                offset=str(field.bitpos // 8),
+            )
             for field in stripped.fields()
             if not field.is_base_class
         ]
     elif kind == "array":
         low, high = stripped.range()
         out["count"] = str(high - low + 1)
-        out["elem"] = _layout(stripped.target(), depth + 1)
-    elif kind == "ptr" and depth == 0:
+        out["elem"] = _layout(stripped.target(), depth + 1, True)
+    elif kind == "ptr" and depth <= 1 and not with_target_done:
         target = stripped.target()
-        out["target"] = _layout(target, depth + 1)
+        # One level of pointee (a jitclass's `data` member points at its fields).
+        out["target"] = _layout(target, depth + 1, True)
     return out
 
 
