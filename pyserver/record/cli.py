@@ -1,15 +1,82 @@
-"""`python -m pyserver record` (placeholder until its issue lands)."""
+"""`python -m pyserver record [--signatures FILE] -- COMMAND [ARGS...]`.
+
+Runs COMMAND with a `sitecustomize` hook on PYTHONPATH (chaining the user's own), so every Python
+process it starts, children included, records the signatures Numba compiles for workspace functions,
+failed compiles too. The file defaults to `.numba-lens/signatures.json` under the current directory
+(the workspace root); `check` and the editor read the same file. Exits with COMMAND's exit code.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
 
-from pyserver._stub import not_yet
+HOOK_DIR = Path(__file__).resolve().parent / "hook"
+PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--signatures",
+        default=None,
+        metavar="FILE",
+        help="where to record (default: .numba-lens/signatures.json under the current directory)",
+    )
+    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
+
+
+def recording_environment(signatures: Path, root: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment that switches recording on (also used by the editor for terminals and debugging)."""
+    env = dict(os.environ if base is None else base)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HOOK_DIR), env.get("PYTHONPATH", "")) if p)
+    env["NUMBA_LENS_RECORD"] = str(signatures)
+    env["NUMBA_LENS_RECORD_ROOT"] = str(root)
+    env["NUMBA_LENS_PYSERVER_PATH"] = str(PACKAGE_PARENT)
+    return env
 
 
 def run(args: argparse.Namespace) -> int:
-    return not_yet("record", args)
+    from pyserver.record import store
+
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        print(
+            "pyserver record: give a command after --, e.g. `python -m pyserver record -- python script.py`",
+            file=sys.stderr,
+        )
+        return 2
+    root = Path.cwd().resolve()
+    signatures = Path(args.signatures).resolve() if args.signatures else root / store.DEFAULT_RELATIVE
+    try:
+        before = store.load(signatures)
+    except ValueError as exc:
+        print(f"pyserver record: {exc}", file=sys.stderr)
+        return 2
+    count_before = sum(len(v) for v in before["functions"].values())
+    try:
+        completed = subprocess.run(command, env=recording_environment(signatures, root))
+    except FileNotFoundError:
+        print(f"pyserver record: command not found: {command[0]}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    try:
+        after = store.load(signatures)
+    except ValueError:
+        after = before
+    entries = [e for v in after["functions"].values() for e in v]
+    failed = sum(not e.get("ok", True) for e in entries)
+    print(
+        f"numba-lens: {len(entries) - count_before} new signature(s) recorded, {len(entries)} in all "
+        f"({failed} from failed compiles) in {signatures}",
+        file=sys.stderr,
+    )
+    for note in after.get("notes", []):
+        if note not in before.get("notes", []):
+            print(f"numba-lens: note: {note}", file=sys.stderr)
+    return completed.returncode
