@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -191,8 +192,28 @@ def _decorator_node(source: str, function: JitFunction) -> ast.expr | None:
     return next((d for d in node.decorator_list if d.lineno == function.decorator_line), None)
 
 
+def _parser_spelling(signature: str) -> str | None:
+    """A recorded signature in the spelling Numba's signature parser reads back exactly."""
+    parts = split_signature(signature)
+    if parts is None:
+        return None
+    converted = []
+    for part in parts:
+        spelled = signature_type(part)
+        if spelled is None and re.fullmatch(r"[\w\[\]:, ]+", part) and not part.startswith("array"):
+            spelled = part  # already in the parser's spelling, e.g. "float64[:]"
+        if spelled is None:
+            return None
+        converted.append(spelled)
+    return "(" + ", ".join(converted) + ")"
+
+
 def no_signature_fixes(source: str, data: dict[str, Any]) -> list[Fix]:
-    recorded = [s for s in data.get("recorded") or [] if isinstance(s, str)]
+    recorded = [
+        spelled
+        for spelled in (_parser_spelling(s) for s in data.get("recorded") or [] if isinstance(s, str))
+        if spelled is not None
+    ]
     name = data.get("function")
     if not recorded or not isinstance(name, str):
         return []
@@ -205,9 +226,9 @@ def no_signature_fixes(source: str, data: dict[str, Any]) -> list[Fix]:
         return []
     lines = cached_lines(source)
     fixes = []
-    choices: list[tuple[str, str]] = [(repr(sig), sig) for sig in recorded]
+    choices: list[tuple[str, str]] = [(f'"{sig}"', sig) for sig in recorded]
     if len(recorded) > 1:
-        choices.append(("[" + ", ".join(repr(sig) for sig in recorded) + "]", "all recorded signatures"))
+        choices.append(("[" + ", ".join(f'"{sig}"' for sig in recorded) + "]", "all recorded signatures"))
     for literal, label in choices:
         if isinstance(decorator, ast.Call):
             if decorator.args:
@@ -254,11 +275,24 @@ def no_signature_fixes(source: str, data: dict[str, Any]) -> list[Fix]:
                 default = defaults[index - first_default]
                 default_col = _col(lines, default.lineno, default.col_offset)
                 if default.lineno == line1:
-                    edits.append(Edit(line1 - 1, end, line1 - 1, default_col, f": {arg_type!r} = "))
+                    edits.append(Edit(line1 - 1, end, line1 - 1, default_col, f': "{arg_type}" = '))
                     continue
-            edits.append(Edit(line1 - 1, end, line1 - 1, end, f": {arg_type!r}"))
+            edits.append(Edit(line1 - 1, end, line1 - 1, end, f': "{arg_type}"'))
         if edits:
             fixes.append(Fix(f"Annotate the parameters with {sig}", edits))
+    return fixes
+
+
+def pin_types_fixes(source: str, function: str, signatures: list[list[str]]) -> list[Fix]:
+    """For a function whose types came from a run, the cache or a caller: write them into the source,
+    so they no longer depend on that run (and CI can type-check it)."""
+    recorded = ["(" + ", ".join(args) + ")" for args in signatures]
+    fixes = no_signature_fixes(source, {"function": function, "recorded": recorded})
+    for fix in fixes:
+        fix.title = fix.title.replace(
+            "Add the decorator signature", "Write the known types into the decorator:"
+        )
+        fix.title = fix.title.replace("Annotate the parameters with", "Write the known types as annotations:")
     return fixes
 
 
@@ -337,3 +371,54 @@ def quick_fixes(source: str, code: str, line1: int, data: dict[str, Any] | None)
     if code == "deprecation" and data.get("kind") == "nopython-false":
         return nopython_false_fixes(source, line1)
     return []
+
+
+# --- Numba type text -> text Numba's signature parser accepts --------------------------------------
+_SCALAR_NAMES = {
+    *(f"int{n}" for n in (8, 16, 32, 64)),
+    *(f"uint{n}" for n in (8, 16, 32, 64)),
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "intp",
+    "uintp",
+    "unicode_type",
+    "none",
+}
+_ARRAY = re.compile(r"^array\((?P<dtype>\w+), (?P<ndim>\d+)d, (?P<layout>[CFA])\)$")
+_UNITUPLE = re.compile(r"^UniTuple\((?P<item>.+) x (?P<count>\d+)\)$")
+
+
+def signature_type(text: str) -> str | None:
+    """`array(float64, 1d, C)` -> `float64[::1]`, `bool` -> `boolean`, ...; None when the type has no
+    exact spelling in a signature string (readonly arrays, records, ...): never write a wrong type."""
+    text = text.strip()
+    if text in _SCALAR_NAMES:
+        return text
+    if text in ("bool", "boolean"):
+        return "boolean"
+    array = _ARRAY.match(text)
+    if array is not None:
+        dtype = signature_type(array.group("dtype"))
+        ndim = int(array.group("ndim"))
+        if dtype is None or ndim < 1 or dtype in ("unicode_type", "none"):
+            return None
+        dims = [":"] * ndim
+        if array.group("layout") == "C":
+            dims[-1] = "::1"
+        elif array.group("layout") == "F":
+            dims[0] = "::1"
+        return f"{dtype}[{', '.join(dims)}]"
+    unituple = _UNITUPLE.match(text)
+    if unituple is not None:
+        item = signature_type(unituple.group("item"))
+        return f"UniTuple({item}, {unituple.group('count')})" if item else None
+    return None
+
+
+def signature_text(args: list[str]) -> str | None:
+    converted = [signature_type(arg) for arg in args]
+    if any(item is None for item in converted):
+        return None
+    return "(" + ", ".join(item for item in converted if item is not None) + ")"

@@ -31,7 +31,7 @@ from pyserver.lsp.environment import NumbaCheck, check_numba
 from pyserver.lsp.scheduler import AnalysisScheduler, Outcome
 from pyserver.lsp.settings import Settings, parse_settings
 from pyserver.lsp.text import client_to_index, index_to_client, line_at
-from pyserver.lsp.views import AnalysedDocument, cached_lines, discover
+from pyserver.lsp.views import AnalysedDocument, cached_lines, discover, function_views, view_at
 
 logger = logging.getLogger("pyserver.lsp")
 
@@ -355,6 +355,9 @@ class NumbaLensServer(LanguageServer):
                         )
                     ],
                 )
+        if result.status == "cancelled":
+            logger.info("analysis of %s was cancelled; keeping the previous result", path)
+            return
         self.analysed[uri] = AnalysedDocument(uri, path, outcome.source, version, result)
         self.publish(uri)
 
@@ -420,9 +423,11 @@ class NumbaLensServer(LanguageServer):
         def run() -> Any:
             return self._engine().ir_view(path, source, function.name, signature, kind)
 
+        from pyserver.analysis.engine import AnalysisUnavailable
+
         try:
             view = await self.scheduler.run_exclusive(run)
-        except NumbaUnavailable as exc:
+        except (NumbaUnavailable, AnalysisUnavailable) as exc:
             raise JsonRpcServerError(str(exc), IR_ERROR_UNAVAILABLE) from exc
         except (ValueError, KeyError, IndexError, LookupError) as exc:
             raise JsonRpcServerError(f"{function.name}: {exc}", IR_ERROR_UNAVAILABLE) from exc
@@ -438,6 +443,35 @@ class NumbaLensServer(LanguageServer):
             "signature": view.signature,
             "lineMap": {str(k): list(v) for k, v in view.line_map.items()},
         }
+
+    def pin_types_actions(self, uri: str, source: str, line: int) -> list[lsp.CodeAction]:
+        """Types known only from a run, the cache or a caller: offer to write them into the source."""
+        view = view_at(function_views(source, self.analysed.get(uri)), line)
+        if view is None or view.info is None or view.current.annotations or view.current.signatures:
+            return []
+        borrowed = [s.args for s in view.info.signatures if s.source in ("recorded", "cache", "caller")]
+        if not borrowed:
+            return []
+        return [
+            lsp.CodeAction(
+                title=fix.title,
+                kind=lsp.CodeActionKind.RefactorRewrite,
+                edit=lsp.WorkspaceEdit(changes={uri: self.text_edits(source, fix.edits)}),
+            )
+            for fix in actions.pin_types_fixes(source, view.current.name, borrowed)
+        ]
+
+    def text_edits(self, source: str, edits: list[actions.Edit]) -> list[lsp.TextEdit]:
+        return [
+            lsp.TextEdit(
+                range=lsp.Range(
+                    self.to_client(source, edit.line, edit.col),
+                    self.to_client(source, edit.end_line, edit.end_col),
+                ),
+                new_text=edit.new_text,
+            )
+            for edit in edits
+        ]
 
     # --- position helpers ------------------------------------------------------------------------------
     def to_index(self, source: str, position: lsp.Position) -> int:
@@ -605,28 +639,19 @@ def register_features(server: NumbaLensServer) -> None:
         source = ls.document_source(uri)
         if source is None:
             return []
-        if params.context.only and not any(
-            kind == lsp.CodeActionKind.QuickFix or str(kind).startswith("quickfix")
-            for kind in params.context.only
-        ):
-            return []
+
+        def wanted(kind: lsp.CodeActionKind) -> bool:
+            only = [str(getattr(k, "value", k)) for k in params.context.only or []]
+            return not only or any(kind.value == k or kind.value.startswith(f"{k}.") for k in only)
+
         result = []
-        for diagnostic in params.context.diagnostics:
+        for diagnostic in params.context.diagnostics if wanted(lsp.CodeActionKind.QuickFix) else []:
             if diagnostic.code not in FIXABLE_CODES:
                 continue
             data = diagnostic.data if isinstance(diagnostic.data, dict) else None
             fixes = actions.quick_fixes(source, str(diagnostic.code), diagnostic.range.start.line + 1, data)
             for fix in fixes:
-                edits = [
-                    lsp.TextEdit(
-                        range=lsp.Range(
-                            ls.to_client(source, edit.line, edit.col),
-                            ls.to_client(source, edit.end_line, edit.end_col),
-                        ),
-                        new_text=edit.new_text,
-                    )
-                    for edit in fix.edits
-                ]
+                edits = ls.text_edits(source, fix.edits)
                 result.append(
                     lsp.CodeAction(
                         title=fix.title,
@@ -636,6 +661,8 @@ def register_features(server: NumbaLensServer) -> None:
                         edit=lsp.WorkspaceEdit(changes={uri: edits}),
                     )
                 )
+        if wanted(lsp.CodeActionKind.RefactorRewrite):
+            result.extend(ls.pin_types_actions(uri, source, params.range.start.line + 1))
         return result
 
     @server.feature(IR_VIEW)
