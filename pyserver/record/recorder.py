@@ -39,7 +39,7 @@ class _Recorder:
             return
         py_func = getattr(dispatcher, "py_func", None)
         relative = self.function_path(py_func)
-        if relative is None:
+        if relative is None or py_func is None:
             return
         key = store.function_key(relative, py_func.__qualname__)
         readable = [str(a) for a in args]

@@ -12,6 +12,9 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+import types
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -34,7 +37,9 @@ def _chain_user_sitecustomize() -> None:
 class _NumbaWatcher:
     """A one-shot meta-path finder: when `numba` is imported, install the recorder after it loads."""
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: types.ModuleType | None = None
+    ) -> ModuleSpec | None:
         if fullname != "numba":
             return None
         sys.meta_path.remove(self)
@@ -44,7 +49,7 @@ class _NumbaWatcher:
         loader = spec.loader
         original_exec = loader.exec_module
 
-        def exec_module(module: object) -> None:
+        def exec_module(module: types.ModuleType) -> None:
             original_exec(module)
             try:
                 _install_recorder()
@@ -69,4 +74,4 @@ if os.environ.get("NUMBA_LENS_RECORD"):
     if "numba" in sys.modules:
         _install_recorder()
     else:
-        sys.meta_path.insert(0, _NumbaWatcher())  # type: ignore[arg-type]
+        sys.meta_path.insert(0, _NumbaWatcher())
