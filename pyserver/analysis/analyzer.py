@@ -111,6 +111,7 @@ class Analyzer:
         numba_api.warm_up()
         self.loader = Loader(self.root)
         self.memo: OrderedDict[tuple[Any, ...], Memo] = OrderedDict()
+        self.object_memo: dict[tuple[Any, ...], tuple[numba_api.ObjectModeResult, int]] = {}
         self._run_fingerprints: dict[int, str] = {}
         self._fresh: set[tuple[str, str]] = set()  # functions inferred in this run
         self._callee_depth = 0
@@ -511,7 +512,7 @@ class Analyzer:
         return diagnostics
 
     @staticmethod
-    def _variables(inference: numba_api.Inference) -> list[VariableType]:
+    def _variables(inference: numba_api.Inference, def_line: int) -> list[VariableType]:
         variables = []
         for variable in inference.variables:
             ty = variable.type
@@ -522,8 +523,10 @@ class Analyzer:
             text = str(ty)
             if text in ("unknown", "undefined") or "undefined" in text:
                 text = "unknown"
+            # Numba places arguments on the decorator line; the contract puts them on the `def` line.
+            line = def_line if variable.is_arg else variable.line
             variables.append(
-                VariableType(variable.name, variable.ssa_name, text, variable.line, variable.is_arg, literal)
+                VariableType(variable.name, variable.ssa_name, text, line, variable.is_arg, literal)
             )
         return variables
 
@@ -638,7 +641,7 @@ class Analyzer:
                 mode="nopython",
                 ok=not inference.errors,
                 error_count=len(inference.errors),
-                variables=self._variables(inference),
+                variables=self._variables(inference, function.def_line),
                 inference_ms=round(inference.elapsed_ms, 3),
                 exact=json.dumps(encoded, sort_keys=True) if encoded is not None else None,
             )
@@ -671,8 +674,19 @@ class Analyzer:
         result: FileResult,
     ) -> None:
         nargs = len(inspect.signature(record.py_func).parameters)
-        outcome = numba_api.compile_object_mode(record.dispatcher, nargs)
-        self._fresh.add(numba_api.function_id(record.py_func))
+        def_line = record.py_func.__code__.co_firstlineno
+        key = ("object-mode", self._fingerprint(record.py_func), nargs)
+        cached = self.object_memo.get(key)
+        if cached is not None:
+            previous, previous_line = cached
+            delta = def_line - previous_line
+            outcome = numba_api.ObjectModeResult(
+                [line + delta for line in previous.lifted_lines], previous.error, previous.elapsed_ms
+            )
+        else:
+            outcome = numba_api.compile_object_mode(record.dispatcher, nargs)
+            self.object_memo[key] = (outcome, def_line)
+            self._fresh.add(numba_api.function_id(record.py_func))
         info.signatures.append(
             SignatureResult(
                 args=["pyobject"] * nargs,
