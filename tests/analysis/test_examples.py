@@ -9,7 +9,6 @@ from analysis_helpers import by_code, text_at
 
 from pyserver.analysis.engine import AnalysisEngine
 
-
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
