@@ -1,0 +1,108 @@
+"""Jitted frame names and frame classes, on names captured from real gdb and on DESIGN.md's literals."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+PROGRAMS = Path(__file__).resolve().parent / "values_programs"
+sys.path.insert(0, str(PROGRAMS))
+
+from harness import run_to_line  # noqa: E402
+
+from pyserver.debug.frames import c_type_to_numba, classify_frame, parse_jit_frame_name  # noqa: E402
+
+DESIGN_NAME = "__main__::kernel[abi:v1][abi:c8tJTC_2fWwGaMLSgd6CjA4xXKR0tsqKIYSQsqDQwVMEsTAA_3d_3d](Array<double, 1, C, mutable, aligned>, long long)"
+
+
+def test_design_example():
+    parsed = parse_jit_frame_name(DESIGN_NAME)
+    assert parsed is not None
+    assert parsed.module == "__main__" and parsed.name == "kernel" and not parsed.wrapper
+    assert parsed.arg_types == ("array(float64, 1d, C)", "int64")
+    assert parsed.display == "kernel(array(float64, 1d, C), int64)"
+    wrapper = parse_jit_frame_name("cpython::" + DESIGN_NAME)
+    assert wrapper is not None and wrapper.wrapper and wrapper.display == parsed.display
+
+
+@pytest.mark.parametrize(
+    ("c_type", "numba"),
+    [
+        ("long long", "int64"),
+        ("double", "float64"),
+        ("int", "int32"),
+        ("bool", "bool"),
+        ("float", "float32"),
+        ("unsigned char", "uint8"),
+        ("complex128", "complex128"),
+        ("complex64", "complex64"),
+        ("Array<double, 2, F, readonly, aligned>", "readonly array(float64, 2d, F)"),
+        ("Array<complex128, 1, A, mutable, aligned>", "array(complex128, 1d, A)"),
+        ("Array<datetime64_5bD_5d, 1, C, mutable, aligned>", "array(datetime64[D], 1d, C)"),
+        ("UniTuple<long long, 2>", "UniTuple(int64 x 2)"),
+        ("Tuple<long long, double>", "Tuple(int64, float64)"),
+        ("ListType_5bfloat64_5d", "ListType[float64]"),
+        ("unicode_type", "unicode_type"),
+        # Unknown forms stay as gdb wrote them.
+        ("Record<2662>", "Record<2662>"),
+        ("SomeThing<weird, 3>", "SomeThing<weird, 3>"),
+    ],
+)
+def test_c_types_map_to_numba_types(c_type, numba):
+    assert c_type_to_numba(c_type) == numba
+
+
+def test_escaped_identifiers_are_decoded_only_where_unambiguous():
+    parsed = parse_jit_frame_name("pkg::mod::cache_data[abi:v3](double)")
+    assert parsed is not None
+    assert (parsed.module, parsed.name, parsed.display) == ("pkg.mod", "cache_data", "cache_data(float64)")
+
+
+@pytest.mark.parametrize(
+    ("frame", "kind"),
+    [
+        ({"func": DESIGN_NAME, "file": "prog.py", "line": "8"}, "jit"),
+        ({"func": "cpython::" + DESIGN_NAME}, "wrapper"),
+        ({"func": "compile_and_invoke", "file": "numba/_dispatcher.cpp", "line": "1222"}, "dispatcher"),
+        ({"func": "Dispatcher_call", "file": "numba/_dispatcher.cpp", "line": "1459"}, "dispatcher"),
+        ({"func": "_PyEval_EvalFrameDefault", "file": "Python/ceval.c", "line": "4769"}, "python-eval"),
+        ({"func": "_PyObject_MakeTpCall", "file": "Objects/call.c", "line": "214"}, "cpython"),
+        ({"func": "numba_gdb_breakpoint", "from": "/x/numba/_helperlib.so"}, "other"),
+        ({"func": "__numba_array_expr_0x7f2a1c0[abi:v5](double, double)", "line": "12"}, "other"),
+        ({"func": "main", "file": "Programs/python.c", "line": "15"}, "cpython"),
+        ({"func": "__libc_start_main", "from": "/lib/x86_64-linux-gnu/libc.so.6"}, "other"),
+    ],
+)
+def test_classify_literal_frames(frame, kind):
+    assert classify_frame(frame) == kind
+
+
+@pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is not installed")
+def test_real_stack_of_nested_jitted_calls():
+    stopped = run_to_line(PROGRAMS / "callee.py")
+    try:
+        stack = stopped.backend.execute(f"-stack-list-frames --thread {stopped.thread_id}")["stack"]
+    finally:
+        stopped.close()
+    for pid in (stopped.gdb_pid, stopped.inferior_pid):
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    kinds = [classify_frame(frame) for frame in stack]
+    # inner <- outer (both jitted, no wrapper between) <- outer's cpython:: wrapper <- dispatcher <- CPython
+    assert kinds[:4] == ["jit", "jit", "wrapper", "dispatcher"], kinds
+    assert "python-eval" in kinds
+    first_eval = kinds.index("python-eval")
+    assert all(kind in ("dispatcher", "cpython") for kind in kinds[3:first_eval]), kinds
+    inner = parse_jit_frame_name(stack[0]["func"])
+    outer = parse_jit_frame_name(stack[1]["func"])
+    wrapper = parse_jit_frame_name(stack[2]["func"])
+    assert inner is not None and inner.display == "inner(float64, int64)"
+    assert outer is not None and outer.display == "outer(array(float64, 1d, C), int64)"
+    assert wrapper is not None and wrapper.wrapper and wrapper.display == outer.display
+    assert inner.module == outer.module == "__main__"
+    # Nothing from CPython or the dispatcher is taken for a jitted function.
+    for frame in stack[3:]:
+        assert parse_jit_frame_name(str(frame.get("func", ""))) is None
