@@ -109,6 +109,16 @@ def _assignment_value(tree: ast.Module, line1: int, variable: str) -> ast.expr |
     return None
 
 
+def _enclosing_function(tree: ast.Module, line1: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.lineno <= line1 <= (node.end_lineno or node.lineno):
+                if best is None or node.lineno > best.lineno:
+                    best = node
+    return best
+
+
 def _free_name(source_names: set[str], preferred: str) -> str:
     name = preferred
     while name in source_names:
@@ -135,7 +145,9 @@ def untyped_list_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fi
 
     numpy_alias = _module_alias(tree, "numpy")
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    loop_var = _free_name(names, "x")
+    function = _enclosing_function(tree, line1)
+    local_names = {n.id for n in ast.walk(function) if isinstance(n, ast.Name)} if function else names
+    loop_var = _free_name(local_names, "x")
     edits = []
     if numpy_alias is None:
         numpy_alias = "np" if "np" not in names else "numpy"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pyserver.analysis.model import Diagnostic, FunctionInfo, SignatureResult
-from pyserver.lsp.syntax import NameAt, name_at, reaching_store
+from pyserver.lsp.syntax import NameAt, name_at, names_in, reaching_store
 from pyserver.lsp.typeinfo import occurrence_types
 from pyserver.lsp.views import AnalysedDocument, FunctionView, function_views, view_at
 
@@ -111,7 +111,11 @@ def variable_markdown(
     info = view.info
     reason = _no_types_reason(view, context)
     if reason is not None or info is None:
-        return f"`{occurrence.name}`: {reason}" if occurrence.role != "load" else None
+        local = occurrence.role != "load" or any(
+            other.name == occurrence.name and other.role in ("store", "param")
+            for other in names_in(source, view.current)
+        )
+        return f"`{occurrence.name}`: {reason}" if local else None
     if not info.signatures:
         return f"`{occurrence.name}`: **types unknown**. {HOW_TO_GET_TYPES}"
     analysed_line = view.to_analysed(occurrence.line)

@@ -531,12 +531,15 @@ def register_features(server: NumbaLensServer) -> None:
             pass  # announced by check_environment
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls: NumbaLensServer, params: lsp.DidChangeConfigurationParams) -> None:
+    def did_change_configuration(ls: NumbaLensServer, params: lsp.DidChangeConfigurationParams) -> None:
+        # Applied before the next message is handled when the client pushes the values.
         pushed = params.settings
         if isinstance(pushed, dict) and isinstance(pushed.get("numbaLens"), dict):
             ls.apply_settings(parse_settings(pushed["numbaLens"], ls.settings, logger.warning))
         else:
-            await ls.pull_settings()
+            task = asyncio.ensure_future(ls.pull_settings())
+            ls._background.add(task)
+            task.add_done_callback(ls._background.discard)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: NumbaLensServer, params: lsp.DidOpenTextDocumentParams) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import sys
 from collections import defaultdict
@@ -112,6 +113,9 @@ class Session:
     async def open(self, name: str, text: str | None = None) -> list[lsp.Diagnostic]:
         """Open a document and return the diagnostics of its first analysis."""
         uri = self.uri(name)
+        if uri in self.texts:  # already open: its latest diagnostics
+            await self.wait_for(lambda: self.publish_count(uri) > 0, what=f"diagnostics of {uri}")
+            return self.diagnostics(uri)
         if text is None:
             text = (self.root / name).read_text(encoding="utf-8")
         before = self.publish_count(uri)
@@ -131,7 +135,7 @@ class Session:
         self.texts[uri] = text
         self.client.text_document_did_change(
             lsp.DidChangeTextDocumentParams(
-                lsp.VersionedTextDocumentIdentifier(uri, self.versions[uri]),
+                lsp.VersionedTextDocumentIdentifier(version=self.versions[uri], uri=uri),
                 [
                     lsp.TextDocumentContentChangePartial(
                         range=lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines) - 1, len(lines[-1]))),
@@ -170,10 +174,8 @@ class Session:
     async def hover_word(self, name: str, line: int, word: str, occurrence: int = 0) -> str | None:
         """Hover the `occurrence`-th `word` on the 1-based source `line`."""
         text = self.texts[self.uri(name)].split("\n")[line - 1]
-        start = -1
-        for _ in range(occurrence + 1):
-            start = text.index(word, start + 1)
-        return await self.hover(name, line - 1, start + 1)
+        matches = [m.start() for m in re.finditer(rf"\b{re.escape(word)}\b", text)]
+        return await self.hover(name, line - 1, matches[occurrence] + 1)
 
     async def code_lenses(self, name: str) -> list[lsp.CodeLens]:
         return list(
