@@ -371,4 +371,7 @@ class NumbaLensFrame(gdb.MICommand):
         return frame_report(int(argv[0]), int(argv[1]))
 
 
-NumbaLensFrame()
+try:
+    NumbaLensFrame()
+except RuntimeError:  # already registered by an earlier `source` in this gdb
+    pass
