@@ -90,7 +90,9 @@ def _shifted(inference: numba_api.Inference, path: str, delta: int) -> numba_api
             )
             for e in inference.errors
         ],
-        warnings=[numba_api.WarningInfo(w.category, w.text, move(w.line)) for w in inference.warnings],
+        warnings=[
+            numba_api.WarningInfo(w.category, w.text, move(w.line), w.filename) for w in inference.warnings
+        ],
         variables=[
             numba_api.VariableInfo(v.name, v.ssa_name, v.type, v.line + delta, v.is_arg)
             for v in inference.variables

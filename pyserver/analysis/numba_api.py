@@ -421,6 +421,7 @@ class WarningInfo:
     category: str  # "performance" | "deprecation" | "other"
     text: str
     line: int | None
+    filename: str | None = None
 
 
 @dataclass
@@ -640,7 +641,14 @@ def _warning_info(record: warnings.WarningMessage) -> WarningInfo:
         category = "other"
     loc = getattr(message, "loc", None)
     line = int(loc.line) if loc is not None and getattr(loc, "line", None) else None
-    return WarningInfo(category, text, line)
+    filename = getattr(loc, "filename", None) if loc is not None else record.filename
+    return WarningInfo(category, text, line, filename)
+
+
+def _names_this_function(text: str, py_func: Any) -> bool:
+    """False for a warning about another function (e.g. an overload implementation compiled on the way)."""
+    named = re.search(r"of function '([^']+)'", text)
+    return named is None or named.group(1) in (py_func.__name__, py_func.__qualname__)
 
 
 def infer(dispatcher: Any, args: tuple[Any, ...], return_type: Any | None) -> Inference:
@@ -675,7 +683,12 @@ def infer(dispatcher: Any, args: tuple[Any, ...], return_type: Any | None) -> In
             info = _error_info(exc, filename)
             info.text = f"{type(exc).__name__}: {exc}"
             result.errors.append(info)
-    result.warnings = [_warning_info(w) for w in caught if isinstance(w.message, errors.NumbaWarning)]
+    # Warnings from library code compiled on the way (overload implementations) are not the user's.
+    result.warnings = [
+        info
+        for info in (_warning_info(w) for w in caught if isinstance(w.message, errors.NumbaWarning))
+        if info.filename in (None, filename) and _names_this_function(info.text, py_func)
+    ]
     result.elapsed_ms = (time.perf_counter() - started) * 1000.0
     return result
 
