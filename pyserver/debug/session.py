@@ -171,8 +171,12 @@ class Session:
             self.log(traceback.format_exc())
             self.stream.respond(request, success=False, message=f"{command} failed: {exc}")
             return
-        if request.get("_eof") is None and command != "_internal":
-            self.stream.respond(request, body if isinstance(body, dict) else None)
+        if request.get("_eof") is None:
+            try:
+                self.stream.respond(request, body if isinstance(body, dict) else None)
+            except (TypeError, ValueError) as exc:  # an unserialisable body must not end the worker
+                self.log(f"{command}: bad response body: {exc!r}")
+                self.stream.respond(request, success=False, message=f"{command} failed: {exc}")
 
     def new_id(self) -> int:
         with self._lock:
@@ -754,11 +758,11 @@ class Session:
             self.var_refs.clear()
         if self.values is not None:
             self.values.reset()
+        with self._lock:
+            bp = self.gdb_bps.get(str(payload.get("bkptno"))) if reason == "breakpoint-hit" else None
         self._delete_step_in_temps()
         body: dict[str, Any] = {"threadId": native, "allThreadsStopped": True}
         if reason == "breakpoint-hit":
-            with self._lock:
-                bp = self.gdb_bps.get(str(payload.get("bkptno")))
             if bp is not None and bp.log_message is not None:
                 self.output(self._format_log_message(bp.log_message, gdb_thread) + "\n", "console")
                 self._gdb_resume("-exec-continue")
@@ -766,9 +770,12 @@ class Session:
             if bp is not None and bp.temporary:
                 with self._lock:
                     self.gdb_bps.pop(bp.number, None)
-            body["reason"] = "function breakpoint" if bp is not None and bp.function else "breakpoint"
-            if bp is not None:
-                body["hitBreakpointIds"] = [bp.dap_id]
+            if bp is not None and bp.function == "step-in":
+                body["reason"] = "step"
+            else:
+                body["reason"] = "function breakpoint" if bp is not None and bp.function else "breakpoint"
+                if bp is not None:
+                    body["hitBreakpointIds"] = [bp.dap_id]
         elif reason in ("end-stepping-range", "function-finished", "location-reached"):
             if jitframes.classify_frame(frame) != "jit" and self.debugpy is not None:
                 # Left the outermost jitted frame: let debugpy stop in the Python caller.
@@ -874,10 +881,8 @@ class Session:
                 self.var_refs.clear()
             self._delete_step_in_temps()
             body["threadId"] = native
-            if (
-                self._step_to_python_pending
-                or (body.get("reason") == "breakpoint"
-                and not body.get("hitBreakpointIds"))
+            if self._step_to_python_pending or (
+                body.get("reason") == "breakpoint" and not body.get("hitBreakpointIds")
             ):
                 body["reason"] = "step" if self._step_to_python_pending else body["reason"]
             self._step_to_python_pending = False

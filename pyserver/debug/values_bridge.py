@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from pyserver.debug.dap import DapError
 from pyserver.debug.gdb.backend import c_string
 from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
 
@@ -25,23 +26,13 @@ _UNSAFE = re.compile(r"(?<![=!<>])=(?!=)|\+\+|--|\(\s*\)|\b\w+\s*\(")
 
 
 def _dap_from_reader_item(item: Any) -> dict[str, Any]:
-    """A scope or variable from the values module as a DAP dict whose `_handle` may be expanded."""
-    if isinstance(item, dict):
-        data = dict(item)
-    else:
-        data = {
-            k: getattr(item, k) for k in dir(item) if not k.startswith("_") and not callable(getattr(item, k))
-        }
-    handle = data.pop("handle", None)
-    if handle is None:
-        handle = data.pop("_handle", None)
+    """A Scope or JitVariable of the values module as a DAP dict; `_handle` is what expands it."""
+    data: dict[str, Any] = dict(item.to_dap()) if hasattr(item, "to_dap") else dict(item)
     data.pop("variablesReference", None)
-    result: dict[str, Any] = {key: value for key, value in data.items() if value is not None}
-    if "value" in result:
-        result["value"] = str(result["value"])
-    if handle:
-        result["_handle"] = handle
-    return result
+    handle = getattr(item, "children", None) if not hasattr(item, "variables") else item.handle
+    if handle is not None:
+        data["_handle"] = handle
+    return data
 
 
 class ValuesBridge:
@@ -51,7 +42,7 @@ class ValuesBridge:
         self.reader: Any = None
         if JitValueReader is not None:
             try:
-                self.reader = JitValueReader(gdb)
+                self.reader = JitValueReader(gdb, log=log)
             except Exception as exc:
                 self.log(f"values module unavailable: {exc!r}")
         self._fallback: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
@@ -80,15 +71,7 @@ class ValuesBridge:
             return list(self._fallback.get(handle[1:], []))
         if self.reader is None:
             return []
-        kwargs = {}
-        if start is not None:
-            kwargs["start"] = int(start)
-        if count is not None:
-            kwargs["count"] = int(count)
-        try:
-            items = self.reader.children(handle, **kwargs)
-        except TypeError:
-            items = self.reader.children(handle)
+        items = self.reader.children(handle, int(start or 0), int(count) if count else None)
         return [_dap_from_reader_item(v) for v in items]
 
     def evaluate(self, gdb_thread: str, level: int, expression: str, context: str) -> dict[str, Any]:
@@ -96,15 +79,17 @@ class ValuesBridge:
             return {"result": "unavailable (hover and watch evaluate side-effect free expressions only)"}
         if self.reader is not None and hasattr(self.reader, "evaluate"):
             try:
-                return _dap_from_reader_item(
-                    self.reader.evaluate(self._thread_arg(gdb_thread), level, expression, context=context)
+                variable = self.reader.evaluate(
+                    self._thread_arg(gdb_thread), level, expression, context=context
                 )
-            except TypeError:
-                return _dap_from_reader_item(
-                    self.reader.evaluate(self._thread_arg(gdb_thread), level, expression)
-                )
+                data = _dap_from_reader_item(variable)
+                data["result"] = data.pop("value", "")
+                data.pop("name", None)
+                return data
             except GdbCommandError as exc:
-                return {"result": f"unavailable: {exc.message}"}
+                raise DapError(f"unavailable: {exc.message}") from None
+            except Exception as exc:  # JitValueError: refused, unknown or untrustworthy
+                raise DapError(str(exc)) from None
         try:
             reply = self.gdb.execute(
                 f"-data-evaluate-expression --thread {gdb_thread} --frame {level} {c_string(expression)}"

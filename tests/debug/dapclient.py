@@ -50,7 +50,9 @@ class DapClient:
                 self.messages.append(message)
                 self._cond.notify_all()
 
-    def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
+    def wait_for(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float, what: str
+    ) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -64,13 +66,19 @@ class DapClient:
                     raise AssertionError(f"timed out waiting for {what}; last messages: {kinds}")
                 self._cond.wait(remaining)
 
-    def request(self, command: str, arguments: dict[str, Any] | None = None, timeout: float = 60.0) -> dict[str, Any]:
+    def request(
+        self, command: str, arguments: dict[str, Any] | None = None, timeout: float = 60.0
+    ) -> dict[str, Any]:
         seq = self.stream.request(command, arguments)
         return self.wait_for(
-            lambda m: m.get("type") == "response" and m.get("request_seq") == seq, timeout, f"response to {command}"
+            lambda m: m.get("type") == "response" and m.get("request_seq") == seq,
+            timeout,
+            f"response to {command}",
         )
 
-    def ok(self, command: str, arguments: dict[str, Any] | None = None, timeout: float = 60.0) -> dict[str, Any]:
+    def ok(
+        self, command: str, arguments: dict[str, Any] | None = None, timeout: float = 60.0
+    ) -> dict[str, Any]:
         response = self.request(command, arguments, timeout)
         assert response["success"], f"{command} failed: {response.get('message')}"
         return dict(response.get("body") or {})
@@ -104,8 +112,10 @@ class DapClient:
         self.ok("initialize", {"adapterID": "numba", "linesStartAt1": True, "pathFormat": "path"})
         seq = self.stream.request("launch", {"program": str(program), "cwd": str(program.parent), **launch})
         self.wait_for(
-            lambda m: (m.get("type") == "event" and m.get("event") == "initialized")
-            or (m.get("type") == "response" and m.get("request_seq") == seq and not m.get("success")),
+            lambda m: (
+                (m.get("type") == "event" and m.get("event") == "initialized")
+                or (m.get("type") == "response" and m.get("request_seq") == seq and not m.get("success"))
+            ),
             EVENT_TIMEOUT_S,
             "initialized",
         )
