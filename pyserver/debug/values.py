@@ -273,11 +273,20 @@ def _dtype_size(dtype: NumbaType) -> int:
 # ----------------------------------------------------------------------------------------------------
 
 
-def _format_float(value: float) -> str:
+def _format_float(value: float, size: int = 8) -> str:
+    """Python's repr; for float32/float16 NumPy's shortest repr of that width (0.1, not 0.10000000149)."""
+    if size in (2, 4) and math.isfinite(value):
+        import numpy as np
+
+        return repr(float(str(np.float32(value) if size == 4 else np.float16(value))))
     return repr(float(value))
 
 
-def _format_complex(value: complex) -> str:
+def _format_complex(value: complex, size: int = 16) -> str:
+    if size == 8:
+        import numpy as np
+
+        return repr(complex(float(str(np.float32(value.real))), float(str(np.float32(value.imag)))))
     return repr(complex(value))
 
 
@@ -307,7 +316,7 @@ def decode_scalar(numba_type: NumbaType, data: bytes) -> tuple[str, Any]:
     if kind == "float":
         fmt = {8: "<d", 4: "<f", 2: "<e"}[size]
         number_f = struct.unpack(fmt, chunk)[0]
-        return _format_float(number_f), number_f
+        return _format_float(number_f, size), number_f
     if kind == "bool":
         flag = chunk != b"\0" * size
         return ("True" if flag else "False"), flag
@@ -315,7 +324,7 @@ def decode_scalar(numba_type: NumbaType, data: bytes) -> tuple[str, Any]:
         fmt = "<dd" if size == 16 else "<ff"
         real, imag = struct.unpack(fmt, chunk)
         number_c = complex(real, imag)
-        return _format_complex(number_c), number_c
+        return _format_complex(number_c, size), number_c
     if kind in ("datetime", "timedelta"):
         number = int.from_bytes(chunk, "little", signed=True)
         return _decode_datetime(kind, numba_type.unit, number), number
@@ -1071,7 +1080,7 @@ class JitValueReader:
                     number_f = struct.unpack("<f", struct.pack("<f", number_f))[0]
                 return JitVariable(
                     name,
-                    _format_float(number_f),
+                    _format_float(number_f, numba_type.size),
                     numba_type.text,
                     raw=number_f,
                     evaluate_name=name,

@@ -278,6 +278,21 @@ def test_datetime_and_complex_arrays_are_readable(containers):
     assert _elements(reader, args["cz"]) == [repr(complex(r, i)) for r, i in stopped.expected["cz"]]
 
 
+def test_float32_values_print_as_numpy_does(containers):
+    stopped, reader = containers
+    f32 = _vars(containers, "Arguments")["f32"]
+    assert f32.type == "array(float32, 1d, C)"
+    assert _elements(reader, f32) == stopped.expected["f32"] == ["0.1", "2.5", "-0.001"]
+
+
+def test_unknown_frame_is_a_clear_error(containers):
+    stopped, reader = containers
+    with pytest.raises(JitValueError, match="cannot read frame 999"):
+        reader.frame_scopes(stopped.thread_id, 999)
+    # The reader still works afterwards.
+    assert _vars(containers, "Locals")["acc"].value == "Acc(x=2.5, n=3)"
+
+
 def test_large_array_is_paged(containers):
     stopped, reader = containers
     big = _vars(containers, "Arguments")["big"]

@@ -20,7 +20,7 @@ class Acc:
 
 
 @njit(debug=True)
-def containers(recs, dts, cz, big):
+def containers(recs, dts, cz, big, f32):
     s = "héllo" + str(len(recs))
     lst = List()
     for i in range(5):
@@ -31,7 +31,7 @@ def containers(recs, dts, cz, big):
     acc = Acc(2.5, 3)
     k = 7  # STOP
     k += len(s) + len(lst) + len(d) + acc.n
-    return k, recs[1].w, dts[0], cz[1], big[0]
+    return k, recs[1].w, dts[0], cz[1], big[0], f32[0]
 
 
 rec_t = np.dtype([("id", np.int32), ("w", np.float64)])
@@ -41,6 +41,7 @@ recs["w"] = [0.5, 1.5, 2.5]
 dts = np.array(["2020-01-01", "2021-06-15", "NaT"], dtype="datetime64[D]")
 cz = np.array([1 + 2j, 3 - 4j], dtype=np.complex128)
 big = np.sin(np.arange(2500, dtype=np.float64))
+f32 = np.array([0.1, 2.5, -1e-3], dtype=np.float32)
 write_expected(
     {
         "s": "héllo3",
@@ -50,6 +51,7 @@ write_expected(
         "dts": [str(x) for x in dts],
         "cz": [[c.real, c.imag] for c in cz],
         "big": big.tolist(),
+        "f32": [repr(float(str(x))) for x in f32],
     }
 )
-print(containers(recs, dts, cz, big))
+print(containers(recs, dts, cz, big, f32))
