@@ -55,6 +55,7 @@ class Candidate:
 class Memo:
     inference: numba_api.Inference
     def_line: int
+    function: tuple[str, str]  # (file, qualname)
 
 
 def _shift_text(text: str, path: str, delta: int) -> str:
@@ -176,6 +177,7 @@ class Analyzer:
         self._run_fingerprints[id(py_func)] = "cycle:" + py_func.__qualname__  # a recursive call
         digest = hashlib.sha256()
         digest.update(numba_api.NUMBA_VERSION.encode())
+        digest.update(py_func.__code__.co_filename.encode())
         digest.update(self._function_source(py_func).encode())
         names: set[str] = set()
         codes = [py_func.__code__]
@@ -217,7 +219,7 @@ class Analyzer:
             return _shifted(memo.inference, py_func.__code__.co_filename, def_line - memo.def_line)
         with numba_api.callee_resolver(self._resolve_callee):
             inference = numba_api.infer(record.dispatcher, args, return_type)
-        self.memo[key] = Memo(inference, def_line)
+        self.memo[key] = Memo(inference, def_line, numba_api.function_id(py_func))
         self._fresh.add(numba_api.function_id(py_func))
         while len(self.memo) > MEMO_LIMIT:
             self.memo.popitem(last=False)
@@ -390,14 +392,12 @@ class Analyzer:
     def _callee_related(self, callee: tuple[str, str], args: tuple[Any, ...]) -> list[RelatedInformation]:
         """Where the callee fails for these argument types (the link from a call site to the callee)."""
         related: list[RelatedInformation] = []
+        record = self.loader.recorded.get(callee)
+        if record is None:
+            return related
         for memo in reversed(self.memo.values()):
             inference = memo.inference
-            if inference.args != args or not inference.errors:
-                continue
-            record = self.loader.recorded.get(callee)
-            if record is None:
-                break
-            if numba_api.function_id(record.py_func) != callee:
+            if memo.function != callee or inference.args != args or not inference.errors:
                 continue
             if memo.def_line != record.py_func.__code__.co_firstlineno:
                 inference = _shifted(

@@ -166,6 +166,7 @@ class Loader:
                 result.error = _load_error(exc, path)
             else:
                 self._stamps[name] = _stamp(path)
+        self.refresh_changed_modules()  # stamps the workspace modules this run imported
         result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result

@@ -1,0 +1,275 @@
+"""Faults in user code become `analysis-failed` diagnostics; the engine recovers; no process is left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from analysis_helpers import by_code
+
+from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable
+
+GOOD = """
+from numba import njit
+
+@njit
+def good(x: int):
+    return x + 1
+"""
+
+
+def _gone(pid: int, within_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _write(root: Path, name: str, source: str) -> Path:
+    path = root / name
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def engine(tmp_path: Path):
+    engine = AnalysisEngine(tmp_path, timeout_s=4.0)
+    yield engine
+    pid = engine.worker_pid
+    engine.close()
+    if pid is not None:
+        assert _gone(pid), "the worker outlived close()"
+
+
+def _check_good(engine: AnalysisEngine, root: Path) -> None:
+    result = engine.analyze(_write(root, "good.py", GOOD))
+    assert result.status == "ok" and result.diagnostics == []
+    assert result.functions[0].signatures[0].return_type == "int64"
+
+
+def test_infinite_loop_at_import_times_out_and_the_worker_is_recycled(engine, tmp_path: Path) -> None:
+    engine.start()
+    first_pid = engine.worker_pid
+    path = _write(
+        tmp_path,
+        "loops.py",
+        """
+        from numba import njit
+
+        @njit
+        def f(x: int):
+            return x
+
+        while True:
+            pass
+        """,
+    )
+    started = time.monotonic()
+    result = engine.analyze(path)
+    assert time.monotonic() - started < 30
+    (failure,) = by_code(result, "analysis-failed")
+    assert result.status == "failed"
+    assert "time-out after 4 s" in failure.message
+    # where the worker was stuck (from its faulthandler dump): the loop
+    assert failure.range.start.line + 1 in (8, 9)
+    assert [f.name for f in result.functions] == ["f"]  # from the AST: lenses still have their functions
+    assert first_pid is not None and _gone(first_pid)
+    _check_good(engine, tmp_path)
+    assert engine.worker_pid not in (None, first_pid)
+
+
+def test_segfault_at_import(engine, tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "segfaults.py",
+        """
+        import ctypes
+        from numba import njit
+
+        @njit
+        def f(x: int):
+            return x
+
+        ctypes.string_at(0)
+        """,
+    )
+    result = engine.analyze(path)
+    (failure,) = by_code(result, "analysis-failed")
+    assert "crashed" in failure.message and "SIGSEGV" in failure.message
+    assert failure.range.start.line + 1 == 9
+    _check_good(engine, tmp_path)
+
+
+def test_syntax_error(engine, tmp_path: Path) -> None:
+    path = _write(tmp_path, "syntax.py", "from numba import njit\n\n@njit\ndef f(x:\n    return x\n")
+    result = engine.analyze(path)
+    (failure,) = by_code(result, "analysis-failed")
+    assert "syntax error" in failure.message
+    assert failure.range.start.line + 1 in (4, 5)
+    _check_good(engine, tmp_path)
+
+
+def test_non_utf8_file(engine, tmp_path: Path) -> None:
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"from numba import njit\n# caf\xe9\n@njit\ndef f(x: int):\n    return x\n")
+    result = engine.analyze(path)
+    (failure,) = by_code(result, "analysis-failed")
+    assert "not valid text" in failure.message
+    # With a coding cookie the same bytes are a valid module.
+    declared = tmp_path / "declared.py"
+    declared.write_bytes(
+        b"# -*- coding: latin-1 -*-\nfrom numba import njit\n# caf\xe9\n@njit\ndef f(x: int):\n    return x\n"
+    )
+    result = engine.analyze(declared)
+    assert result.status == "ok" and result.diagnostics == []
+
+
+def test_import_error_keeps_the_functions_defined_before_it(engine, tmp_path: Path) -> None:
+    source = """
+        from numba import njit
+
+        @njit
+        def before(x: int):
+            return x + (1, 2)
+
+        import no_such_module_anywhere
+
+        @njit
+        def after(x: int):
+            return x
+        """
+    result = engine.analyze(_write(tmp_path, "import_error.py", source))
+    (failure,) = by_code(result, "analysis-failed")
+    assert "ModuleNotFoundError" in failure.message and failure.range.start.line + 1 == 8
+    assert [d.function for d in by_code(result, "typing-error")] == ["before"]
+    after = next(f for f in result.functions if f.name == "after")
+    assert after.signatures == []
+
+
+def test_ten_thousand_line_file(engine, tmp_path: Path) -> None:
+    parts = ["import numpy as np", "from numba import njit", ""]
+    for index in range(60):
+        parts += [
+            "@njit",
+            f"def kernel_{index}(a: 'float64[:]', n: int):",
+            "    total = 0.0",
+            "    for i in range(n):",
+            f"        total += a[i] * {index}.0",
+            "    return total",
+            "",
+        ]
+    filler = 0
+    while len(parts) < 10_000:
+        parts += [f"def plain_{filler}(x):", f"    return x + {filler}", ""]
+        filler += 1
+    parts += ["@njit", "def last(x: int):", "    return x + (1, 2)", ""]
+    source = "\n".join(parts)
+    assert len(source.splitlines()) >= 10_000
+    engine.timeout_s = 120.0
+    result = engine.analyze(_write(tmp_path, "big.py", source))
+    assert result.status == "ok"
+    (error,) = by_code(result, "typing-error")
+    assert error.function == "last" and error.range.start.line + 1 == len(source.splitlines())
+    assert sum(1 for f in result.functions if f.signatures and f.signatures[0].ok) == 60
+
+
+def test_cancel_abandons_the_run(engine, tmp_path: Path) -> None:
+    engine.timeout_s = 60.0
+    path = _write(
+        tmp_path,
+        "slow.py",
+        "import time\nfrom numba import njit\n\n@njit\ndef f(x: int):\n    return x\n\ntime.sleep(50)\n",
+    )
+    engine.start()
+    timer = threading.Timer(1.5, engine.cancel)
+    timer.start()
+    started = time.monotonic()
+    result = engine.analyze(path)
+    assert result.status == "cancelled" and result.diagnostics == []
+    assert time.monotonic() - started < 15
+    _check_good(engine, tmp_path)
+
+
+def test_memory_limit(tmp_path: Path) -> None:
+    engine = AnalysisEngine(tmp_path, timeout_s=30.0, memory_limit_mb=700)
+    try:
+        engine.start()
+        pid = engine.worker_pid
+        path = _write(tmp_path, "hog.py", "import time\nblob = b'x' * (900 * 1024 * 1024)\ntime.sleep(20)\n")
+        result = engine.analyze(path)
+        (failure,) = by_code(result, "analysis-failed")
+        assert "700 MB" in failure.message
+        assert pid is not None and _gone(pid)
+        _check_good(engine, tmp_path)
+    finally:
+        engine.close()
+
+
+def test_untrusted_workspace_executes_nothing(tmp_path: Path) -> None:
+    marker = tmp_path / "executed.txt"
+    path = _write(
+        tmp_path,
+        "side_effect.py",
+        f"""
+        from numba import njit
+        open({str(marker)!r}, "w").write("ran")
+
+        @njit
+        def f(x: int):
+            return x
+        """,
+    )
+    # A cache index file that would be unpickled in a trusted workspace.
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "side_effect.f-5.py311.nbi").write_bytes(b"not a pickle")
+    engine = AnalysisEngine(tmp_path, trusted=False)
+    try:
+        result = engine.analyze(path)
+        assert result.status == "untrusted" and result.diagnostics == []
+        assert [f.name for f in result.functions] == ["f"]
+        assert engine.worker_pid is None
+        with pytest.raises(AnalysisUnavailable):
+            engine.ir_view(path, None, "f", 0, "llvm")
+        with pytest.raises(AnalysisUnavailable):
+            engine.start()
+    finally:
+        engine.close()
+    assert not marker.exists()
+
+
+def test_worker_dies_with_its_parent(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+        from pyserver.analysis.engine import AnalysisEngine
+        engine = AnalysisEngine({str(tmp_path)!r})
+        engine.start()
+        print(engine.worker_pid, flush=True)
+        time.sleep(120)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        worker_pid = int(parent.stdout.readline())
+        assert psutil.pid_exists(worker_pid)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(timeout=10)
+        assert _gone(worker_pid), "the worker outlived its killed parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()

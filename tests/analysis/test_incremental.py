@@ -1,0 +1,125 @@
+"""Incremental re-analysis: an edited function and its callers are re-inferred; the rest is reused."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+from analysis_helpers import by_code
+
+SOURCE = textwrap.dedent(
+    """
+    from numba import njit
+
+    @njit
+    def leaf(x: int):
+        return x + 1
+
+    @njit
+    def middle(x: int):
+        return leaf(x) * 2
+
+    @njit
+    def top(x: int):
+        return middle(x) - 3
+
+    @njit
+    def alone(y: float):
+        z = y * 2.0
+        return z
+
+    @njit
+    def broken(y: float):
+        return y + (1, 2)
+    """
+)
+
+
+def test_edit_one_function_reinfers_it_and_its_callers(ws) -> None:
+    name = "inc_edit.py"
+    path = ws.write(name, SOURCE)
+    first = ws.engine.analyze(path, SOURCE)
+    assert sorted(first.inferred) == ["alone", "broken", "leaf", "middle", "top"]
+    again = ws.engine.analyze(path, SOURCE)
+    assert again.inferred == [] and sorted(again.reused) == ["alone", "broken", "leaf", "middle", "top"]
+    assert [d.message for d in again.diagnostics] == [d.message for d in first.diagnostics]
+
+    edited = SOURCE.replace("return x + 1", "return x + 10")
+    after_edit = ws.engine.analyze(path, edited)
+    assert sorted(after_edit.inferred) == ["leaf", "middle", "top"]
+    assert sorted(after_edit.reused) == ["alone", "broken"]
+    top = next(f for f in after_edit.functions if f.name == "top")
+    assert top.signatures[0].return_type == "int64"
+
+    # Only `alone` changes: its callers (none) and itself.
+    edited_alone = edited.replace("z = y * 2.0", "z = y * 3.0")
+    result = ws.engine.analyze(path, edited_alone)
+    assert result.inferred == ["alone"]
+
+
+def test_moved_functions_are_reused_with_shifted_lines(ws) -> None:
+    name = "inc_move.py"
+    path = ws.write(name, SOURCE)
+    first = ws.engine.analyze(path, SOURCE)
+    (error,) = by_code(first, "typing-error")
+    alone = next(f for f in first.functions if f.name == "alone").signatures[0]
+    z_line = next(v.line for v in alone.variables if v.name == "z")
+
+    moved = SOURCE.replace("@njit\ndef alone", "# two new lines\n# above alone\n@njit\ndef alone")
+    result = ws.engine.analyze(path, moved)
+    assert "alone" in result.reused and "broken" in result.reused
+    (moved_error,) = by_code(result, "typing-error")
+    assert moved_error.range.start.line == error.range.start.line + 2
+    assert moved_error.range.start.character == error.range.start.character
+    assert moved_error.message == error.message
+    moved_alone = next(f for f in result.functions if f.name == "alone").signatures[0]
+    assert next(v.line for v in moved_alone.variables if v.name == "z") == z_line + 2
+    lines = moved.splitlines()
+    assert lines[moved_error.range.start.line].strip() == "return y + (1, 2)"
+
+
+def test_changed_imported_workspace_module_is_reloaded(ws) -> None:
+    helper = ws.write(
+        "inc_helper_mod.py",
+        """
+        from numba import njit
+
+        @njit
+        def helper(x):
+            return x * 2
+        """,
+    )
+    source = textwrap.dedent(
+        """
+        from numba import njit
+        from inc_helper_mod import helper
+
+        @njit
+        def user(x: int):
+            return helper(x)
+        """
+    )
+    path = ws.write("inc_user.py", source)
+    first = ws.engine.analyze(path, source)
+    assert first.diagnostics == [] and first.functions[0].signatures[0].return_type == "int64"
+
+    helper.write_text(
+        textwrap.dedent(
+            """
+            from numba import njit
+
+            @njit
+            def helper(x):
+                return x + (1, 2)
+            """
+        )
+    )
+    stat = helper.stat()
+    os.utime(helper, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
+    second = ws.engine.analyze(path, source)
+    (error,) = [d for d in second.diagnostics if d.severity == "error"]
+    assert error.function == "user" and "helper" in error.message
+    assert error.relatedInformation and error.relatedInformation[0].path == str(helper)
+    assert error.relatedInformation[0].range.start.line == 6 - 1
+    assert "add(int64, Tuple(" in error.relatedInformation[0].message
+    assert second.inferred == ["user"]
