@@ -120,6 +120,7 @@ class Session:
         self._drop_debugpy_pause = False
         self._step_to_python_pending = False
         self._exit_code: int | None = None
+        self._last_bp_record: dict[str, Any] = {}
 
     # --- main loop -----------------------------------------------------------------------------------
     def serve(self) -> int:
@@ -295,10 +296,6 @@ class Session:
             parts = out.stdout.split()
             numba_version = parts[0] if parts and parts[0] != "None" else None
             debugpy_ok = len(parts) > 2 and parts[2] == "True"
-        if not debugpy_ok:
-            raise DapError(
-                f"debugpy is not installed in {python}. Install it: {python} -m pip install debugpy"
-            )
         if self.mode == "mixed":
             if numba_version is None:
                 raise DapError(
@@ -312,6 +309,10 @@ class Session:
                     f'newer; tested with 0.68). Upgrade: {python} -m pip install -U "numba>=0.68,<0.69", '
                     'or use "mode": "python".'
                 )
+        if not debugpy_ok:
+            raise DapError(
+                f"debugpy is not installed in {python}. Install it: {python} -m pip install debugpy"
+            )
 
     def _launch_mixed(
         self,
@@ -670,8 +671,6 @@ class Session:
             results.append(self._gdb_bp_to_dap(created, self._last_bp_record))
         return {"breakpoints": results}
 
-    _last_bp_record: dict[str, Any] = {}
-
     def _insert_function_breakpoint(self, bp: dict[str, Any], *, temporary: bool = False) -> GdbBreakpoint:
         assert self.gdb is not None
         name = str(bp.get("name", "")).strip()
@@ -895,8 +894,8 @@ class Session:
             body["threadId"] = self._native_of_debugpy_thread(int(body.get("threadId", 0)))
             self.stream.event("continued", body)
         elif event == "output":
-            if body.get("category") in ("stdout", "stderr") and self.pty is not None:
-                return  # the pty already carries the program's output
+            # With redirectOutput off the program's own output comes through the pty; what debugpy
+            # sends as stdout is its log points.
             if body.get("category") == "telemetry":
                 return
             self.stream.event("output", body)

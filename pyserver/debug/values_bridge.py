@@ -1,9 +1,9 @@
 """Variables in jitted frames, as the session needs them.
 
-The values engineer's `pyserver.debug.values.JitValueReader` does the real work (SSA versions folded,
-argument values recovered, arrays/tuples/records expanded). Until it is importable this bridge falls
-back to `-stack-list-variables`, folding `x$N` versions and marking values it cannot trust as
-unavailable: never a wrong value.
+`pyserver.debug.values.JitValueReader` does the real work (SSA versions folded, argument values
+recovered, arrays/tuples/records expanded); this bridge maps its results to DAP dicts. If the reader
+fails, a fallback over `-stack-list-variables` shows names and marks what it cannot trust unavailable:
+never a wrong value.
 """
 
 from __future__ import annotations
@@ -15,11 +15,7 @@ from typing import Any
 from pyserver.debug.dap import DapError
 from pyserver.debug.gdb.backend import c_string
 from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
-
-try:  # pragma: no cover - depends on which modules have landed
-    from pyserver.debug.values import JitValueReader  # type: ignore[import-not-found,attr-defined]
-except ImportError:  # pragma: no cover
-    JitValueReader = None
+from pyserver.debug.values import JitValueReader
 
 # Side-effect free expressions for hover/watch: names, members, indexing, arithmetic, comparisons.
 _UNSAFE = re.compile(r"(?<![=!<>])=(?!=)|\+\+|--|\(\s*\)|\b\w+\s*\(")
@@ -40,11 +36,10 @@ class ValuesBridge:
         self.gdb = gdb
         self.log = log
         self.reader: Any = None
-        if JitValueReader is not None:
-            try:
-                self.reader = JitValueReader(gdb, log=log)
-            except Exception as exc:
-                self.log(f"values module unavailable: {exc!r}")
+        try:
+            self.reader = JitValueReader(gdb, log=log)
+        except Exception as exc:  # the fallback below still shows names, never wrong values
+            self.log(f"values module unavailable: {exc!r}")
         self._fallback: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
 
     def reset(self) -> None:

@@ -6,6 +6,7 @@ in jitted code; the values/frames tests use it too.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import threading
@@ -20,6 +21,11 @@ from pyserver.debug.gdb.backend import GdbBackend, MIRecord
 from pyserver.debug.gdb.launcher import InferiorPty, configure_gdb, debuggee_argv, start_inferior
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
+PR_SET_CHILD_SUBREAPER = 36
+
+# Orphans of the adapter's tree (e.g. debugpy's daemonised adapter) are re-parented to this process
+# instead of init, so the no-orphans check below sees them.
+ctypes.CDLL("libc.so.6").prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 STOP_TIMEOUT_S = 120.0
 
 
@@ -102,7 +108,7 @@ def no_orphans() -> Iterator[None]:
     yield
     leftover = [p for p in live_descendants() if p.pid not in before]
     if leftover:
-        gone, alive = psutil.wait_procs(leftover, timeout=10)
+        _gone, alive = psutil.wait_procs(leftover, timeout=10)
         if alive:
             desc = [(p.pid, " ".join(p.cmdline())[:120]) for p in alive]
             for p in alive:
