@@ -1,0 +1,159 @@
+"""`python -m pyserver check`: formats, exit codes, directories, --signatures, --timeout (real subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pyserver.record import store, types_codec
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def check(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pyserver", "check", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_text_format_on_a_directory_exits_1() -> None:
+    proc = check("examples")
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(
+        line.startswith(
+            "examples/typing_errors.py:10:14: error: No implementation of function Function(<built-in"
+        )
+        and line.endswith("[typing-error]")
+        for line in lines
+    )
+    assert any(
+        line.startswith("examples/unify_return.py:10:9: error: ") and line.endswith("[unify-return]")
+        for line in lines
+    )
+    assert any(
+        line.endswith("[untyped-variable]") and line.startswith("examples/untyped_list.py:9:5:")
+        for line in lines
+    )
+    assert any(line.startswith("examples/parallel_nothing.py:6:7: warning:") for line in lines)
+    assert not any("kernels.py" in line for line in lines)
+    assert "error(s)" in proc.stderr
+
+
+def test_clean_file_exits_0_and_json_shape() -> None:
+    proc = check("examples/kernels.py", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert payload["diagnostics"] == []
+    walk = next(f for f in payload["functions"] if f["name"] == "walk")
+    assert walk["path"] == "examples/kernels.py" and walk["line"] == 12
+    assert walk["signatures"] == [
+        {
+            "args": ["array(float64, 1d, A)", "int64"],
+            "return_type": "float64",
+            "mode": "nopython",
+            "source": "annotation",
+            "ok": True,
+            "lifted_loops": [],
+        }
+    ]
+
+
+def test_json_diagnostics_carry_the_contract_fields() -> None:
+    proc = check("examples/unify_return.py", "--format", "json")
+    assert proc.returncode == 1
+    (diagnostic,) = json.loads(proc.stdout)["diagnostics"]
+    for key in (
+        "path",
+        "range",
+        "severity",
+        "code",
+        "message",
+        "source",
+        "function",
+        "signature",
+        "relatedInformation",
+    ):
+        assert key in diagnostic
+    assert diagnostic["path"] == "examples/unify_return.py"
+    assert diagnostic["range"] == {"start": {"line": 9, "character": 8}, "end": {"line": 9, "character": 21}}
+    assert diagnostic["severity"] == "error" and diagnostic["source"] == "numba"
+    assert diagnostic["function"] == "choose" and diagnostic["signature"] == "(int64)"
+    assert {r["message"] for r in diagnostic["relatedInformation"]} == {
+        "returns UniTuple(int64 x 2)",
+        "returns Literal[int](1)",
+    }
+    assert all(set(r) == {"path", "range", "message"} for r in diagnostic["relatedInformation"])
+
+
+def test_sarif_is_2_1_0() -> None:
+    proc = check("examples/typing_errors.py", "--format", "sarif")
+    assert proc.returncode == 1
+    sarif = json.loads(proc.stdout)
+    assert sarif["version"] == "2.1.0"
+    run = sarif["runs"][0]
+    assert run["tool"]["driver"]["name"] == "Numba Lens"
+    rule_ids = [rule["id"] for rule in run["tool"]["driver"]["rules"]]
+    first = run["results"][0]
+    assert rule_ids[first["ruleIndex"]] == first["ruleId"] == "typing-error"
+    region = first["locations"][0]["physicalLocation"]["region"]
+    assert (region["startLine"], region["startColumn"], region["endColumn"]) == (10, 14, 15)
+    assert first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "examples/typing_errors.py"
+    assert first["level"] == "error"
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert check("no/such/path.py").returncode == 2
+    assert check("examples", "--format", "xml").returncode == 2
+    assert check("examples", "--signatures", str(tmp_path / "missing.json")).returncode == 2
+
+
+def test_signatures_option_and_timeout(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text(
+        textwrap.dedent(
+            """
+            from numba import njit
+
+            @njit
+            def f(a):
+                return a + (1, 2)
+            """
+        )
+    )
+    (tmp_path / "hangs.py").write_text(
+        "from numba import njit\n\n@njit\ndef g(x):\n    return x\n\nwhile True:\n    pass\n"
+    )
+    (tmp_path / "plain.py").write_text("open('should-not-exist', 'w')\n")  # no jitted code: never executed
+    signatures = tmp_path / "elsewhere.json"
+    with store.locked(signatures) as data:
+        encoded = types_codec.encode_all((types_codec.decode({"kind": "named", "name": "int64"}),))
+        assert encoded is not None
+        store.merge(data, store.function_key("pkg/mod.py", "f"), store.Entry(["int64"], encoded, False))
+    proc = check(".", "--signatures", str(signatures), "--timeout", "3", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    payload = json.loads(proc.stdout)
+    codes = {(d["path"], d["code"]) for d in payload["diagnostics"]}
+    assert ("pkg/mod.py", "typing-error") in codes
+    assert ("hangs.py", "analysis-failed") in codes
+    f = next(f for f in payload["functions"] if f["name"] == "f")
+    assert f["signatures"][0]["source"] == "recorded"
+    assert not (tmp_path / "should-not-exist").exists()
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_no_jitted_code_is_success(tmp_path: Path, fmt: str) -> None:
+    (tmp_path / "plain.py").write_text("x = 1\n")
+    proc = check(".", "--format", fmt, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
