@@ -343,7 +343,7 @@ class SourceIndex:
 
 
 def _call_name(text: str) -> str | None:
-    for regex in (_CLASS_NAME_RE, _PLAIN_FUNCTION_RE):
+    for regex in (_CLASS_NAME_RE, _PLAIN_FUNCTION_RE, _OPERATOR_NAME_RE):
         match = regex.search(text)
         if match:
             return match.group(1)
