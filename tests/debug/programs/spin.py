@@ -12,6 +12,7 @@ def spin(n):
 
 
 def main():
+    spin(1)  # compile first: after "spinning" the thread is in jitted code
     print("spinning", flush=True)
     print(spin(10**13))
 

@@ -1,0 +1,140 @@
+"""Pause, ending the session from every state, the adapter's own death, and python mode."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from dapclient import DapClient
+
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+MIXED = PROGRAMS / "mixed.py"
+SPIN = PROGRAMS / "spin.py"
+
+
+@pytest.fixture
+def dap(tmp_path: Path) -> Iterator[DapClient]:
+    client = DapClient(str(tmp_path / "dap.log"))
+    yield client
+    client.close()
+
+
+def descendants(pid: int) -> list[psutil.Process]:
+    try:
+        return [p for p in psutil.Process(pid).children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def test_pause_in_a_long_jitted_loop_then_terminate(dap: DapClient) -> None:
+    assert dap.start(SPIN)["success"]
+    dap.wait_for(
+        lambda m: m.get("event") == "output" and "spinning" in m["body"].get("output", ""),
+        120,
+        "program output",
+    )
+    threads = dap.ok("threads")["threads"]
+    dap.ok("pause", {"threadId": threads[0]["id"]})
+    stop = dap.stopped()
+    assert stop["reason"] == "pause"
+    # The main thread is in the jitted loop.
+    main = next(t["id"] for t in dap.ok("threads")["threads"] if t["name"].startswith("MainThread"))
+    name, line = dap.top_frames(main)[0]["name"], dap.top_frames(main)[0]["line"]
+    assert name == "spin(int64)" and 8 <= line <= 12
+    assert [f["name"] for f in dap.top_frames(main)][1:3] == ["main", "<module>"]
+    dap.ok("terminate")
+    dap.event("terminated")
+    dap.event("exited")
+
+
+def test_pause_in_python_is_a_debugpy_stop(dap: DapClient, tmp_path: Path) -> None:
+    program = tmp_path / "sleepy.py"
+    program.write_text("import time\nprint('ready', flush=True)\nfor i in range(600):\n    time.sleep(0.1)\n")
+    assert dap.start(program)["success"]
+    dap.wait_for(
+        lambda m: m.get("event") == "output" and "ready" in m["body"].get("output", ""), 120, "ready"
+    )
+    dap.ok("pause", {"threadId": 0})
+    stop = dap.stopped()
+    assert stop["reason"] == "pause"
+    frames = dap.top_frames(stop["threadId"])
+    assert frames[0]["name"] == "<module>" and frames[0]["line"] in (3, 4)
+    # A Python frame: debugpy answers evaluate.
+    assert dap.ok("evaluate", {"expression": "i * 0", "frameId": frames[0]["id"]})["result"] == "0"
+
+
+def test_disconnect_while_stopped_in_jitted_code_ends_everything(dap: DapClient) -> None:
+    assert dap.start(MIXED, breakpoints={12: {}})["success"]
+    dap.stopped()
+    tree = descendants(dap.proc.pid)
+    assert {"gdb"} <= {p.name() for p in tree} and len(tree) >= 3  # gdb, debuggee, debugpy's adapter
+    dap.ok("disconnect", {"terminateDebuggee": True})
+    dap.event("terminated")
+    gone, alive = psutil.wait_procs(tree, timeout=30)
+    assert not alive, [p.cmdline() for p in alive]
+    dap.proc.stdin.close()  # type: ignore[union-attr]
+    assert dap.proc.wait(30) == 0
+
+
+def test_terminate_while_stopped_in_python(dap: DapClient) -> None:
+    assert dap.start(MIXED, breakpoints={19: {}})["success"]
+    dap.stopped()
+    tree = descendants(dap.proc.pid)
+    dap.ok("terminate")
+    dap.event("exited")
+    dap.event("terminated")
+    _gone, alive = psutil.wait_procs(tree, timeout=30)
+    assert not alive
+
+
+def test_editor_going_away_while_stopped(dap: DapClient) -> None:
+    assert dap.start(MIXED, breakpoints={12: {}})["success"]
+    dap.stopped()
+    tree = descendants(dap.proc.pid)
+    dap.proc.stdin.close()  # type: ignore[union-attr]
+    assert dap.proc.wait(60) == 0
+    _gone, alive = psutil.wait_procs(tree, timeout=30)
+    assert not alive
+
+
+def test_adapter_killed_while_stopped_leaves_nothing(dap: DapClient) -> None:
+    assert dap.start(MIXED, breakpoints={12: {}})["success"]
+    dap.stopped()
+    tree = descendants(dap.proc.pid)
+    assert len(tree) >= 3
+    os.kill(dap.proc.pid, signal.SIGKILL)
+    dap.proc.wait(30)
+    # gdb dies with the adapter (parent-death signal), the debuggee with gdb, debugpy's adapter with
+    # its connections; anything else would be re-parented to this (subreaper) process and fail the test.
+    _gone, alive = psutil.wait_procs(tree, timeout=30)
+    assert not alive, [p.cmdline() for p in alive]
+
+
+def test_program_exits_on_its_own(dap: DapClient) -> None:
+    assert dap.start(MIXED)["success"]
+    assert dap.event("exited")["exitCode"] == 0
+    dap.event("terminated")
+    assert "walk: 20.0" in dap.output_text()
+
+
+def test_exit_code_is_reported(dap: DapClient, tmp_path: Path) -> None:
+    program = tmp_path / "fails.py"
+    program.write_text("import sys\nsys.exit(3)\n")
+    assert dap.start(program)["success"]
+    assert dap.event("exited")["exitCode"] == 3
+
+
+def test_python_mode_debugs_jitted_functions_as_python(dap: DapClient) -> None:
+    assert dap.start(MIXED, mode="python", breakpoints={12: {"hitCondition": "3"}})["success"]
+    stop = dap.stopped()
+    frames = dap.top_frames(stop["threadId"])
+    assert (frames[0]["name"], frames[0]["line"]) == ("walk", 12)
+    variables = dap.scope_variables(frames[0]["id"])["Locals"]
+    assert variables["n"]["value"] == "4" and variables["i"]["value"] == "2"
+    assert not [p for p in descendants(dap.proc.pid) if p.name() == "gdb"]
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    assert dap.event("exited")["exitCode"] == 0
