@@ -117,12 +117,13 @@ class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
 /** In test mode, every DAP message summarised into the event log (what the e2e test asserts on). */
 function summarise(message: Record<string, unknown>): Record<string, unknown> {
   const body = (message.body ?? {}) as Record<string, unknown>;
-  const out: Record<string, unknown> = { type: message.type, command: message.command, event: message.event };
+  const out: Record<string, unknown> = { type: message.type, command: message.command, dapEvent: message.event };
   if (message.type === "response") {
     out.success = message.success;
     if (message.message) out.message = message.message;
     if (message.command === "stackTrace") {
-      out.frames = ((body.stackFrames ?? []) as { name: string; line: number; source?: { path?: string } }[]).map((f) => ({
+      out.frames = ((body.stackFrames ?? []) as { id: number; name: string; line: number; source?: { path?: string } }[]).map((f) => ({
+        id: f.id,
         name: f.name,
         line: f.line,
         path: f.source?.path,

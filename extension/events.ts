@@ -19,7 +19,7 @@ export function setEventsFile(file: string | undefined): void {
 export function recordEvent(event: string, data: Record<string, unknown> = {}): void {
   if (!target) return;
   try {
-    fs.appendFileSync(target, JSON.stringify({ time: Date.now(), event, ...data }) + "\n");
+    fs.appendFileSync(target, JSON.stringify({ ...data, time: Date.now(), event }) + "\n");
   } catch {
     // A test harness that removed its file must not break the extension.
   }

@@ -1,0 +1,316 @@
+// Drives a real VS Code (code-server, started by scripts/e2e.sh) with Playwright and Debian's Chromium,
+// on a copy of examples/, with the built .vsix installed. Every step saves a screenshot; assertions use
+// both the DOM (what a user sees) and the extension's event log (NUMBA_LENS_TEST_EVENTS).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { chromium, Page } from "playwright-core";
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set (run scripts/e2e.sh)`);
+  return value;
+};
+const URL = env("E2E_URL");
+const WORKSPACE = env("E2E_WORKSPACE");
+const EVENTS = env("E2E_EVENTS");
+const ARTIFACTS = env("E2E_ARTIFACTS");
+const CHROMIUM = env("E2E_CHROMIUM");
+const PROFILE = env("E2E_PROFILE");
+
+interface Event {
+  time: number;
+  event: string;
+  [key: string]: unknown;
+}
+
+function events(): Event[] {
+  return fs
+    .readFileSync(EVENTS, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as Event);
+}
+
+/** Polls the event log until `predicate` finds an event, or fails with `what`. */
+async function waitForEvent(what: string, predicate: (e: Event) => boolean, timeoutMs: number, since = 0): Promise<Event> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const found = events().find((e) => e.time >= since && predicate(e));
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+}
+
+/** 0-based line of the first line containing `needle` in a workspace file. */
+function lineOf(file: string, needle: string): number {
+  const lines = fs.readFileSync(path.join(WORKSPACE, file), "utf8").split("\n");
+  const index = lines.findIndex((l) => l.includes(needle));
+  if (index < 0) throw new Error(`"${needle}" not found in ${file}`);
+  return index;
+}
+
+interface StepResult {
+  name: string;
+  ok: boolean;
+  detail: string;
+  seconds: number;
+}
+const results: StepResult[] = [];
+let page: Page;
+let stepNumber = 0;
+
+async function step(name: string, body: () => Promise<string>): Promise<boolean> {
+  stepNumber += 1;
+  const started = Date.now();
+  let ok = true;
+  let detail: string;
+  try {
+    detail = await body();
+  } catch (error) {
+    ok = false;
+    detail = error instanceof Error ? error.message : String(error);
+  }
+  const shot = path.join(ARTIFACTS, `${String(stepNumber).padStart(2, "0")}-${name.replace(/[^a-z0-9]+/gi, "-").toLowerCase()}.png`);
+  await page.screenshot({ path: shot }).catch(() => undefined);
+  const seconds = (Date.now() - started) / 1000;
+  results.push({ name, ok, detail, seconds });
+  console.log(`e2e: ${ok ? "PASS" : "FAIL"} ${name} (${seconds.toFixed(1)}s): ${detail}  [${path.basename(shot)}]`);
+  return ok;
+}
+
+async function openFile(name: string): Promise<void> {
+  const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label^="${name}"]`).first();
+  await row.waitFor({ state: "visible", timeout: 30_000 });
+  await row.click();
+  await page.locator(`.tabs-container .tab.active[aria-label^="${name}"]`).first().waitFor({ timeout: 30_000 });
+  await page.locator(".monaco-editor .view-lines").first().waitFor({ timeout: 30_000 });
+}
+
+async function runCommand(title: string): Promise<void> {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10_000 });
+  await input.fill(`>${title}`);
+  await page.locator(".quick-input-widget .monaco-list-row").first().waitFor({ timeout: 10_000 });
+  await page.keyboard.press("Enter");
+}
+
+/** Moves the cursor with "Go to Line/Column" (1-based line and column). */
+async function goTo(line: number, column: number): Promise<void> {
+  // Ctrl+G (Go to Line/Column) acts on the active editor wherever the focus is.
+  await page.keyboard.press("Control+g");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10_000 });
+  await input.fill(`:${line}:${column}`);
+  await page.keyboard.press("Enter");
+}
+
+/** The screen y of a 1-based line number in the gutter of the active editor. */
+async function lineNumberBox(line: number): Promise<{ y: number; height: number }> {
+  const box = await page
+    .locator(".editor-group-container.active .margin-view-overlays .line-numbers", { hasText: new RegExp(`^${line}$`) })
+    .first()
+    .boundingBox();
+  if (!box) throw new Error(`line ${line} is not on screen`);
+  return { y: box.y, height: box.height };
+}
+
+async function main(): Promise<number> {
+  const context = await chromium.launchPersistentContext(PROFILE, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1600, height: 1000 },
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-dev-shm-usage",
+    ],
+  });
+  try {
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(30_000);
+
+    const workbench = await step("workbench opens the examples folder", async () => {
+      await page.goto(URL, { waitUntil: "domcontentloaded" });
+      await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+      await page.locator(".explorer-folders-view .monaco-list-row").first().waitFor({ timeout: 60_000 });
+      return "workbench and explorer visible";
+    });
+    if (!workbench) return 1;
+
+    await step("extension activates and the language server starts", async () => {
+      await openFile("typing_errors.py");
+      await waitForEvent("activation", (e) => e.event === "activated", 60_000);
+      const ready = await waitForEvent(
+        "the language server (serverReady, or serverFailed with its reason)",
+        (e) => e.event === "serverReady" || e.event === "serverFailed",
+        90_000,
+      );
+      if (ready.event === "serverFailed") throw new Error(`server failed: ${String(ready.message)}`);
+      return `interpreter ${JSON.stringify(ready.interpreter)}`;
+    });
+
+    const errorLine = lineOf("typing_errors.py", "return x + (1, 2)");
+    await step("squiggle of a typing error on the right line, and its Problems entry", async () => {
+      const diagnostics = await waitForEvent(
+        `an error diagnostic on typing_errors.py line ${errorLine + 1}`,
+        (e) =>
+          e.event === "diagnostics" &&
+          String(e.uri).endsWith("/typing_errors.py") &&
+          (e.items as { line: number; severity: string }[]).some((d) => d.line === errorLine && d.severity === "Error"),
+        120_000,
+      );
+      const item = (diagnostics.items as { line: number; severity: string; message: string; code: string }[]).find(
+        (d) => d.line === errorLine && d.severity === "Error",
+      )!;
+      // What the user sees: a red squiggle drawn on that line.
+      const squiggles = page.locator(".editor-group-container.active .squiggly-error");
+      await squiggles.first().waitFor({ state: "attached", timeout: 30_000 });
+      const target = await lineNumberBox(errorLine + 1);
+      const boxes = await squiggles.evaluateAll((nodes) =>
+        nodes.map((n) => {
+          const r = (n as HTMLElement).getBoundingClientRect();
+          return { y: r.y, height: r.height };
+        }),
+      );
+      const onLine = boxes.some((b) => Math.abs(b.y + b.height / 2 - (target.y + target.height / 2)) < target.height / 2);
+      if (!onLine) throw new Error(`no squiggle on line ${errorLine + 1}; squiggles at y=${boxes.map((b) => b.y).join(",")}, line at y=${target.y}`);
+      // And in the Problems panel.
+      await runCommand("View: Focus Problems (Errors, Warnings, Infos)");
+      const panel = page.locator(".markers-panel");
+      await panel.waitFor({ state: "visible", timeout: 15_000 });
+      const row = panel.locator(".monaco-list-row", { hasText: `[Ln ${errorLine + 1}` }).first();
+      await row.waitFor({ state: "visible", timeout: 15_000 });
+      const rowText = (await row.textContent()) ?? "";
+      return `${item.code}: ${item.message.split("\n")[0].slice(0, 100)} | Problems: ${rowText.slice(0, 120)}`;
+    });
+
+    const walkLine = lineOf("kernels.py", "def walk(");
+    const totalLine = lineOf("kernels.py", "total += x * 2.0");
+    await step("hover shows a Numba type", async () => {
+      await openFile("kernels.py");
+      await waitForEvent("diagnostics for kernels.py", (e) => e.event === "diagnostics" && String(e.uri).endsWith("/kernels.py"), 120_000);
+      const column = fs.readFileSync(path.join(WORKSPACE, "kernels.py"), "utf8").split("\n")[totalLine].indexOf("total") + 2;
+      const since = Date.now();
+      await goTo(totalLine + 1, column);
+      await page.keyboard.press("Control+k");
+      await page.keyboard.press("Control+i");
+      const hover = page.locator(".monaco-hover:not(.hidden)").first();
+      await hover.waitFor({ state: "visible", timeout: 20_000 });
+      await page.waitForFunction(() => /float64/.test(document.querySelector(".monaco-hover:not(.hidden)")?.textContent ?? ""), null, { timeout: 30_000 });
+      const text = (await hover.textContent()) ?? "";
+      const logged = await waitForEvent("a hover event", (e) => e.event === "hover" && e.line === totalLine, 10_000, since);
+      if (!/float64/.test(String(logged.text))) throw new Error(`hover event without float64: ${String(logged.text)}`);
+      await page.keyboard.press("Escape");
+      return `hover: ${text.replace(/\s+/g, " ").slice(0, 120)}`;
+    });
+
+    await step("code lenses above the jitted functions", async () => {
+      const lensEvent = await waitForEvent(
+        "a Debug JIT function lens for walk",
+        (e) =>
+          e.event === "codeLenses" &&
+          String(e.uri).endsWith("/kernels.py") &&
+          (e.lenses as { command?: string; arguments?: { function?: string }[] }[]).some(
+            (l) => l.command === "numbaLens.debugJitFunction" && l.arguments?.[0]?.function === "walk",
+          ),
+        60_000,
+      );
+      await goTo(1, 1);
+      const lens = page.locator(".editor-group-container.active .codelens-decoration a", { hasText: "Debug JIT function" });
+      await lens.first().waitFor({ state: "visible", timeout: 30_000 });
+      const titles = (lensEvent.lenses as { title?: string; line: number }[]).filter((l) => Math.abs(l.line - walkLine) <= 1);
+      return `${await lens.count()} Debug JIT function lenses; above walk: ${titles.map((t) => t.title).join(" | ")}`;
+    });
+
+    await step("Debug JIT function stops inside walk with call stack and variables", async () => {
+      const since = Date.now();
+      const lenses = page.locator(".editor-group-container.active .codelens-decoration a", { hasText: "Debug JIT function" });
+      // The lens drawn just above `def walk` (it sits above the decorator line).
+      const defLine = await lineNumberBox(walkLine + 1);
+      const count = await lenses.count();
+      let topmost = -1;
+      let bestY = -Infinity;
+      for (let i = 0; i < count; i++) {
+        if (!(await lenses.nth(i).isVisible())) continue;
+        const box = await lenses.nth(i).boundingBox();
+        if (box && box.y < defLine.y && box.y > bestY) {
+          bestY = box.y;
+          topmost = i;
+        }
+      }
+      if (topmost < 0) throw new Error("no Debug JIT function lens above def walk on screen");
+      await lenses.nth(topmost).click();
+      const started = await waitForEvent("the lens command", (e) => e.event === "debugJitFunction", 10_000, since);
+      if ((started as { function?: string }).function !== "walk") throw new Error(`lens started ${JSON.stringify(started)}`);
+      const stopped = await waitForEvent(
+        "a stopped event",
+        (e) => e.event === "dap" && e.type === "event" && e.dapEvent === "stopped",
+        150_000,
+        since,
+      ).catch(async (error: Error) => {
+        const problems = events().filter((e) => e.time >= since && (e.event === "dapError" || e.event === "debugConfigError" || (e.event === "dap" && e.success === false)));
+        throw new Error(`${error.message}; adapter said: ${JSON.stringify(problems).slice(0, 600)}`);
+      });
+      const walkEnd = lineOf("kernels.py", "return total");
+      const stack = await waitForEvent(
+        "a stackTrace whose top frame is walk in kernels.py",
+        (e) => e.event === "dap" && e.type === "response" && e.command === "stackTrace" && Array.isArray(e.frames) && (e.frames as unknown[]).length > 0,
+        30_000,
+        stopped.time,
+      );
+      const frames = stack.frames as { name: string; line: number; path?: string }[];
+      const top = frames[0];
+      if (!/^walk\b/.test(top.name) || !String(top.path).endsWith("kernels.py") || top.line < walkLine + 1 || top.line > walkEnd + 1) {
+        throw new Error(`top frame is ${JSON.stringify(top)}, expected walk in kernels.py lines ${walkLine + 1}-${walkEnd + 1}`);
+      }
+      // The user opens Run and Debug (Ctrl+Shift+D): VS Code then asks for scopes and variables.
+      await runCommand("View: Show Run and Debug");
+      await page.locator(".debug-call-stack").first().waitFor({ state: "visible", timeout: 30_000 });
+      const variables = await waitForEvent(
+        "a variables response",
+        (e) => e.event === "dap" && e.type === "response" && e.command === "variables" && Array.isArray(e.variables) && (e.variables as unknown[]).length > 0,
+        30_000,
+        stopped.time,
+      );
+      const names = (variables.variables as { name: string; value: string }[]).map((v) => `${v.name}=${v.value}`);
+      // What the user sees: the call stack and variables views of the Run and Debug side bar.
+      const callStack = page.locator(".debug-call-stack .monaco-list-row", { hasText: "walk" }).first();
+      await callStack.waitFor({ state: "visible", timeout: 30_000 });
+      const variableRows = page.locator(".debug-variables .monaco-list-row");
+      await variableRows.first().waitFor({ state: "visible", timeout: 30_000 });
+      const shown = (await variableRows.allTextContents()).map((t) => t.trim()).filter(Boolean);
+      await page.screenshot({ path: path.join(ARTIFACTS, "debug-stopped-in-walk.png") });
+      // End the session and check the adapter says so.
+      const stopAt = Date.now();
+      await page.keyboard.press("Shift+F5");
+      await waitForEvent(
+        "the session to end (terminated event or adapter exit)",
+        (e) => (e.event === "dap" && e.dapEvent === "terminated") || e.event === "dapExit",
+        30_000,
+        stopAt,
+      );
+      return `top frame ${top.name} line ${top.line}; ${frames.length} frames; variables ${names.slice(0, 6).join(", ")}; view shows ${shown.slice(0, 4).join(" | ")}`;
+    });
+  } finally {
+    await context.close();
+  }
+  const failed = results.filter((r) => !r.ok);
+  fs.writeFileSync(path.join(ARTIFACTS, "results.json"), JSON.stringify(results, null, 2));
+  console.log(`e2e: ${results.length - failed.length}/${results.length} steps passed; screenshots in ${ARTIFACTS}`);
+  return failed.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`e2e: FAILED: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  },
+);
