@@ -365,14 +365,8 @@ class Session:
                 tty_name=self.pty.name,
             )
         except GdbCommandError as exc:
-            text = exc.message
-            if "ptrace" in text or "not permitted" in text.lower() or "Could not trace" in text:
-                raise DapError(
-                    "gdb may not trace processes here (ptrace: Operation not permitted). Allow it: "
-                    "echo 0 | sudo tee /proc/sys/kernel/yama/ptrace_scope, or in a container add "
-                    '--cap-add=SYS_PTRACE; "mode": "python" debugs without gdb.'
-                ) from None
-            raise DapError(f"gdb could not start the program: {text}") from None
+            hint = ptrace_hint(exc.message)
+            raise DapError(hint or f"gdb could not start the program: {exc.message}") from None
 
     def _launch_plain(
         self,
@@ -963,6 +957,8 @@ class Session:
 
     # --- threads and stacks --------------------------------------------------------------------------
     def on_threads(self, args: dict[str, Any]) -> dict[str, Any]:
+        if (self.gdb is None and self.debugpy is None) or self.ended.is_set():
+            return {"threads": []}
         if self.mode != "mixed" or self.gdb is None:
             return self._forward("threads", {})
         threads = self._refresh_gdb_threads()
@@ -1385,6 +1381,18 @@ class Session:
             reap_children()
             if self.pty is not None:
                 self.pty.close()
+
+
+def ptrace_hint(gdb_message: str) -> str | None:
+    """What to do when gdb may not trace (ptrace refused), or None for other errors."""
+    text = gdb_message.lower()
+    if "ptrace" in text or "operation not permitted" in text or "could not trace" in text:
+        return (
+            "gdb may not trace processes here (ptrace: Operation not permitted). Allow it: "
+            "echo 0 | sudo tee /proc/sys/kernel/yama/ptrace_scope, or in a container add "
+            '--cap-add=SYS_PTRACE; "mode": "python" debugs without gdb.'
+        )
+    return None
 
 
 def free_port() -> int:

@@ -74,7 +74,7 @@ def test_disconnect_while_stopped_in_jitted_code_ends_everything(dap: DapClient)
     assert {"gdb"} <= {p.name() for p in tree} and len(tree) >= 3  # gdb, debuggee, debugpy's adapter
     dap.ok("disconnect", {"terminateDebuggee": True})
     dap.event("terminated")
-    gone, alive = psutil.wait_procs(tree, timeout=30)
+    _gone, alive = psutil.wait_procs(tree, timeout=30)
     assert not alive, [p.cmdline() for p in alive]
     dap.proc.stdin.close()  # type: ignore[union-attr]
     assert dap.proc.wait(30) == 0
