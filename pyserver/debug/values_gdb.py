@@ -246,6 +246,8 @@ def _entry_args(frame):
     wrapper = frame.older()
     if wrapper is None or not (wrapper.name() or "").startswith("cpython::"):
         return None, "not called from Python"
+    if (wrapper.name() or "")[len("cpython::") :] != (frame.name() or ""):
+        return None, "the wrapper above is not this function's"
     dispatcher = wrapper.older()
     hops = 0
     while dispatcher is not None and dispatcher.name() != "compile_and_invoke" and hops < 2:

@@ -6,7 +6,6 @@ import shutil
 import sys
 from pathlib import Path
 
-import psutil
 import pytest
 
 PROGRAMS = Path(__file__).resolve().parent / "values_programs"
@@ -87,9 +86,8 @@ def test_real_stack_of_nested_jitted_calls():
     try:
         stack = stopped.backend.execute(f"-stack-list-frames --thread {stopped.thread_id}")["stack"]
     finally:
-        stopped.close()
-    for pid in (stopped.gdb_pid, stopped.inferior_pid):
-        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        survivors = stopped.close()
+    assert not survivors, f"left behind: {survivors}"
     kinds = [classify_frame(frame) for frame in stack]
     # inner <- outer (both jitted, no wrapper between) <- outer's cpython:: wrapper <- dispatcher <- CPython
     assert kinds[:4] == ["jit", "jit", "wrapper", "dispatcher"], kinds

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import psutil
 import pytest
 
 PROGRAMS = Path(__file__).resolve().parent / "values_programs"
@@ -31,15 +30,6 @@ from pyserver.debug.values import (  # noqa: E402
 pytestmark = pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is not installed")
 
 
-def _gone(pid: int) -> bool:
-    if not pid:
-        return True
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
-
-
 @contextmanager
 def _session(program: str, marker: str = "# STOP") -> Iterator[tuple[StoppedProgram, JitValueReader]]:
     path = PROGRAMS / program
@@ -47,9 +37,8 @@ def _session(program: str, marker: str = "# STOP") -> Iterator[tuple[StoppedProg
     try:
         yield stopped, JitValueReader(stopped.backend)
     finally:
-        stopped.close()
-        assert _gone(stopped.gdb_pid), "gdb left behind"
-        assert _gone(stopped.inferior_pid), "debuggee left behind"
+        survivors = stopped.close()
+        assert not survivors, f"left behind: {survivors}"
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,16 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import sys
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from pyserver.debug.gdb.backend import GdbBackend, MIRecord
 
@@ -40,8 +44,33 @@ class StoppedProgram:
     inferior_pid: int
     stops: list[dict[str, Any]] = field(default_factory=list)
 
-    def close(self) -> None:
+    def close(self, wait: float = 5.0) -> list[str]:
+        """End gdb and the debuggee; returns what was still alive after `wait` seconds (then killed, so
+        that a failing test leaves nothing behind either)."""
         self.backend.close()
+        deadline = time.monotonic() + wait
+        survivors: list[str] = []
+        for label, pid in (("gdb", self.gdb_pid), ("debuggee", self.inferior_pid)):
+            while pid and _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if pid and _alive(pid):
+                survivors.append(f"{label} {pid} ({_status(pid)})")
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        return survivors
+
+
+def _status(pid: int) -> str:
+    try:
+        return psutil.Process(pid).status()
+    except psutil.NoSuchProcess:
+        return "gone"
+
+
+def _alive(pid: int) -> bool:
+    return _status(pid) not in ("gone", psutil.STATUS_ZOMBIE)
 
 
 def run_to_line(
