@@ -710,6 +710,12 @@ class JitValueReader:
             if len(versions) > 1:
                 decoded.note = f"live SSA version: {raw.name}"
             return decoded
+        if len(candidates) > 1 and len({(d.value, d.type) for _, d in candidates}) == 1:
+            # Several versions alive at once hold one value (Numba's phi copies `best$3 = best$1` keep
+            # both until the block ends): whichever is live, this is the value.
+            raw, decoded = candidates[-1]
+            decoded.note = "SSA versions agree: " + ", ".join(r.name for r, _ in candidates)
+            return decoded
         if len(candidates) > 1:
             names = ", ".join(raw.name for raw, _ in candidates)
             note = f"several SSA versions hold values here ({names}); the live one cannot be told"

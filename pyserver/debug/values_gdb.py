@@ -290,8 +290,8 @@ def _find_frame(thread_num, level):
         if candidate.global_num == thread_num:
             thread = candidate
             break
-    if thread is None:
-        raise gdb.GdbError(f"no thread {thread_num}")
+    if thread is None or not thread.is_valid():
+        raise gdb.GdbError(f"no thread {thread_num} (the program is not stopped there)")
     thread.switch()
     frame = gdb.newest_frame()
     for _ in range(level):
@@ -354,7 +354,8 @@ def frame_report(thread_num, level):
         return result
     finally:
         try:
-            previous_thread.switch()
+            if previous_thread is not None and previous_thread.is_valid():
+                previous_thread.switch()
             if previous_frame is not None and previous_frame.is_valid():
                 previous_frame.select()
         except gdb.error:

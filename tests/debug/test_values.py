@@ -328,6 +328,36 @@ def test_callee_arguments_are_right_or_unavailable():
         assert args["k"].value != "0"
 
 
+def test_values_at_every_stop_of_a_loop_belong_to_one_iteration():
+    with _session("loop_iterations.py") as (stopped, reader):
+        iterations = stopped.expected["iterations"]
+        by_x = {repr(it["x"]): it for it in iterations}
+        seen = []
+        shown: set[str] = set()
+        while True:
+            local = {v.name: v for v in reader.frame_scopes(stopped.thread_id, 0)[1].variables}
+            # x identifies the iteration (the doubled values are distinct).
+            assert local["x"].available, local["x"]
+            iteration = by_x[local["x"].value]
+            seen.append(iteration["i"])
+            for name in ("i", "best", "total"):
+                variable = local[name]
+                if variable.available:
+                    shown.add(name)
+                assert variable.value in (repr(iteration[name]), str(iteration[name]), UNAVAILABLE), (
+                    iteration,
+                    name,
+                    variable,
+                )
+            reader.invalidate()
+            if stopped.resume().get("reason") != "breakpoint-hit":
+                break
+        # Numba's line table puts this line's breakpoint where the loop passes at least once more.
+        assert seen[0] == 0 and len(seen) >= 2 and seen == sorted(seen)
+        # Not everything may be hidden: the running values do show (best through agreeing SSA copies).
+        assert {"best", "total"} <= shown
+
+
 # --- type names (no gdb needed, but the strings are the ones gdb showed above) -----------------------
 
 

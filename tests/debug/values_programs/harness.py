@@ -44,6 +44,19 @@ class StoppedProgram:
     inferior_pid: int
     stops: list[dict[str, Any]] = field(default_factory=list)
 
+    def resume(self, timeout: float = 60.0) -> dict[str, Any]:
+        """-exec-continue and wait for the next stop; returns its payload (also in `stops`)."""
+        seen = len(self.stops)
+        self.backend.execute("-exec-continue")
+        deadline = time.monotonic() + timeout
+        while len(self.stops) == seen:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no stop within {timeout} s after continue")
+            time.sleep(0.02)
+        stop = self.stops[-1]
+        self.frame = stop.get("frame", {})
+        return stop
+
     def close(self, wait: float = 5.0) -> list[str]:
         """End gdb and the debuggee; returns what was still alive after `wait` seconds (then killed, so
         that a failing test leaves nothing behind either)."""
