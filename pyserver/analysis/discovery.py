@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,12 +81,26 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones included, without visiting expressions (much faster than ast.walk)."""
+    for node in body:
+        yield node
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+        for handler in getattr(node, "handlers", ()) or ():
+            yield from _statements(handler.body)
+        for case in getattr(node, "cases", ()) or ():
+            yield from _statements(case.body)
+
+
 class _Imports:
     """Local name -> fully qualified name, from the module's import statements (anywhere in the file)."""
 
-    def __init__(self, tree: ast.AST) -> None:
+    def __init__(self, tree: ast.Module) -> None:
         self.names: dict[str, str] = {}
-        for node in ast.walk(tree):
+        for node in _statements(tree.body):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -202,6 +217,18 @@ def _name_col(source_lines: list[str], node: ast.FunctionDef | ast.AsyncFunction
 
 
 class _Finder(ast.NodeVisitor):
+    def generic_visit(self, node: ast.AST) -> None:
+        # Only statements can hold function and class definitions: skip expressions entirely.
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                for child in inner:
+                    self.visit(child)
+        for handler in getattr(node, "handlers", ()) or ():
+            self.visit(handler)
+        for case in getattr(node, "cases", ()) or ():
+            self.visit(case)
+
     def __init__(self, source: str, imports: _Imports) -> None:
         self.source = source
         self.lines = source.splitlines()

@@ -91,6 +91,7 @@ class Loader:
     def __init__(self, root: str | Path) -> None:
         self.root = os.path.realpath(str(root))
         self.recorded: dict[tuple[str, str], numba_api.Recorded] = {}
+        self._workspace_files: dict[str, bool] = {}  # path -> under the root (realpath is slow)
         self._stamps: dict[str, tuple[int, int]] = {}
         sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
         numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
@@ -99,10 +100,14 @@ class Loader:
     def is_workspace_file(self, path: str) -> bool:
         if path in self._extra_files:
             return True
-        real = os.path.realpath(path)
-        if not (real == self.root or real.startswith(self.root + os.sep)):
-            return False
-        return not (set(Path(real).relative_to(self.root).parts) & _EXCLUDED_PARTS)
+        known = self._workspace_files.get(path)
+        if known is None:
+            real = os.path.realpath(path)
+            known = (real == self.root or real.startswith(self.root + os.sep)) and not (
+                set(Path(real).relative_to(self.root).parts) & _EXCLUDED_PARTS
+            )
+            self._workspace_files[path] = known
+        return known
 
     def is_workspace_function(self, func: Any) -> bool:
         code = getattr(func, "__code__", None)

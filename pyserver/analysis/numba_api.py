@@ -44,6 +44,7 @@ from numba.core.typed_passes import (
     PreLowerStripPhis,
     PreParforPass,
 )
+from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
 
 NUMBA_VERSION = numba.__version__
 NUMBA_VERSION_TUPLE = tuple(int(p) for p in re.findall(r"\d+", NUMBA_VERSION)[:2])
@@ -371,14 +372,71 @@ _original_get_call_template = _DispatcherBase.get_call_template
 
 def _lens_get_call_template(self: Any, args: Any, kws: Any) -> Any:
     resolver = _callee_resolver[0]
-    if resolver is None or not getattr(self, "_numba_lens_workspace", False):
+    if resolver is None or type(self).__name__ in _LIFTED_DISPATCHERS:
         return _original_get_call_template(self, args, kws)
     pysig, folded = self._compiler.fold_argument_types(args, kws)
-    return_type = resolver(self, tuple(folded))
+    folded = tuple(folded)
+    if getattr(self, "_numba_lens_workspace", False):
+        return_type = resolver(self, folded)
+    else:
+        return_type = _library_return_type(self, folded)
+        if return_type is None:
+            # Type-only inference could not decide: Numba's own compile does, exactly as it would.
+            with callee_resolver_disabled():
+                return _original_get_call_template(self, args, kws)
     name = f"CallTemplate({self.py_func.__name__})"
     signature = typing.signature(return_type, *folded)
     template = typing.make_concrete_template(name, key=self.py_func.__name__, signatures=[signature])
     return template, pysig, folded, {}
+
+
+# Library functions (overload implementations, jitted helpers of other packages) are typed by the same
+# inference instead of an LLVM compile: the first typing of e.g. np.empty_like in a process otherwise
+# costs a full compile. Only successes are remembered; a failure falls back to Numba's own compile.
+_LIFTED_DISPATCHERS = {"LiftedLoop", "LiftedWith", "ObjModeLiftedWith"}
+_library_types: dict[tuple[Any, tuple[Any, ...]], Any] = {}
+
+
+def _library_return_type(dispatcher: Any, args: tuple[Any, ...]) -> Any | None:
+    key = (dispatcher, args)
+    if key in _library_types:
+        return _library_types[key]
+    existing = dispatcher.overloads.get(args)
+    if existing is not None:
+        return existing.signature.return_type
+    try:
+        inference = infer(dispatcher, args, None)
+    except Exception:
+        return None
+    if inference.errors or inference.return_type is None:
+        return None
+    _library_types[key] = inference.return_type
+    return inference.return_type
+
+
+def _lens_get_overload(self: Any, sig: Any) -> Any:
+    try:
+        return _original_get_overload(self, sig)
+    except KeyError:
+        if _callee_resolver[0] is None:
+            raise
+        # Typed, not compiled: analysis never lowers, and a later real compile replaces this entry.
+        return _EmptyImplementationEntry("numba-lens: typed only, not compiled")
+
+
+def _lens_get_impl_key(self: Any, sig: Any) -> Any:
+    try:
+        return _original_get_impl_key(self, sig)
+    except KeyError:
+        if _callee_resolver[0] is None:
+            raise
+        return _EmptyImplementationEntry("numba-lens: typed only, not compiled")
+
+
+_original_get_overload = _DispatcherBase.get_overload
+_original_get_impl_key = _OverloadFunctionTemplate.get_impl_key
+_DispatcherBase.get_overload = _lens_get_overload  # type: ignore[method-assign]
+_OverloadFunctionTemplate.get_impl_key = _lens_get_impl_key  # type: ignore[method-assign]
 
 
 _DispatcherBase.get_call_template = _lens_get_call_template  # type: ignore[method-assign]
