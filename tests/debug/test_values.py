@@ -12,7 +12,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 PROGRAMS = Path(__file__).resolve().parent / "values_programs"
 sys.path.insert(0, str(PROGRAMS))
@@ -24,6 +27,8 @@ from pyserver.debug.values import (  # noqa: E402
     JitValueError,
     JitValueReader,
     JitVariable,
+    _SourceIndex,
+    decode_scalar,
     parse_numba_type,
 )
 
@@ -388,3 +393,53 @@ def test_values_at_every_stop_of_a_loop_belong_to_one_iteration():
 def test_dwarf_type_names_parse(dwarf, kind, text):
     parsed = parse_numba_type(dwarf)
     assert (parsed.kind, parsed.text) == (kind, text)
+
+
+# --- decoding and the "ran before" rule, on data from NumPy and real source text ------------------------
+
+_FLOAT_TYPES = {"float64": np.float64, "float32": np.float32}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, width=32), st.sampled_from(["float64", "float32"]))
+def test_float_bytes_decode_like_numpy_prints(value, type_name):
+    scalar = _FLOAT_TYPES[type_name](value)
+    text, decoded = decode_scalar(parse_numba_type(type_name), scalar.tobytes())
+    assert decoded == float(scalar)
+    # The text is the shortest one that reads back as the same value of that width, as NumPy prints it.
+    assert _FLOAT_TYPES[type_name](float(text)) == scalar
+    assert text == (repr(float(scalar)) if type_name == "float64" else repr(float(str(scalar))))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=-(2**63), max_value=2**63 - 1))
+def test_int64_and_complex_bytes_decode(value):
+    text, decoded = decode_scalar(parse_numba_type("int64"), np.int64(value).tobytes())
+    assert text == str(value) and decoded == value
+    number = complex(value % 1000, -(value % 7))
+    text, _ = decode_scalar(parse_numba_type("complex128"), np.complex128(number).tobytes())
+    assert text == repr(number)
+
+
+def test_bool_and_datetime_bytes_decode():
+    assert decode_scalar(parse_numba_type("bool"), np.bool_(True).tobytes())[0] == "True"
+    assert decode_scalar(parse_numba_type("bool"), np.bool_(False).tobytes())[0] == "False"
+    day = np.datetime64("2021-06-15", "D")
+    assert decode_scalar(parse_numba_type("datetime64[D]"), day.tobytes())[0] == "2021-06-15"
+    assert decode_scalar(parse_numba_type("datetime64[D]"), np.datetime64("NaT", "D").tobytes())[0] == "NaT"
+
+
+def test_ran_before_follows_statement_lists():
+    source = (PROGRAMS / "ssa_versions.py").read_text()
+    index = _SourceIndex(source)
+    lines = source.splitlines()
+
+    def line_of(text: str) -> int:
+        return next(i for i, line in enumerate(lines, start=1) if line.strip().startswith(text))
+
+    x_again, stop_a = line_of("x = y * 3"), line_of("w = y + n")
+    acc_in_loop, stop_b = line_of("acc += i * 2"), line_of("x = acc + w")
+    assert index.ran_before(x_again, stop_a)  # same block, earlier: surely ran
+    assert not index.ran_before(stop_a, x_again)  # later line
+    assert not index.ran_before(acc_in_loop, stop_b)  # inside the loop body: not surely (maybe 0 times)
+    assert index.ran_before(line_of("acc = 0"), acc_in_loop)  # before the loop, seen from inside it
