@@ -43,6 +43,66 @@ def stop_in_python_caller() -> None:
     )
 
 
+_REAL_SETTRACE = sys.settrace  # debugpy replaces sys.settrace with a wrapper that warns
+
+
+def _untraced(function):
+    """Run `function` without debugpy's trace function. Numba's compiler is thousands of Python calls
+    that debugpy would trace for nothing: that was most of the time to the first jitted breakpoint."""
+
+    def wrapper(*args, **kwargs):
+        trace = sys.gettrace()
+        if trace is None:
+            return function(*args, **kwargs)
+        _REAL_SETTRACE(None)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _REAL_SETTRACE(trace)
+
+    wrapper.__wrapped__ = function
+    wrapper.__name__ = getattr(function, "__name__", "wrapper")
+    wrapper.__doc__ = getattr(function, "__doc__", None)
+    return wrapper
+
+
+def _patch_numba() -> None:
+    dispatcher = sys.modules.get("numba.core.dispatcher")
+    if dispatcher is not None and not hasattr(dispatcher.Dispatcher.compile, "__wrapped__"):
+        dispatcher.Dispatcher.compile = _untraced(dispatcher.Dispatcher.compile)
+
+
+# Top-level packages imported without tracing (library code: never "my code" for debugpy).
+UNTRACED_IMPORTS = ("numba", "llvmlite", "numpy")
+
+
+class _UntracedNumbaImport:
+    """A meta path finder: `import numba` (numpy, llvmlite) runs untraced, then Dispatcher.compile is
+    wrapped so that compiling runs untraced too."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in UNTRACED_IMPORTS:
+            return None
+        sys.meta_path.remove(self)
+        try:
+            import importlib.util
+
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            sys.meta_path.insert(0, self)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_untraced(module):
+            _untraced(exec_module)(module)
+            if fullname == "numba":
+                _patch_numba()
+
+        spec.loader.exec_module = exec_untraced
+        return spec
+
+
 def _run_without_debugpy(rest: list) -> None:
     if rest and rest[0] == "-m":
         sys.argv = [rest[1], *rest[2:]]
@@ -65,6 +125,8 @@ def main() -> None:
     if rest and rest[0] == "--no-debugpy":
         _run_without_debugpy(rest[1:])
         return
+    if os.environ.get("NUMBA_LENS_TRACE_COMPILER", "0") != "1":
+        sys.meta_path.insert(0, _UntracedNumbaImport())
     sys.argv = ["debugpy", *rest]
     from debugpy.server import cli
 
