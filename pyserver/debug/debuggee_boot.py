@@ -60,7 +60,7 @@ def _untraced(function):
         finally:
             _REAL_SETTRACE(trace)
 
-    wrapper.__wrapped__ = function
+    wrapper.__wrapped__ = function  # type: ignore[attr-defined]
     wrapper.__name__ = getattr(function, "__name__", "wrapper")
     wrapper.__doc__ = getattr(function, "__doc__", None)
     return wrapper
@@ -99,7 +99,7 @@ class _UntracedNumbaImport:
             if fullname == "numba":
                 _patch_numba()
 
-        spec.loader.exec_module = exec_untraced
+        spec.loader.exec_module = exec_untraced  # type: ignore[method-assign]
         return spec
 
 
