@@ -363,6 +363,18 @@ def test_values_at_every_stop_of_a_loop_belong_to_one_iteration():
         assert {"best", "total"} <= shown
 
 
+def test_frame_in_a_worker_thread_keeps_gdb_selection():
+    with _session("worker_thread.py") as (stopped, reader):
+        assert stopped.thread_id != 1
+        # Select another thread, as a user looking at the main thread would have.
+        stopped.backend.execute("-thread-select 1")
+        scopes = {s.name: {v.name: v for v in s.variables} for s in reader.frame_scopes(stopped.thread_id, 0)}
+        assert scopes["Arguments"]["k"].value == str(stopped.expected["k"])
+        assert scopes["Arguments"]["scale"].value == repr(stopped.expected["scale"])
+        assert scopes["Locals"]["s"].value in (repr(stopped.expected["s"]), UNAVAILABLE)
+        assert stopped.backend.execute("-thread-info")["current-thread-id"] == "1"
+
+
 # --- type names (no gdb needed, but the strings are the ones gdb showed above) -----------------------
 
 
