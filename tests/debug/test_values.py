@@ -375,6 +375,25 @@ def test_frame_in_a_worker_thread_keeps_gdb_selection():
         assert stopped.backend.execute("-thread-info")["current-thread-id"] == "1"
 
 
+def test_locals_readable_where_a_jitted_function_crashed():
+    path = PROGRAMS / "crash.py"
+    stopped = run_to_line(path, 0, reason="signal-received")
+    try:
+        assert stopped.stops[-1].get("signal-name") == "SIGSEGV"
+        assert stopped.frame["func"].startswith("__main__::fetch")
+        assert int(stopped.frame["line"]) == stop_line(path, "# CRASH")
+        reader = JitValueReader(stopped.backend)
+        args = {v.name: v for v in reader.frame_scopes(stopped.thread_id, 0)[0].variables}
+        assert args["index"].value == str(stopped.expected["index"])
+        assert args["a"].value == "array(float64, 1d, C) shape=(10,)"
+        assert [c.value for c in reader.children(args["a"].children)] == [
+            repr(x) for x in stopped.expected["a"]
+        ]
+    finally:
+        survivors = stopped.close()
+    assert not survivors, f"left behind: {survivors}"
+
+
 # --- type names (no gdb needed, but the strings are the ones gdb showed above) -----------------------
 
 

@@ -87,9 +87,17 @@ def _alive(pid: int) -> bool:
 
 
 def run_to_line(
-    program: Path, line: int | None = None, *, timeout: float = 120.0, extra_env: dict[str, str] | None = None
+    program: Path,
+    line: int | None = None,
+    *,
+    timeout: float = 120.0,
+    extra_env: dict[str, str] | None = None,
+    reason: str = "breakpoint-hit",
 ) -> StoppedProgram:
-    line = line or stop_line(program)
+    """Run under gdb until the breakpoint at `line` (0: no breakpoint, e.g. to wait for a signal) and
+    a stop with the given reason."""
+    if line is None:
+        line = stop_line(program)
     expected_file = tempfile.NamedTemporaryFile(prefix="nl-expected-", suffix=".json", delete=False)
     expected_file.close()
     env = dict(os.environ)
@@ -113,12 +121,13 @@ def run_to_line(
         backend.execute(f"-file-exec-and-symbols {sys.executable}")
         out_file = expected_file.name + ".out"
         backend.execute(f"-exec-arguments {shlex.quote(str(program))} > {shlex.quote(out_file)} 2>&1")
-        backend.execute(f"-break-insert -f {program}:{line}")
+        if line:
+            backend.execute(f"-break-insert -f {program}:{line}")
         backend.execute("-exec-run", timeout=30)
         if not stopped.wait(timeout):
             raise AssertionError(f"no stop at {program.name}:{line} within {timeout} s")
         stop = stops[-1]
-        if stop.get("reason") != "breakpoint-hit":
+        if stop.get("reason") != reason:
             output = Path(out_file).read_text(errors="replace") if Path(out_file).exists() else ""
             raise AssertionError(f"program did not stop at the breakpoint: {stop}\n{output[-3000:]}")
         expected = json.loads(Path(expected_file.name).read_text() or "{}")
