@@ -264,10 +264,6 @@ def parse_numba_type(text: str) -> NumbaType:
     return NumbaType("unknown", text)
 
 
-def _dtype_size(dtype: NumbaType) -> int:
-    return dtype.size
-
-
 # ----------------------------------------------------------------------------------------------------
 # Scalar decoding and display
 # ----------------------------------------------------------------------------------------------------
