@@ -34,6 +34,7 @@ class HoverContext:
     trusted: bool = True
     unavailable: str | None = None  # why no analysis can run (Numba missing, ...)
     busy: bool = False  # an analysis of this document is pending or running
+    load_failed: bool = False  # the latest analysis could not load the module: types are older
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ def _code(lines: list[str]) -> str:
 
 
 def _freshness(view: FunctionView, context: HoverContext) -> str:
+    if context.load_failed:
+        return "\n\n_From an earlier analysis: the latest one could not load the module (see Problems)._"
     if view.state == "shifted" or context.busy:
         return "\n\n_From the last analysis; " + ("re-analysing…_" if context.busy else "save to update._")
     return ""
@@ -158,9 +161,16 @@ def diagnostic_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> s
 
 
 def hover(
-    source: str, analysed: AnalysedDocument | None, line: int, col: int, context: HoverContext
+    source: str,
+    analysed: AnalysedDocument | None,
+    line: int,
+    col: int,
+    context: HoverContext,
+    latest: AnalysedDocument | None = None,
 ) -> HoverAnswer | None:
-    """`line` 0-based, `col` in code points."""
+    """`line` 0-based, `col` in code points. Types come from `analysed` (the last analysis that
+    loaded the module), diagnostics' full texts from `latest` (the last analysis)."""
+    latest = latest or analysed
     views = function_views(source, analysed)
     view = view_at(views, line + 1)
     texts: list[str] = []
@@ -183,8 +193,8 @@ def hover(
                 texts.append(text)
         elif line + 1 == view.current.decorator_line and view.current.kind != "jitclass-method":
             texts.append(function_markdown(view, view.info, context))
-    if analysed is not None and analysed.source == source:
-        full = diagnostic_markdown(analysed.result.diagnostics, line, col)
+    if latest is not None and latest.source == source:
+        full = diagnostic_markdown(latest.result.diagnostics, line, col)
         if full:
             texts.append(full)
     if not texts:

@@ -50,8 +50,15 @@ def status_title(view: FunctionView, busy: bool) -> str:
 
 
 def code_lenses(
-    uri: str, source: str, analysed: AnalysedDocument | None, *, busy: bool, trusted: bool
+    uri: str,
+    source: str,
+    analysed: AnalysedDocument | None,
+    *,
+    busy: bool,
+    trusted: bool,
+    load_failed: bool = False,
 ) -> list[Lens]:
+    """`analysed`: the last analysis that loaded the module; `load_failed`: a later one did not."""
     lenses: list[Lens] = []
     for view in function_views(source, analysed):
         function = view.current
@@ -61,7 +68,12 @@ def code_lenses(
         if not trusted:
             lenses.append(Lens(line, "Numba: types unavailable (workspace not trusted)", ""))
             continue
-        lenses.append(Lens(line, status_title(view, busy), ""))
+        title = (
+            "Numba: the module could not be loaded (see Problems)"
+            if load_failed
+            else status_title(view, busy)
+        )
+        lenses.append(Lens(line, title, ""))
         lenses.append(
             Lens(
                 line,

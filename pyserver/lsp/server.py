@@ -114,7 +114,8 @@ class NumbaLensServer(LanguageServer):
             self._on_outcome,
             self._on_idle,
         )
-        self.analysed: dict[str, AnalysedDocument] = {}
+        self.analysed: dict[str, AnalysedDocument] = {}  # the latest analysis: what is published
+        self.typed: dict[str, AnalysedDocument] = {}  # the latest one whose module loaded: types
         self.counts: dict[str, tuple[int, int, int]] = {}
         self._progress: dict[str, tuple[str, asyncio.Future[bool]]] = {}
         self._announced: set[str] = set()
@@ -358,7 +359,10 @@ class NumbaLensServer(LanguageServer):
         if result.status == "cancelled":
             logger.info("analysis of %s was cancelled; keeping the previous result", path)
             return
-        self.analysed[uri] = AnalysedDocument(uri, path, outcome.source, version, result)
+        analysed = AnalysedDocument(uri, path, outcome.source, version, result)
+        self.analysed[uri] = analysed
+        if result.status != "failed" or uri not in self.typed:
+            self.typed[uri] = analysed
         self.publish(uri)
 
     def publish(self, uri: str) -> None:
@@ -446,7 +450,7 @@ class NumbaLensServer(LanguageServer):
 
     def pin_types_actions(self, uri: str, source: str, line: int) -> list[lsp.CodeAction]:
         """Types known only from a run, the cache or a caller: offer to write them into the source."""
-        view = view_at(function_views(source, self.analysed.get(uri)), line)
+        view = view_at(function_views(source, self.typed.get(uri)), line)
         if view is None or view.info is None or view.current.annotations or view.current.signatures:
             return []
         borrowed = [s.args for s in view.info.signatures if s.source in ("recorded", "cache", "caller")]
@@ -482,11 +486,15 @@ class NumbaLensServer(LanguageServer):
     def to_client(self, source: str, line: int, index: int) -> lsp.Position:
         return lsp.Position(line, index_to_client(line_at(cached_lines(source), line), index, self.encoding))
 
+    def load_failed(self, uri: str) -> bool:
+        latest = self.analysed.get(uri)
+        return latest is not None and latest.result.status == "failed"
+
     def hover_context(self, uri: str) -> hover.HoverContext:
         unavailable = None
         if self.numba is not None and not self.numba.ok:
             unavailable = self.numba.message
-        return hover.HoverContext(self.trusted, unavailable, self.scheduler.busy(uri))
+        return hover.HoverContext(self.trusted, unavailable, self.scheduler.busy(uri), self.load_failed(uri))
 
 
 def create_server() -> NumbaLensServer:
@@ -559,6 +567,7 @@ def register_features(server: NumbaLensServer) -> None:
         uri = params.text_document.uri
         ls.scheduler.forget(uri)
         ls.analysed.pop(uri, None)
+        ls.typed.pop(uri, None)
         ls.counts.pop(uri, None)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -569,7 +578,9 @@ def register_features(server: NumbaLensServer) -> None:
         if source is None:
             return None
         col = ls.to_index(source, params.position)
-        answer = hover.hover(source, ls.analysed.get(uri), params.position.line, col, ls.hover_context(uri))
+        answer = hover.hover(
+            source, ls.typed.get(uri), params.position.line, col, ls.hover_context(uri), ls.analysed.get(uri)
+        )
         if answer is None:
             return None
         return lsp.Hover(
@@ -588,7 +599,7 @@ def register_features(server: NumbaLensServer) -> None:
             return []
         hints = inlay.inlay_hints(
             source,
-            ls.analysed.get(uri),
+            ls.typed.get(uri),
             params.range.start.line,
             params.range.end.line,
             variable_types=settings.inlay_variable_types,
@@ -624,7 +635,12 @@ def register_features(server: NumbaLensServer) -> None:
         if source is None or not ls.settings.code_lens_enable:
             return []
         found = lenses.code_lenses(
-            uri, source, ls.analysed.get(uri), busy=ls.scheduler.busy(uri), trusted=ls.trusted
+            uri,
+            source,
+            ls.typed.get(uri),
+            busy=ls.scheduler.busy(uri),
+            trusted=ls.trusted,
+            load_failed=ls.load_failed(uri),
         )
         return [
             lsp.CodeLens(

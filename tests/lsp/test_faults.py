@@ -116,6 +116,11 @@ async def test_hang_at_import_times_out_and_the_next_save_works(session: Session
     assert "time-out" in failed.message and f"{TIMEOUT_S} s" in failed.message
     assert failed.range.start.line + 1 in (5, 6, 9)  # where it was stuck (the loop or the call)
     assert session.process.returncode is None
+    # The unchanged function keeps the types of the last analysis that loaded the module, labelled.
+    kept = await session.hover_word("hang.py", 14, "x", occurrence=0)
+    assert kept is not None and "x: int64" in kept and "could not load the module" in kept
+    lenses = await session.code_lenses("hang.py")
+    assert any(lens.command and "could not be loaded" in lens.command.title for lens in lenses)
     await _still_answers(session, "hang.py")
 
 
