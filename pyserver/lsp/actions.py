@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pyserver.analysis.discovery import JitFunction
@@ -44,9 +44,7 @@ class Edit:
 class Fix:
     title: str
     edits: list[Edit]
-    diagnostic: dict[str, Any] | None = None  # the LSP diagnostic this fixes (as the client sent it)
     preferred: bool = False
-    extra: list[str] = field(default_factory=list)
 
 
 def _col(lines: list[str], line1: int, byte_col: int) -> int:

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcServerError
 from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import to_fs_path
 
 from pyserver import __version__
 from pyserver.analysis.model import Diagnostic, FileResult, Range
@@ -286,7 +286,12 @@ class NumbaLensServer(LanguageServer):
 
     # --- analyses ------------------------------------------------------------------------------------
     def request_analysis(self, uri: str, delay_s: float = 0.0) -> None:
-        if not self.trusted or not uri.endswith((".py", ".pyw")) or self.closed:
+        if (
+            not self.trusted
+            or not uri.startswith("file:")
+            or not uri.endswith((".py", ".pyw"))
+            or self.closed
+        ):
             return
         if self.numba is not None and not self.numba.ok:
             return
@@ -703,7 +708,8 @@ def install_client_logging(server: NumbaLensServer, level: int = logging.INFO) -
     handler.setLevel(level)
     package_logger = logging.getLogger("pyserver")
     package_logger.addHandler(handler)
-    package_logger.setLevel(min(level, package_logger.level or logging.INFO))
+    package_logger.setLevel(level)
+    package_logger.propagate = False  # the client shows stderr too: say each thing once
 
     def remove() -> None:
         package_logger.removeHandler(handler)
@@ -711,4 +717,4 @@ def install_client_logging(server: NumbaLensServer, level: int = logging.INFO) -
     return remove
 
 
-__all__ = ["NumbaLensServer", "create_server", "from_fs_path", "install_client_logging"]
+__all__ = ["NumbaLensServer", "create_server", "install_client_logging"]

@@ -180,7 +180,8 @@ async def test_a_newer_save_cancels_the_run_in_flight(tmp_path: Path) -> None:
             lambda: [s for s in session.statuses if s.get("uri") == uri and s["state"] == "analyzing"][1:],
             what="the slow analysis to start",
         )
-        await asyncio.sleep(0.5)
+        during = await session.hover_word("slow.py", 9, "x")  # def bounded(x: int), being re-analysed
+        assert during is not None and "changed since the last analysis" in during and "re-analysed" in during
         session.save_nowait("slow.py", GOOD)
         # Well before the 60 s sleep ends: the slow run was abandoned, not waited for.
         diagnostics = await session.next_publish(uri, before, timeout=40)
