@@ -102,6 +102,8 @@ format: $(STAMPS)/venv
 demo: setup
 	@echo "== python -m pyserver check examples/"
 	-$(PY) -m pyserver check examples/
+	@if ! command -v code >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory editor || echo "editor: code-server could not be installed (see above)"; fi
 	bash scripts/demo-editor.sh $(TOOLS)
 
 bench: $(STAMPS)/venv $(STAMPS)/apt

@@ -91,6 +91,7 @@ cat > "$SCRATCH/user-data/User/settings.json" <<JSON
   "workbench.secondarySideBar.defaultVisibility": "hidden",
   "workbench.startupEditor": "none",
   "workbench.tips.enabled": false,
+  "workbench.sideBar.location": "left",
   "editor.minimap.enabled": false,
   "extensions.ignoreRecommendations": true,
   "telemetry.telemetryLevel": "off",

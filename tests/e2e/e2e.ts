@@ -273,6 +273,13 @@ async function main(): Promise<number> {
       // The user opens Run and Debug (Ctrl+Shift+D): VS Code then asks for scopes and variables.
       await runCommand("View: Show Run and Debug");
       await page.locator(".debug-call-stack").first().waitFor({ state: "visible", timeout: 30_000 });
+      // Expand the jitted frame's scopes as a user would (VS Code expands the first one only sometimes).
+      const scopeRows = page.locator('.debug-variables .monaco-list-row[aria-expanded="false"]');
+      await page.locator(".debug-variables .monaco-list-row").first().waitFor({ state: "visible", timeout: 30_000 });
+      for (let i = 0; i < 2 && (await scopeRows.count()) > 0; i++) {
+        await scopeRows.first().click();
+        await page.waitForTimeout(300);
+      }
       const variables = await waitForEvent(
         "a variables response",
         (e) => e.event === "dap" && e.type === "response" && e.command === "variables" && Array.isArray(e.variables) && (e.variables as unknown[]).length > 0,
@@ -281,8 +288,15 @@ async function main(): Promise<number> {
       );
       const names = (variables.variables as { name: string; value: string }[]).map((v) => `${v.name}=${v.value}`);
       // What the user sees: the call stack and variables views of the Run and Debug side bar.
+      const pausedThread = page.locator('.debug-call-stack .monaco-list-row[aria-expanded="false"]', { hasText: "MainThread" });
+      if ((await pausedThread.count()) > 0) {
+        // The view opened after the stop, so the thread may still be collapsed: expand it.
+        await pausedThread.first().locator(".monaco-tl-twistie").click();
+      }
       const callStack = page.locator(".debug-call-stack .monaco-list-row", { hasText: "walk" }).first();
       await callStack.waitFor({ state: "visible", timeout: 30_000 });
+      // One stack: the Python caller `main` under the jitted frame.
+      await page.locator(".debug-call-stack .monaco-list-row", { hasText: /^\s*main\b/ }).first().waitFor({ state: "visible", timeout: 30_000 });
       const variableRows = page.locator(".debug-variables .monaco-list-row");
       await variableRows.first().waitFor({ state: "visible", timeout: 30_000 });
       const shown = (await variableRows.allTextContents()).map((t) => t.trim()).filter(Boolean);
