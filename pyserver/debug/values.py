@@ -1066,41 +1066,49 @@ class JitValueReader:
             return None
         passed = args[arg_names.index(raw.name)]
         numba_type = raw.numba_type
-        kind = numba_type.kind
-        py_kind = passed.get("kind")
         name = raw.base
         note = "value passed by the Python caller"
         try:
-            if kind in ("int", "uint") and py_kind in ("int", "bool"):
-                number = int(passed["value"] == "True") if py_kind == "bool" else int(passed["value"])
+            scalar = _recover_scalar(numba_type, passed)
+            if scalar is not None:
+                text, value = scalar
+                return JitVariable(name, text, numba_type.text, raw=value, evaluate_name=name, note=note)
+            kind = numba_type.kind
+            py_kind = passed.get("kind")
+            if kind == "unicode" and py_kind == "str" and "value" in passed:
+                text_value = str(passed["value"])
                 return JitVariable(
-                    name, str(number), numba_type.text, raw=number, evaluate_name=name, note=note
+                    name, repr(text_value), numba_type.text, raw=text_value, evaluate_name=name, note=note
                 )
-            if kind == "float" and py_kind in ("int", "float"):
-                number_f = float(passed["value"])
-                if numba_type.size == 4:
-                    number_f = struct.unpack("<f", struct.pack("<f", number_f))[0]
+            if kind == "tuple" and py_kind == "tuple":
+                items = passed.get("items") or []
+                if len(items) != len(numba_type.members):
+                    return None
+                children = []
+                for index, (member, item) in enumerate(zip(numba_type.members, items, strict=True)):
+                    member_value = _recover_scalar(member, item)
+                    if member_value is None:
+                        return None
+                    children.append(
+                        JitVariable(
+                            f"[{index}]",
+                            member_value[0],
+                            member.text,
+                            raw=member_value[1],
+                            evaluate_name=f"{name}[{index}]",
+                        )
+                    )
+                text = "(" + ", ".join(c.value for c in children) + ("," if len(children) == 1 else "") + ")"
+                if numba_type.class_name:
+                    text = f"{numba_type.class_name}{text}"
+                handle = ChildrenHandle("static", report.thread_id, report.frame_level, items=children)
                 return JitVariable(
                     name,
-                    _format_float(number_f, numba_type.size),
+                    text,
                     numba_type.text,
-                    raw=number_f,
-                    evaluate_name=name,
-                    note=note,
-                )
-            if kind == "bool" and py_kind == "bool":
-                flag = passed["value"] == "True"
-                return JitVariable(name, str(flag), numba_type.text, raw=flag, evaluate_name=name, note=note)
-            if kind == "complex" and py_kind in ("complex", "float", "int"):
-                if py_kind == "complex":
-                    number_c = complex(float(passed["real"]), float(passed["imag"]))
-                else:
-                    number_c = complex(float(passed["value"]))
-                return JitVariable(
-                    name,
-                    _format_complex(number_c),
-                    numba_type.text,
-                    raw=number_c,
+                    children=handle if children else None,
+                    named_count=len(children),
+                    raw=children,
                     evaluate_name=name,
                     note=note,
                 )
@@ -1316,6 +1324,36 @@ class JitValueReader:
         return JitVariable(
             expression, str(payload.get("value", "")), "", note="gdb expression (raw gdb value)"
         )
+
+
+def _recover_scalar(numba_type: NumbaType, passed: dict[str, Any]) -> tuple[str, Any] | None:
+    """(text, value) of a Python scalar the caller passed, converted as Numba's unboxing would for
+    this parameter type; None when the pair is not one of the plain conversions."""
+    kind = numba_type.kind
+    py_kind = passed.get("kind")
+    if "value" not in passed:
+        return None
+    if kind in ("int", "uint") and py_kind in ("int", "bool"):
+        number = int(passed["value"] == "True") if py_kind == "bool" else int(passed["value"])
+        return str(number), number
+    if kind == "float" and py_kind in ("int", "float"):
+        number_f = float(passed["value"])
+        if numba_type.size == 4:
+            number_f = struct.unpack("<f", struct.pack("<f", number_f))[0]
+        return _format_float(number_f, numba_type.size), number_f
+    if kind == "bool" and py_kind == "bool":
+        flag = passed["value"] == "True"
+        return str(flag), flag
+    if kind == "complex" and py_kind in ("complex", "float", "int"):
+        if py_kind == "complex":
+            number_c = complex(float(passed["real"]), float(passed["imag"]))
+        else:
+            number_c = complex(float(passed["value"]))
+        if numba_type.size == 8:
+            real, imag = struct.unpack("<ff", struct.pack("<ff", number_c.real, number_c.imag))
+            number_c = complex(real, imag)
+        return _format_complex(number_c, numba_type.size), number_c
+    return None
 
 
 def _aligned(size: int) -> int:

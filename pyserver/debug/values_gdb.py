@@ -186,10 +186,36 @@ def _py_int(address, minor):
     return sign * value
 
 
+def _struct_size(name, fallback):
+    try:
+        return gdb.lookup_type(name).sizeof
+    except gdb.error:
+        return fallback
+
+
+def _py_str(address, minor):
+    """A compact str (every str made since 3.3 is compact; 3.12 dropped the legacy forms)."""
+    length = _i64(address + 16)
+    state = int.from_bytes(_read(address + 32, 4), "little")
+    kind = (state >> 2) & 7
+    compact = (state >> 5) & 1
+    ascii_only = (state >> 6) & 1
+    if not compact or kind not in (1, 2, 4) or not 0 <= length <= 100_000:
+        return {}
+    legacy = minor is None or minor < 12
+    if ascii_only:
+        header = _struct_size("PyASCIIObject", 48 if legacy else 40)
+    else:
+        header = _struct_size("PyCompactUnicodeObject", 72 if legacy else 56)
+    raw = _read(address + header, length * kind)
+    encoding = {1: "latin-1", 2: "utf-16-le", 4: "utf-32-le"}[kind]
+    return {"kind": "str", "value": raw.decode(encoding, "replace")}
+
+
 _NUMPY_INT = re.compile(r"^numpy\.(u?int)(8|16|32|64)$")
 
 
-def _py_object(address, minor):
+def _py_object(address, minor, depth=0):
     """What the debuggee passed: {kind, tp, value, ...}, read from memory without running code."""
     type_address = _u64(address + 8)
     tp_name = _c_string(_u64(type_address + 24))
@@ -225,6 +251,13 @@ def _py_object(address, minor):
         width = int(match.group(2)) // 8
         value = int.from_bytes(_read(address + 16, width), "little", signed=match.group(1) == "int")
         out["kind"], out["value"] = "int", str(value)
+    elif tp_name == "str":
+        out.update(_py_str(address, minor))
+    elif tp_name == "tuple" and depth == 0:
+        count = _i64(address + 16)
+        if 0 <= count <= 64:
+            out["kind"] = "tuple"
+            out["items"] = [_py_object(_u64(address + 24 + 8 * i), minor, depth + 1) for i in range(count)]
     elif tp_name == "numpy.ndarray":
         # PyArrayObject_fields: data @16, nd @24 (int), dimensions @32, strides @40 (NumPy 1.x and 2.x).
         nd = int.from_bytes(_read(address + 24, 4), "little", signed=True)

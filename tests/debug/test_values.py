@@ -323,6 +323,17 @@ def test_loop_accumulator_after_the_loop():
             assert variable.value != "0" or variable.name == "acc"
 
 
+def test_strings_and_tuples_passed_from_python_are_recovered():
+    with _session("passed_objects.py") as (stopped, reader):
+        args = {v.name: v for v in reader.frame_scopes(stopped.thread_id, 0)[0].variables}
+        assert args["label"].value == stopped.expected["label"]
+        assert args["word"].value == stopped.expected["word"]
+        assert args["pair"].value == stopped.expected["pair"]
+        assert args["pair"].type == "Tuple(int64, float64)"
+        assert args["small"].value == "3"
+        assert reader.evaluate(stopped.thread_id, 0, "pair[1] * 4", "watch").value == "1.0"
+
+
 def test_callee_arguments_are_right_or_unavailable():
     with _session("callee.py") as (stopped, reader):
         assert stopped.frame["func"].startswith("__main__::inner")
