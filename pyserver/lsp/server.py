@@ -31,7 +31,14 @@ from pyserver.lsp.environment import NumbaCheck, check_numba
 from pyserver.lsp.scheduler import AnalysisScheduler, Outcome
 from pyserver.lsp.settings import Settings, parse_settings
 from pyserver.lsp.text import client_to_index, index_to_client, line_at
-from pyserver.lsp.views import AnalysedDocument, cached_lines, discover, function_views, view_at
+from pyserver.lsp.views import (
+    AnalysedDocument,
+    cached_lines,
+    discover,
+    function_views,
+    parse_module,
+    view_at,
+)
 
 logger = logging.getLogger("pyserver.lsp")
 
@@ -259,7 +266,11 @@ class NumbaLensServer(LanguageServer):
             return self.engine
 
     def _analyze_blocking(self, uri: str, source: str) -> FileResult:
-        return self._engine().analyze(to_fs_path(uri) or uri, source)
+        path = to_fs_path(uri) or uri
+        if not discover(source) and (parse_module(source) is not None or "numba" not in source):
+            # Nothing jitted here: nothing to check, and no reason to run the module at all.
+            return FileResult(path)
+        return self._engine().analyze(path, source)
 
     def _cancel_in_flight(self) -> None:
         engine = self.engine
@@ -301,12 +312,11 @@ class NumbaLensServer(LanguageServer):
             return
         self.scheduler.schedule(uri, document.source, delay_s, tag=document.version)
 
-    def _on_start(self, uri: str, generation: int) -> None:
-        self.status("analyzing", uri)
+    def begin_progress(self, key: str, message: str) -> None:
+        """Server-initiated work-done progress (when the client supports it), ended by end_progress."""
         if not self.client_supports("window", "work_done_progress"):
             return
         token = f"numba-lens-{uuid.uuid4()}"
-        name = os.path.basename(to_fs_path(uri) or uri)
 
         async def begin() -> bool:
             try:
@@ -314,26 +324,33 @@ class NumbaLensServer(LanguageServer):
             except Exception:
                 return False
             self.work_done_progress.begin(
-                token,
-                lsp.WorkDoneProgressBegin(title="Numba Lens", message=f"analysing {name}", cancellable=False),
+                token, lsp.WorkDoneProgressBegin(title="Numba Lens", message=message, cancellable=False)
             )
             return True
 
-        self._progress[uri] = (token, asyncio.ensure_future(begin()))
+        self._progress[key] = (token, asyncio.ensure_future(begin()))
+
+    def end_progress(self, key: str) -> None:
+        progress = self._progress.pop(key, None)
+        if progress is None:
+            return
+        token, begun = progress
+
+        async def end() -> None:
+            if await begun:
+                self.work_done_progress.end(token, lsp.WorkDoneProgressEnd())
+            self.work_done_progress.tokens.pop(token, None)
+
+        task = asyncio.ensure_future(end())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _on_start(self, uri: str, generation: int) -> None:
+        self.status("analyzing", uri)
+        self.begin_progress(uri, f"analysing {os.path.basename(to_fs_path(uri) or uri)}")
 
     def _on_idle(self, uri: str, generation: int) -> None:
-        progress = self._progress.pop(uri, None)
-        if progress is not None:
-            token, begun = progress
-
-            async def end() -> None:
-                if await begun:
-                    self.work_done_progress.end(token, lsp.WorkDoneProgressEnd())
-                self.work_done_progress.tokens.pop(token, None)
-
-            task = asyncio.ensure_future(end())
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+        self.end_progress(uri)
         if not self.scheduler.busy(uri) or self.scheduler.is_current(uri, generation):
             self.status("idle", uri)
 
@@ -434,6 +451,8 @@ class NumbaLensServer(LanguageServer):
 
         from pyserver.analysis.engine import AnalysisUnavailable
 
+        progress_key = f"ir-view-{uuid.uuid4()}"
+        self.begin_progress(progress_key, f"compiling {function.name} ({kind.replace('_', ' ')})")
         try:
             view = await self.scheduler.run_exclusive(run)
         except (NumbaUnavailable, AnalysisUnavailable) as exc:
@@ -445,6 +464,8 @@ class NumbaLensServer(LanguageServer):
             raise JsonRpcServerError(
                 f"{function.name}: {type(exc).__name__}: {exc}", IR_ERROR_FAILED
             ) from exc
+        finally:
+            self.end_progress(progress_key)
         return {
             "text": view.text,
             "language": view.language,

@@ -63,6 +63,13 @@ def legacy_with_options(x: int):
     return x - 1
 """
 
+PLAIN_SCRIPT = """\
+import pathlib
+
+pathlib.Path(__file__).with_name("plain_script.ran").write_text("a module without Numba was executed")
+print("hello")
+"""
+
 RECORDED = """\
 from numba import njit
 
@@ -80,6 +87,7 @@ async def session(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Ses
     (root / "ssa.py").write_text(SSA)
     (root / "legacy.py").write_text(LEGACY)
     (root / "recorded.py").write_text(RECORDED)
+    (root / "plain_script.py").write_text(PLAIN_SCRIPT)
     (root / "untyped_list_2.py").write_text((root / "untyped_list.py").read_text())
     _record_signature(root, "recorded.py", "scaled")
     session = await start_session(root, settings={"inlayHints": {"maxLength": 30}})
@@ -109,6 +117,12 @@ def _line(diagnostic: lsp.Diagnostic) -> int:
 # --- diagnostics --------------------------------------------------------------------------------------
 async def test_clean_file_publishes_an_empty_list(session: Session) -> None:
     assert await session.open("kernels.py") == []
+
+
+async def test_a_module_without_jitted_code_is_never_run(session: Session) -> None:
+    assert await session.open("plain_script.py") == []
+    assert await session.save("plain_script.py") == []
+    assert not (session.root / "plain_script.ran").exists()
 
 
 async def test_typing_errors_have_ranges_links_and_the_full_numba_text(session: Session) -> None:
