@@ -8,6 +8,9 @@ export type Mutation = { variable: string; kind: "replace" | "prepend" | "append
 /** The Python snippet whose output `diffEnvironment` reads: the child's environment as JSON. */
 export const DUMP_ENVIRONMENT = "import json, os, sys; sys.stdout.write(json.dumps(dict(os.environ)))";
 
+/** Variables a shell or the process itself changes, never the recording hook's. */
+export const IGNORED = new Set(["_", "PWD", "OLDPWD", "SHLVL", "NUMBA_LENS_TEST_EVENTS"]);
+
 export function diffEnvironment(
   before: Record<string, string | undefined>,
   after: Record<string, string>,
@@ -16,7 +19,7 @@ export function diffEnvironment(
   const mutations: Mutation[] = [];
   for (const [variable, value] of Object.entries(after)) {
     const old = before[variable];
-    if (old === value) continue;
+    if (old === value || IGNORED.has(variable)) continue;
     if (old !== undefined && old !== "" && value.endsWith(delimiter + old)) {
       mutations.push({ variable, kind: "prepend", value: value.slice(0, value.length - old.length) });
     } else if (old !== undefined && old !== "" && value.startsWith(old + delimiter)) {

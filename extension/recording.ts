@@ -99,7 +99,7 @@ export class Recording implements vscode.Disposable {
     });
     const start = output.lastIndexOf("{\"");
     const after = JSON.parse(start >= 0 ? output.slice(start) : output) as Record<string, string>;
-    return diffEnvironment(baseline, after).filter((m) => m.variable !== "NUMBA_LENS_TEST_EVENTS");
+    return diffEnvironment(baseline, after);
   }
 
   /** A shell running under `python -m pyserver record`: everything run in it records its signatures. */
