@@ -137,6 +137,9 @@ async def test_typing_errors_have_ranges_links_and_the_full_numba_text(session: 
     )
     assert add.source == "numba"
     assert "No implementation of function" in add.data["fullMessage"]
+    full_text_hover = await session.hover("typing_errors.py", 9, add.range.start.character)
+    assert full_text_hover is not None and "**Numba (typing-error)**" in full_text_hover
+    assert "During: typing of" in full_text_hover or "No implementation of function" in full_text_hover
     assert by_line[16].code == "unsupported"  # float(text)
     # The error inside `scale`, called from `calls_scale` with a tuple: linked both ways.
     callee, caller = by_line[22], by_line[27]
@@ -444,6 +447,8 @@ async def test_ir_view_errors_are_lsp_errors(session: Session) -> None:
         await session.ir_view("kernels.py", 37, "llvm")  # inside main(), not jitted
     with pytest.raises(JsonRpcException):
         await session.ir_view("kernels.py", 14, "bytecode")
+    with pytest.raises(JsonRpcException, match=r"unavailable|signature"):
+        await session.ir_view("kernels.py", 14, "llvm", signature=5)  # walk has one signature
 
 
 # --- progress and status ------------------------------------------------------------------------------
