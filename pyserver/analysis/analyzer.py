@@ -225,14 +225,18 @@ class Analyzer:
             self.memo.popitem(last=False)
         return inference
 
-    def _resolve_callee(self, dispatcher: Any, args: tuple[Any, ...]) -> Any:
+    def _resolve_callee(self, dispatcher: Any, args: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
         record = self.loader.recorded.get(numba_api.function_id(dispatcher.py_func))
         if record is None or record.dispatcher is not dispatcher:
             record = numba_api.Recorded(dispatcher.py_func, dispatcher, "jit", [], {})
         if self._callee_depth > MAX_CALLEE_DEPTH:
             raise numba_api.CalleeTypingError("calls nested too deeply for analysis", dispatcher, args)
+        name = dispatcher.py_func.__qualname__
         self._callee_depth += 1
         try:
+            if record.signatures and record.kind == "jit":
+                # Declared signatures: Numba compiles those only and matches calls against them.
+                return self._declared_pairs(record, name, args)
             inference = self._infer(record, args, None)
         finally:
             self._callee_depth -= 1
@@ -240,11 +244,32 @@ class Analyzer:
             first = report.short_message(inference.errors[0].text)
             arg_text = ", ".join(str(a) for a in args)
             raise numba_api.CalleeTypingError(
-                f"In '{dispatcher.py_func.__qualname__}' called with ({arg_text}): {first}", dispatcher, args
+                f"In '{name}' called with ({arg_text}): {first}", dispatcher, args
             )
         if inference.return_type is None:
             raise numba_api.CalleeTypingError("the callee's return type is unknown", dispatcher, args)
-        return inference.return_type
+        return [(args, inference.return_type)]
+
+    def _declared_pairs(
+        self, record: numba_api.Recorded, name: str, args: tuple[Any, ...]
+    ) -> list[tuple[tuple[Any, ...], Any]]:
+        pairs = []
+        for sig in record.signatures:
+            try:
+                declared_args, return_type = numba_api.parse_signature(sig)
+            except ValueError:
+                continue
+            if return_type is None:
+                inference = self._infer(record, declared_args, None)
+                if inference.errors or inference.return_type is None:
+                    continue
+                return_type = inference.return_type
+            pairs.append((declared_args, return_type))
+        if not pairs:
+            raise numba_api.CalleeTypingError(
+                f"'{name}' has no declared signature that compiles", record.dispatcher, args
+            )
+        return pairs
 
     # ------------------------------------------------------------------------------- type sources
 

@@ -92,6 +92,9 @@ class Loader:
         self.root = os.path.realpath(str(root))
         self.recorded: dict[tuple[str, str], numba_api.Recorded] = {}
         self._workspace_files: dict[str, bool] = {}  # path -> under the root (realpath is slow)
+        self._library_prefixes = tuple(
+            {os.path.join(p, "lib", "") for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+        )
         self._stamps: dict[str, tuple[int, int]] = {}
         sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
         numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
@@ -101,6 +104,12 @@ class Loader:
         if path in self._extra_files:
             return True
         known = self._workspace_files.get(path)
+        if (
+            known is None
+            and path.startswith(self._library_prefixes)
+            and not self.root.startswith(self._library_prefixes)
+        ):
+            known = self._workspace_files[path] = False  # the interpreter's own files: skip realpath
         if known is None:
             real = os.path.realpath(path)
             known = (real == self.root or real.startswith(self.root + os.sep)) and not (

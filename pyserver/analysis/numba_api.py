@@ -58,17 +58,34 @@ def refresh_contexts() -> None:
 
 
 def warm_up() -> None:
-    """Infer one small function so the first real analysis does not pay for registry warm-up."""
+    """Type common NumPy operations once, so the first analysis a user waits for does not pay for it.
+
+    Inference only (no LLVM): the typing registries load and the usual array operations get typed.
+    """
     refresh_contexts()
 
-    def _warm(a, n):  # pragma: no cover - executed through Numba
+    def _warm(a, b, n):  # pragma: no cover - executed through Numba
         total = 0.0
         for i in range(n):
             total += a[i] * 2.0
-        return total
+        out = np.empty_like(a)
+        out2 = np.zeros_like(a)
+        grid = np.zeros((n, n))
+        ones = np.ones(n)
+        empty = np.empty(n, dtype=np.float64)
+        steps = np.arange(n)
+        stats = a.sum() + a.min() + a.max() + a.mean() + np.sum(b) + b.sum()
+        shaped = b.shape[0] + b.T.shape[1] + a.size + len(a)
+        maths = np.sqrt(a) + np.exp(a) + np.abs(a) + np.log(a + 1.0)
+        copied = a.copy()
+        return total, out, out2, grid, ones, empty, steps, stats, shaped, maths, copied, np.dot(a, a)
+
+    def _no_workspace_callees(dispatcher: Any, args: tuple[Any, ...]) -> Any:
+        raise CalleeTypingError("warm-up has no workspace callees", dispatcher, args)
 
     dispatcher = numba.njit(_warm)
-    infer(dispatcher, (nbtypes.float64[:], nbtypes.int64), None)
+    with callee_resolver(_no_workspace_callees):
+        infer(dispatcher, (nbtypes.float64[:], nbtypes.float64[:, :], nbtypes.int64), None)
 
 
 def type_text(ty: Any) -> str:
@@ -364,8 +381,10 @@ _callee_failures: dict[int, tuple[tuple[str, str], tuple[Any, ...]]] = {}
 _CALLEE_MARKER = re.compile(r" \[numba-lens-callee:(\d+)\]")
 
 
-# Returns the callee's return type for these argument types, or raises CalleeTypingError.
-CalleeResolver = Callable[[Any, tuple[Any, ...]], Any]
+# The signatures a call to this workspace callee may resolve to, as (argument types, return type) pairs:
+# the callee's declared signatures, or one inferred for the caller's argument types. Raises
+# CalleeTypingError when the callee cannot be typed.
+CalleeResolver = Callable[[Any, tuple[Any, ...]], list[tuple[tuple[Any, ...], Any]]]
 _callee_resolver: list[CalleeResolver | None] = [None]
 _original_get_call_template = _DispatcherBase.get_call_template
 
@@ -377,16 +396,18 @@ def _lens_get_call_template(self: Any, args: Any, kws: Any) -> Any:
     pysig, folded = self._compiler.fold_argument_types(args, kws)
     folded = tuple(folded)
     if getattr(self, "_numba_lens_workspace", False):
-        return_type = resolver(self, folded)
+        pairs = resolver(self, folded)
     else:
         return_type = _library_return_type(self, folded)
         if return_type is None:
             # Type-only inference could not decide: Numba's own compile does, exactly as it would.
             with callee_resolver_disabled():
                 return _original_get_call_template(self, args, kws)
+        pairs = [(folded, return_type)]
     name = f"CallTemplate({self.py_func.__name__})"
-    signature = typing.signature(return_type, *folded)
-    template = typing.make_concrete_template(name, key=self.py_func.__name__, signatures=[signature])
+    signatures = [typing.signature(return_type, *pair_args) for pair_args, return_type in pairs]
+    # Numba's own overload resolution picks among them (conversions, "no matching definition").
+    template = typing.make_concrete_template(name, key=self.py_func.__name__, signatures=signatures)
     return template, pysig, folded, {}
 
 

@@ -325,3 +325,30 @@ def test_reflected_list_argument_is_deprecated(ws) -> None:
     assert "reflected list" in deprecation.message and deprecation.function == "total"
     assert deprecation.severity == "warning"
     assert Path(deprecation.path).name == name
+
+
+def test_calls_to_declared_signatures_resolve_like_numba(ws) -> None:
+    source = """
+        import numpy as np
+        from numba import njit
+
+        @njit("float64(float64)")
+        def half(x):
+            return x / 2
+
+        @njit
+        def converts(n: int):
+            return half(n)
+
+        @njit
+        def no_match(a: "float64[:]"):
+            return half(a)
+        """
+    result = ws.analyze("src_declared_callee.py", source)
+    assert _signatures(result, "converts") == [("annotation", ["int64"], True)]
+    assert next(f for f in result.functions if f.name == "converts").signatures[0].return_type == "float64"
+    # Numba compiles only the declared signature: an array argument matches nothing.
+    (error,) = [d for d in result.diagnostics if d.severity == "error"]
+    assert error.function == "no_match" and text_at(source, error) == "half(a)"
+    # and `half` keeps its one declared signature: no caller-made specialisation.
+    assert _signatures(result, "half") == [("decorator", ["float64"], True)]
