@@ -43,6 +43,16 @@ def stop_in_python_caller() -> None:
     )
 
 
+def wait_for_file(path: str, timeout: float) -> None:
+    """Called by the adapter through gdb: sleep (the GIL released, so debugpy's threads run) until the
+    adapter creates `path`, i.e. until debugpy has answered what was queued while gdb held us."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 _REAL_SETTRACE = sys.settrace  # debugpy replaces sys.settrace with a wrapper that warns
 
 

@@ -21,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +47,7 @@ PYFRAMES_SCRIPT = Path(__file__).resolve().parent / "gdb" / "pyframes_gdb.py"
 DEBUGPY_CONNECT_TIMEOUT_S = 90.0
 DEBUGPY_REPLY_TIMEOUT_S = 10.0
 GDB_TIMEOUT_S = 30.0
+SYNC_TIMEOUT_S = 10.0
 # Python frames of these files are the debugger's own machinery, hidden unless showInternalFrames.
 INTERNAL_PY_FILES = ("<frozen runpy>", str(BOOTSTRAP), "/debugpy/", "/pydevd", "_pydev")
 
@@ -121,6 +123,9 @@ class Session:
         self._step_to_python_pending = False
         self._exit_code: int | None = None
         self._last_bp_record: dict[str, Any] = {}
+        # debugpy requests made while gdb held the process, not answered yet.
+        self._debugpy_backlog: list[Reply] = []
+        self._sync_dir: str | None = None
 
     # --- main loop -----------------------------------------------------------------------------------
     def serve(self) -> int:
@@ -487,7 +492,10 @@ class Session:
     def on_set_exception_breakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
         if self.debugpy is not None:
             reply = self.debugpy.request("setExceptionBreakpoints", args)
-            if self.owner != "gdb":
+            if self.owner == "gdb":
+                with self._lock:
+                    self._debugpy_backlog.append(reply)
+            else:
                 response = reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
                 if response is not None and response.get("body"):
                     return dict(response["body"])
@@ -643,6 +651,8 @@ class Session:
                     self.stream.event("breakpoint", {"reason": "changed", "breakpoint": item})
 
         reply.then(later)
+        with self._lock:
+            self._debugpy_backlog.append(reply)
         for placeholder in placeholders:
             placeholder["message"] = "Set when the program resumes (gdb holds it now)"
         return placeholders
@@ -825,13 +835,47 @@ class Session:
             self.log(f"could not hand the step to debugpy: {exc.message}")
             return False
 
-    def _gdb_resume(self, command: str) -> None:
+    def _gdb_resume(self, command: str, gdb_thread: str | None = None) -> None:
         assert self.gdb is not None
+        self._sync_debugpy_backlog(gdb_thread)
         self._resumed()
         try:
             self.gdb.execute(command, timeout=GDB_TIMEOUT_S)
         except GdbCommandError as exc:
             self.log(f"{command}: {exc.message}")
+
+    def _sync_debugpy_backlog(self, gdb_thread: str | None) -> None:
+        """Requests queued for debugpy while gdb held the process (a Python breakpoint set while stopped in
+        jitted code) must reach debugpy before the program runs on, or the line may be passed first.
+        Through gdb, the stopped thread (holding the GIL) sleeps in Python until the adapter has all the
+        answers: every thread runs meanwhile, so debugpy's reader thread gets the GIL and applies them."""
+        with self._lock:
+            backlog = [reply for reply in self._debugpy_backlog if not reply.done]
+            self._debugpy_backlog = []
+        if not backlog or self.gdb is None or self.debugpy is None:
+            return
+        gdb_thread = gdb_thread or self.gdb_threads.get(self.stopped_thread or 0) or "1"
+        if self._sync_dir is None:
+            self._sync_dir = tempfile.mkdtemp(prefix="numba-lens-sync-")
+        flag = os.path.join(self._sync_dir, f"sync-{self.new_id()}")
+
+        def release() -> None:
+            for reply in backlog:
+                reply.wait(SYNC_TIMEOUT_S)
+            Path(flag).touch()
+
+        threading.Thread(target=release, name="debugpy-sync", daemon=True).start()
+        code = f"__import__('sys').modules['__numba_lens__'].wait_for_file({flag!r}, {SYNC_TIMEOUT_S})"
+        prefix = f"--thread {gdb_thread} --frame 0"
+        try:
+            holds_gil = self.gdb.execute(f"-data-evaluate-expression {prefix} (int)PyGILState_Check()")
+            if str(holds_gil.get("value")) == "1":
+                self.gdb.execute(
+                    f"-data-evaluate-expression {prefix} {c_string(f'(int)PyRun_SimpleString({json.dumps(code)})')}",
+                    timeout=SYNC_TIMEOUT_S + GDB_TIMEOUT_S,
+                )
+        except GdbCommandError as exc:
+            self.log(f"could not sync debugpy before resuming: {exc.message}")
 
     def _native_of_gdb_thread(self, gdb_thread: str) -> int:
         assert self.gdb is not None
@@ -1381,6 +1425,8 @@ class Session:
             reap_children()
             if self.pty is not None:
                 self.pty.close()
+            if self._sync_dir is not None:
+                shutil.rmtree(self._sync_dir, ignore_errors=True)
 
 
 def ptrace_hint(gdb_message: str) -> str | None:

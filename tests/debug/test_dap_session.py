@@ -177,3 +177,26 @@ def test_folded_versions_and_right_argument_values(dap: DapClient) -> None:
     assert not [name for name in local_vars if "$" in name]
     elements = dap.ok("variables", {"variablesReference": arguments["a"]["variablesReference"]})["variables"]
     assert [e["value"] for e in elements[:6]] == ["1.0", "2.0", "3.0", "4.0", "5.0", "6.0"]
+
+
+def test_python_breakpoint_set_while_gdb_holds_the_program(dap: DapClient) -> None:
+    """debugpy cannot answer while gdb holds the process: the request is queued, not awaited."""
+    assert dap.start(MIXED, breakpoints={12: {}})["success"]
+    thread = dap.stopped()["threadId"]
+    breakpoints = dap.ok(
+        "setBreakpoints", {"source": {"path": str(MIXED)}, "breakpoints": [{"line": 20}]}, timeout=5
+    )["breakpoints"]
+    (python_bp,) = breakpoints
+    assert python_bp["verified"] is False and "resumes" in python_bp["message"]
+    # Threads and stacks keep answering from gdb meanwhile.
+    assert dap.top_frames(thread)[0]["name"].startswith("walk(")
+    dap.ok("continue", {"threadId": thread})
+    changed = dap.wait_for(
+        lambda m: m.get("event") == "breakpoint" and m["body"]["breakpoint"]["id"] == python_bp["id"],
+        120,
+        "the Python breakpoint's update",
+    )["body"]
+    assert changed["breakpoint"]["verified"] is True and changed["breakpoint"]["line"] == 20
+    stop = dap.stopped()
+    assert stop["hitBreakpointIds"] == [python_bp["id"]]
+    assert dap.top_frames(stop["threadId"])[0]["line"] == 20
