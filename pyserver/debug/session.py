@@ -31,7 +31,7 @@ from typing import Any
 
 from pyserver.debug import jitframes
 from pyserver.debug.dap import DapError, DapStream, Message
-from pyserver.debug.debugpy_client import DebugpyClient
+from pyserver.debug.debugpy_client import DebugpyClient, Reply
 from pyserver.debug.gdb.backend import GdbBackend, MIRecord, c_string, kill_group, set_parent_death_signal
 from pyserver.debug.gdb.launcher import (
     BOOTSTRAP,
