@@ -49,6 +49,7 @@ IR_KINDS = ("types", "numba_ir", "llvm", "asm")
 IR_ERROR_UNAVAILABLE = -32001
 IR_ERROR_FAILED = -32002
 FIXABLE_CODES = ("untyped-variable", "no-signature", "deprecation")
+RECORD_COMMAND = "numbaLens.recordSignaturesInTerminal"  # implemented by the client
 
 
 class Engine(Protocol):
@@ -695,6 +696,17 @@ def register_features(server: NumbaLensServer) -> None:
                 continue
             data = diagnostic.data if isinstance(diagnostic.data, dict) else None
             fixes = actions.quick_fixes(source, str(diagnostic.code), diagnostic.range.start.line + 1, data)
+            if diagnostic.code == "no-signature" and not fixes:
+                # No types to write down yet: a run with recording switched on gets them.
+                title = "Record signatures: run your program or tests once in a recording terminal"
+                result.append(
+                    lsp.CodeAction(
+                        title=title,
+                        kind=lsp.CodeActionKind.QuickFix,
+                        diagnostics=[diagnostic],
+                        command=lsp.Command(title=title, command=RECORD_COMMAND),
+                    )
+                )
             for fix in fixes:
                 edits = ls.text_edits(source, fix.edits)
                 result.append(

@@ -12,7 +12,7 @@ import sys
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import psutil
 from lsprotocol import types as lsp
@@ -251,6 +251,15 @@ def json_converter() -> Any:
     converter = default_converter()
     for message_type in (JsonRPCRequestMessage, JsonRPCResponseMessage, JsonRPCNotification):
         converter.register_structure_hook(message_type, lambda obj, cls: cls(**obj))
+
+    # lsprotocol takes every code action that has a `command` for a bare Command; only a Command's
+    # `command` is a string.
+    def code_action_or_command(obj: Any, _: type) -> Any:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, lsp.Command)
+        return converter.structure(obj, lsp.CodeAction)
+
+    converter.register_structure_hook(Union[lsp.Command, lsp.CodeAction], code_action_or_command)  # noqa: UP007
     return converter
 
 

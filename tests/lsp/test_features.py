@@ -382,6 +382,15 @@ async def test_quick_fix_removes_nopython_false(session: Session) -> None:
     assert diagnostics == []
 
 
+async def test_no_signature_offers_to_record_a_run(session: Session) -> None:
+    diagnostics = await session.open("ssa.py")
+    missing = first(diagnostics, "no-signature")
+    assert _line(missing) == 18 and missing.severity == lsp.DiagnosticSeverity.Information
+    fixes = await session.code_actions("ssa.py", missing)
+    assert [f.command.command for f in fixes if f.command] == ["numbaLens.recordSignaturesInTerminal"]
+    assert all(f.edit is None for f in fixes)  # nothing is written without known types
+
+
 async def test_recorded_types_can_be_written_into_the_source(session: Session) -> None:
     await session.open("recorded.py")
     hover = await session.hover_word("recorded.py", 5, "scaled")
