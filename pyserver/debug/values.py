@@ -429,6 +429,7 @@ class _SourceIndex:
     statement sit in the same body, A's first."""
 
     def __init__(self, source: str) -> None:
+        self.lines = source.splitlines()
         self.tree = ast.parse(source)
         # line -> innermost statement starting on it: (body id, index)
         self.start: dict[int, tuple[int, int]] = {}
@@ -448,6 +449,13 @@ class _SourceIndex:
                     self.spans.append((stmt.lineno, end, body_id, index))
                     self.start[stmt.lineno] = (body_id, index)
                 self._walk(stmt)
+
+    def mentions(self, line: int, name: str) -> bool:
+        """Whether the source line names the variable: a check that the file on disk is the one the
+        program was compiled from (an edited file would misplace the SSA versions)."""
+        if not 1 <= line <= len(self.lines):
+            return False
+        return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", self.lines[line - 1]) is not None
 
     def ran_before(self, line_a: int, line_b: int) -> bool:
         where = self.start.get(line_a)
@@ -689,6 +697,8 @@ class JitValueReader:
                 continue
             candidates.append((raw, decoded))
         line = report.line
+        if source is not None and not all(source.mentions(v.line, base) for v in versions if v.line):
+            source = None  # the file changed since the compile: judge without it (more "unavailable")
         if len(candidates) > 1:
             remaining = []
             for raw, decoded in candidates:
