@@ -210,7 +210,8 @@ def parse_jit_frame_name(func: str) -> JitFrameName | None:
 
 def _is_libpython_file(path: str) -> bool:
     return bool(
-        re.search(r"(^|/)(Python|Objects|Modules|Parser|Programs|Include)/", path) or "python3" in path.split("/")[-1]
+        re.search(r"(^|/)(Python|Objects|Modules|Parser|Programs|Include)/", path)
+        or "python3" in path.split("/")[-1]
     )
 
 
