@@ -117,6 +117,9 @@ def main() -> int:
     print(
         f"Numba eager compile of {FUNCTIONS} functions (fresh process, median of 3): {compile_s * 1000:8.1f} ms"
     )
+    print(
+        f"  runs (s): compile {[round(x, 2) for x in compile_runs]}, analysis {[round(x, 2) for x in first_runs]}"
+    )
     print(f"analysis, warm worker, first time (median of 3):            {first_s * 1000:8.1f} ms")
     print(f"analysis, cold (worker start + import numba included):       {cold_s * 1000:8.1f} ms")
     print(f"re-analysis after a one-function edit (median of 7):         {edit_s * 1000:8.1f} ms")
