@@ -118,7 +118,7 @@ class _Collector(ast.NodeVisitor):
         return
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=32)
 def _names(source: str, def_line: int) -> tuple[NameAt, ...]:
     node = function_node(source, def_line)
     if node is None:

@@ -20,7 +20,8 @@ from pyserver.lsp.text import split_lines
 ViewState = Literal["current", "shifted", "changed", "not-analysed"]
 
 
-@lru_cache(maxsize=16)
+# ASTs are heavy (a 10,000-line module's is tens of MB): keep only the few in use.
+@lru_cache(maxsize=6)
 def parse_module(source: str) -> ast.Module | None:
     try:
         return ast.parse(source)
