@@ -10,7 +10,6 @@ import os
 import runpy
 import signal
 import sys
-import types
 
 
 def _die_with_parent() -> None:
@@ -22,35 +21,6 @@ def _die_with_parent() -> None:
     # The parent may already have gone between fork and prctl.
     if os.getppid() == 1:
         os._exit(1)
-
-
-def stop_in_python_caller() -> None:
-    """Called by the adapter (through gdb, with the GIL held) when a step leaves the outermost jitted
-    frame: makes debugpy stop at the next line of the Python frame that called the jitted function,
-    the same way `debugpy.breakpoint()` stops at the next line of its caller."""
-    frame: types.FrameType | None = sys._getframe(1)
-    # Skip the `<string>` frame of the injected call itself.
-    while frame is not None and frame.f_code.co_filename == "<string>":
-        frame = frame.f_back
-    try:
-        from debugpy.server import api
-    except ImportError:
-        return
-    if not api.is_client_connected() or frame is None:
-        return
-    api._settrace(
-        suspend=True, trace_only_current_thread=True, patch_multiprocessing=False, stop_at_frame=frame
-    )
-
-
-def wait_for_file(path: str, timeout: float) -> None:
-    """Called by the adapter through gdb: sleep (the GIL released, so debugpy's threads run) until the
-    adapter creates `path`, i.e. until debugpy has answered what was queued while gdb held us."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not os.path.exists(path) and time.monotonic() < deadline:
-        time.sleep(0.005)
 
 
 _REAL_SETTRACE = sys.settrace  # debugpy replaces sys.settrace with a wrapper that warns
@@ -125,9 +95,6 @@ def _run_without_debugpy(rest: list) -> None:
 
 def main() -> None:
     _die_with_parent()
-    # The adapter reaches the helpers above as sys.modules["__numba_lens__"] (this file runs as
-    # __main__, which the user's program replaces).
-    sys.modules["__numba_lens__"] = sys.modules[__name__]
     # sys.path[0] is this file's folder (pyserver/debug): it must not shadow the user's imports.
     if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
         del sys.path[0]

@@ -51,6 +51,31 @@ SYNC_TIMEOUT_S = 10.0
 # Python frames of these files are the debugger's own machinery, hidden unless showInternalFrames.
 INTERNAL_PY_FILES = ("<frozen runpy>", str(BOOTSTRAP), "/debugpy/", "/pydevd", "_pydev")
 
+# Python run inside the debuggee by gdb (PyRun_SimpleString, GIL held, in a fresh namespace so that
+# nothing lands in the user's __main__). Both work in launched and attached programs alike.
+# Make debugpy stop at the next line of the Python frame that called the jitted code, the way
+# `debugpy.breakpoint()` stops at the next line of its caller.
+STOP_IN_PYTHON_CALLER = """
+import sys
+frame = sys._getframe(1)
+while frame is not None and frame.f_code.co_filename == "<string>":
+    frame = frame.f_back
+try:
+    from debugpy.server import api
+except ImportError:
+    api = None
+if api is not None and frame is not None and api.is_client_connected():
+    api._settrace(suspend=True, trace_only_current_thread=True, patch_multiprocessing=False, stop_at_frame=frame)
+frame = None
+"""
+# Sleep with the GIL released until the adapter creates `path` (debugpy has answered its backlog).
+WAIT_FOR_FILE = """
+import os, time
+deadline = time.monotonic() + {timeout}
+while not os.path.exists({path!r}) and time.monotonic() < deadline:
+    time.sleep(0.005)
+"""
+
 EXCEPTION_FILTERS = [
     {"filter": "raised", "label": "Raised Exceptions", "default": False},
     {"filter": "uncaught", "label": "Uncaught Exceptions", "default": True},
@@ -126,6 +151,8 @@ class Session:
         # debugpy requests made while gdb held the process, not answered yet.
         self._debugpy_backlog: list[Reply] = []
         self._sync_dir: str | None = None
+        self._attach_continue = False
+        self._detaching = False
 
     # --- main loop -----------------------------------------------------------------------------------
     def serve(self) -> int:
@@ -408,7 +435,10 @@ class Session:
         code = self.process.wait()
         self._program_exited(code)
 
-    def _start_debugpy(self, port: int, args: dict[str, Any]) -> None:
+    def _start_debugpy(self, port: int, args: dict[str, Any], *, connect_only: bool = False) -> None:
+        if connect_only and self.gdb is not None:
+            # gdb stopped every thread on attach: let them run, or debugpy cannot answer.
+            self._wait_gdb_stopped_then_continue()
         client = DebugpyClient(self.log)
         client.add_listener(self._on_debugpy_event)
         initialized = threading.Event()
@@ -456,6 +486,14 @@ class Session:
             self.inferior_pid = self._gdb_inferior_pid()
         self.stream.event("initialized")
 
+    def _wait_gdb_stopped_then_continue(self) -> None:
+        assert self.gdb is not None
+        deadline = time.monotonic() + GDB_TIMEOUT_S
+        while self.owner != "gdb" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self._attach_continue = False
+        self._gdb_resume("-exec-continue")
+
     def _gdb_inferior_pid(self) -> int | None:
         assert self.gdb is not None
         try:
@@ -466,22 +504,66 @@ class Session:
 
     def on_attach(self, args: dict[str, Any]) -> dict[str, Any]:
         self.attached = True
-        self.mode = "python"
+        self.show_internal = bool(args.get("showInternalFrames", False))
         self.just_my_code = bool(args.get("justMyCode", True))
         connect = args.get("connect") or {}
         host = str(args.get("host") or connect.get("host") or "127.0.0.1")
         port = args.get("port") or connect.get("port")
-        if args.get("processId") and not port:
-            raise DapError(
-                "Attaching by processId needs debugpy in the process; start the program with "
-                "`python -m debugpy --listen 127.0.0.1:PORT prog.py` and attach with host and port."
-            )
+        process_id = args.get("processId")
+        if process_id and not port:
+            self._attach_to_process(int(process_id), args)
+            return {}
+        self.mode = "python"
         if not port:
             raise DapError('attach needs "processId", or "host" and "port" where debugpy listens.')
         if host not in ("127.0.0.1", "localhost"):
             raise DapError("Only 127.0.0.1 is supported for attach.")
         self._start_debugpy(int(port), args)
         return {}
+
+    def _attach_to_process(self, pid: int, args: dict[str, Any]) -> None:
+        """gdb attaches for jitted frames; debugpy is injected first (by its own `--pid`, which uses gdb
+        too: two tracers cannot hold one process at once)."""
+        if not os.path.exists(f"/proc/{pid}"):
+            raise DapError(f"No process with id {pid}.")
+        self.mode = "mixed"
+        self.inferior_pid = pid
+        port = free_port()
+        python = str(args.get("python") or sys.executable)
+        try:
+            injected = subprocess.run(
+                [python, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", "--pid", str(pid)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                preexec_fn=set_parent_death_signal,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise DapError(f"Could not inject debugpy into process {pid}: {exc}") from None
+        if injected.returncode != 0:
+            detail = (injected.stderr or injected.stdout).strip()[-500:]
+            raise DapError(ptrace_hint(detail) or f"Could not inject debugpy into process {pid}: {detail}")
+        gdb_path = shutil.which(str(args.get("gdbPath") or "gdb"))
+        if gdb_path is None:
+            raise DapError(
+                'gdb not found. Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "gdbPath".'
+            )
+        self.gdb = GdbBackend(gdb_path, log=self.log)
+        self.gdb.add_listener(self._on_gdb_record)
+        self.values = ValuesBridge(self.gdb, self.log)
+        configure_gdb(self.gdb)
+        try:
+            self.gdb.execute_console(f"source {PYFRAMES_SCRIPT}")
+        except GdbCommandError as exc:
+            self.log(f"no Python frames from gdb: {exc}")
+        try:
+            self.gdb.execute(f"-target-attach {pid}", timeout=120)
+        except GdbCommandError as exc:
+            raise DapError(
+                ptrace_hint(exc.message) or f"gdb could not attach to {pid}: {exc.message}"
+            ) from None
+        self._attach_continue = True
+        self._start_debugpy(port, args, connect_only=True)
 
     def on_configuration_done(self, args: dict[str, Any]) -> dict[str, Any]:
         if self.debugpy is not None:
@@ -713,7 +795,7 @@ class Session:
             self._on_breakpoint_modified(record.payload.get("bkpt", {}))
         elif record.message == "stopped":
             self._on_gdb_stopped(record.payload)
-        elif record.message == "thread-group-exited":
+        elif record.message == "thread-group-exited" and not self._detaching:
             code = record.payload.get("exit-code")
             self._program_exited(int(code, 8) if code else 0)
         elif record.message == "thread-group-started":
@@ -721,7 +803,7 @@ class Session:
                 self.inferior_pid = int(record.payload.get("pid", 0)) or self.inferior_pid
             except ValueError:
                 pass
-        elif record.message == "gdb-exited":
+        elif record.message == "gdb-exited" and not self._detaching:
             if not self.ended.is_set() and self._exit_code is None:
                 self._program_exited(None)
 
@@ -799,6 +881,8 @@ class Session:
         else:
             body["reason"] = "pause" if self._pause_via_gdb else "step"
         self._pause_via_gdb = False
+        if self._attach_continue:
+            return  # the stop that attaching causes: the session continues it
         self.stream.event("stopped", body)
 
     def _format_log_message(self, template: str, gdb_thread: str) -> str:
@@ -825,7 +909,7 @@ class Session:
             holds_gil = self.gdb.execute(f"-data-evaluate-expression {prefix} (int)PyGILState_Check()")
             if str(holds_gil.get("value")) != "1":
                 return False
-            code = "__import__('sys').modules['__numba_lens__'].stop_in_python_caller()"
+            code = f"exec({STOP_IN_PYTHON_CALLER!r}, {{}})"
             result = self.gdb.execute(
                 f"-data-evaluate-expression {prefix} {c_string(f'(int)PyRun_SimpleString({json.dumps(code)})')}",
                 timeout=GDB_TIMEOUT_S,
@@ -865,7 +949,7 @@ class Session:
             Path(flag).touch()
 
         threading.Thread(target=release, name="debugpy-sync", daemon=True).start()
-        code = f"__import__('sys').modules['__numba_lens__'].wait_for_file({flag!r}, {SYNC_TIMEOUT_S})"
+        code = f"exec({WAIT_FOR_FILE.format(path=flag, timeout=SYNC_TIMEOUT_S)!r}, {{}})"
         prefix = f"--thread {gdb_thread} --frame 0"
         try:
             holds_gil = self.gdb.execute(f"-data-evaluate-expression {prefix} (int)PyGILState_Check()")
@@ -1387,13 +1471,27 @@ class Session:
         return {}
 
     def on_disconnect(self, args: dict[str, Any]) -> dict[str, Any]:
-        if self.attached and not args.get("terminateDebuggee", False) and self.debugpy is not None:
-            self.debugpy.request("disconnect", {"terminateDebuggee": False}).wait(5.0)
+        if self.attached and not args.get("terminateDebuggee", False):
+            self._detach()
         self.shutdown()
         if not self.ended.is_set():
             self.ended.set()
         self._send_terminated()
         return {}
+
+    def _detach(self) -> None:
+        """Leave an attached process running: gdb detaches, debugpy lets go of its threads."""
+        attached_pid, self.inferior_pid = self.inferior_pid, None  # not ours to end
+        self._detaching = True  # gdb reports the detached process as exited: it is not
+        if self.gdb is not None and not self.gdb.exited.is_set():
+            try:
+                if self.owner == "gdb":
+                    self._sync_debugpy_backlog(None)
+                self.gdb.execute("-target-detach", timeout=GDB_TIMEOUT_S)
+            except GdbCommandError as exc:
+                self.log(f"detach from {attached_pid}: {exc.message}")
+        if self.debugpy is not None and self.debugpy.connected:
+            self.debugpy.request("disconnect", {"terminateDebuggee": False}).wait(5.0)
 
     _shutdown_lock = threading.Lock()
 
@@ -1405,10 +1503,16 @@ class Session:
                 self.debugpy.close()
             if self.gdb is not None:
                 pid = self.inferior_pid
-                if pid:
+                if pid and not self.attached:
                     # debugpy's adapter daemonises out of the debuggee's tree: find it before the end.
                     descendants |= all_descendants(pid)
                 self.gdb.close()
+                if pid and self.attached:
+                    # Attached and asked to terminate (a detach clears inferior_pid): end that process only.
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
             if self.process is not None:
                 descendants |= all_descendants(self.process.pid)
                 kill_group(self.process.pid)

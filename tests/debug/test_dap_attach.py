@@ -1,0 +1,60 @@
+"""attach: by process id (debugpy injected, gdb attached), and detach leaving the program running."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from dapclient import DapClient
+
+SERVICE = Path(__file__).resolve().parent / "programs" / "service.py"
+
+
+@pytest.fixture
+def service() -> Iterator[subprocess.Popen[str]]:
+    env = {**os.environ, "NUMBA_DEBUGINFO": "1", "NUMBA_OPT": "0"}
+    proc = subprocess.Popen([sys.executable, str(SERVICE)], stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("ready")
+    yield proc
+    proc.kill()
+    proc.wait(30)
+
+
+@pytest.fixture
+def dap(tmp_path: Path) -> Iterator[DapClient]:
+    client = DapClient(str(tmp_path / "dap.log"))
+    yield client
+    client.close()
+
+
+def test_attach_by_process_id_then_detach(dap: DapClient, service: subprocess.Popen[str]) -> None:
+    dap.ok("initialize", {"adapterID": "numba", "linesStartAt1": True, "pathFormat": "path"})
+    seq = dap.stream.request("attach", {"processId": service.pid})
+    dap.event("initialized", timeout=180)
+    response = dap.wait_for(
+        lambda m: m.get("request_seq") == seq and m.get("type") == "response", 180, "attach"
+    )
+    assert response["success"], response.get("message")
+    breakpoints = dap.ok("setBreakpoints", {"source": {"path": str(SERVICE)}, "breakpoints": [{"line": 12}]})[
+        "breakpoints"
+    ]
+    dap.ok("configurationDone")
+    stop = dap.stopped()
+    assert stop["hitBreakpointIds"] == [breakpoints[0]["id"]]
+    frames = dap.top_frames(stop["threadId"])
+    assert frames[0]["name"] == "tick(int64)" and frames[0]["line"] == 12
+    assert frames[1]["name"] == "main"
+    dap.ok("setBreakpoints", {"source": {"path": str(SERVICE)}, "breakpoints": []})
+    dap.ok("disconnect", {"terminateDebuggee": False})
+    dap.event("terminated")
+    # Detached: the program runs on.
+    try:
+        code = service.wait(3)
+    except subprocess.TimeoutExpired:
+        code = None
+    assert code is None, f"the detached program ended with {code}"
