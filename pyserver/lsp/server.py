@@ -599,6 +599,7 @@ def register_features(server: NumbaLensServer) -> None:
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @server.thread()  # parsing a large buffer must not stall the protocol loop
     def on_hover(ls: NumbaLensServer, params: lsp.HoverParams) -> lsp.Hover | None:
         uri = params.text_document.uri
         source = ls.document_source(uri)
@@ -618,6 +619,7 @@ def register_features(server: NumbaLensServer) -> None:
         )
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=True))
+    @server.thread()  # parsing a large buffer must not stall the protocol loop
     def on_inlay_hint(ls: NumbaLensServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
         uri = params.text_document.uri
         settings = ls.settings
@@ -656,6 +658,7 @@ def register_features(server: NumbaLensServer) -> None:
         return hint
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+    @server.thread()  # parsing a large buffer must not stall the protocol loop
     def on_code_lens(ls: NumbaLensServer, params: lsp.CodeLensParams) -> list[lsp.CodeLens]:
         uri = params.text_document.uri
         source = ls.document_source(uri)
@@ -678,8 +681,12 @@ def register_features(server: NumbaLensServer) -> None:
         ]
 
     @server.feature(
-        lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
+        lsp.TEXT_DOCUMENT_CODE_ACTION,
+        lsp.CodeActionOptions(
+            code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]
+        ),
     )
+    @server.thread()
     def on_code_action(ls: NumbaLensServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
         source = ls.document_source(uri)
