@@ -125,6 +125,7 @@ export class IrViews implements vscode.TextDocumentContentProvider, vscode.Dispo
         .filter((l) => l >= 0 && l < viewEditor.document.lineCount)
         .map((l) => viewEditor.document.lineAt(l).range);
       viewEditor.setDecorations(this.highlight, ranges);
+      recordEvent("irFollow", { kind: view.kind, line, outputLines: ranges.map((r) => r.start.line) });
       if (ranges.length > 0) viewEditor.revealRange(ranges[0], vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     }
   }

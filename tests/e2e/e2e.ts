@@ -59,6 +59,7 @@ interface StepResult {
 const results: StepResult[] = [];
 let page: Page;
 let stepNumber = 0;
+let stopSessionAfterStep = false;
 
 async function step(name: string, body: () => Promise<string>): Promise<boolean> {
   stepNumber += 1;
@@ -114,6 +115,32 @@ async function lineNumberBox(line: number): Promise<{ y: number; height: number 
     .boundingBox();
   if (!box) throw new Error(`line ${line} is not on screen`);
   return { y: box.y, height: box.height };
+}
+
+/**
+ * The code lens link `text` drawn just above the 0-based `defLine` (lenses sit above the decorator).
+ * Lenses are re-rendered when an analysis completes, so look again until one is stable on screen.
+ */
+async function lensAbove(defLine: number, text: string) {
+  const lenses = page.locator(".editor-group-container.active .codelens-decoration a", { hasText: text });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const def = await lineNumberBox(defLine + 1).catch(() => undefined);
+    const count = await lenses.count();
+    let best = -1;
+    let bestY = -Infinity;
+    for (let i = 0; def && i < count; i++) {
+      if (!(await lenses.nth(i).isVisible().catch(() => false))) continue;
+      const box = await lenses.nth(i).boundingBox().catch(() => null);
+      if (box && box.y < def.y && box.y > bestY) {
+        bestY = box.y;
+        best = i;
+      }
+    }
+    if (best >= 0) return lenses.nth(best);
+    await page.waitForTimeout(500);
+  }
+  throw new Error(`no "${text}" lens above line ${defLine + 1} on screen after 30s`);
 }
 
 async function main(): Promise<number> {
@@ -231,22 +258,9 @@ async function main(): Promise<number> {
 
     await step("Debug JIT function stops inside walk with call stack and variables", async () => {
       const since = Date.now();
-      const lenses = page.locator(".editor-group-container.active .codelens-decoration a", { hasText: "Debug JIT function" });
-      // The lens drawn just above `def walk` (it sits above the decorator line).
-      const defLine = await lineNumberBox(walkLine + 1);
-      const count = await lenses.count();
-      let topmost = -1;
-      let bestY = -Infinity;
-      for (let i = 0; i < count; i++) {
-        if (!(await lenses.nth(i).isVisible())) continue;
-        const box = await lenses.nth(i).boundingBox();
-        if (box && box.y < defLine.y && box.y > bestY) {
-          bestY = box.y;
-          topmost = i;
-        }
-      }
-      if (topmost < 0) throw new Error("no Debug JIT function lens above def walk on screen");
-      await lenses.nth(topmost).click();
+      const lens = await lensAbove(walkLine, "Debug JIT function");
+      await lens.click();
+      stopSessionAfterStep = true;
       const started = await waitForEvent("the lens command", (e) => e.event === "debugJitFunction", 10_000, since);
       if ((started as { function?: string }).function !== "walk") throw new Error(`lens started ${JSON.stringify(started)}`);
       const stopped = await waitForEvent(
@@ -296,13 +310,14 @@ async function main(): Promise<number> {
       const callStack = page.locator(".debug-call-stack .monaco-list-row", { hasText: "walk" }).first();
       await callStack.waitFor({ state: "visible", timeout: 30_000 });
       // One stack: the Python caller `main` under the jitted frame.
-      await page.locator(".debug-call-stack .monaco-list-row", { hasText: /^\s*main\b/ }).first().waitFor({ state: "visible", timeout: 30_000 });
+      await page.locator(".debug-call-stack .monaco-list-row", { hasText: /^\s*main\s*kernels\.py/ }).first().waitFor({ state: "visible", timeout: 30_000 });
       const variableRows = page.locator(".debug-variables .monaco-list-row");
       await variableRows.first().waitFor({ state: "visible", timeout: 30_000 });
       const shown = (await variableRows.allTextContents()).map((t) => t.trim()).filter(Boolean);
       await page.screenshot({ path: path.join(ARTIFACTS, "debug-stopped-in-walk.png") });
       // End the session and check the adapter says so.
       const stopAt = Date.now();
+      stopSessionAfterStep = false;
       await page.keyboard.press("Shift+F5");
       await waitForEvent(
         "the session to end (terminated event or adapter exit)",
@@ -311,6 +326,38 @@ async function main(): Promise<number> {
         stopAt,
       );
       return `top frame ${top.name} line ${top.line}; ${frames.length} frames; variables ${names.slice(0, 6).join(", ")}; view shows ${shown.slice(0, 4).join(" | ")}`;
+    });
+
+    if (stopSessionAfterStep) {
+      // The debug step failed half-way: end its session so the next steps start clean.
+      await page.keyboard.press("Shift+F5");
+      await page.waitForTimeout(3000);
+    }
+
+    await step("LLVM IR view opens beside the source and follows the cursor", async () => {
+      const since = Date.now();
+      await goTo(1, 1);
+      await (await lensAbove(walkLine, "LLVM IR")).click();
+      const shown = await waitForEvent(
+        "an LLVM IR view (irView, or irViewError with its reason)",
+        (e) => (e.event === "irView" || e.event === "irViewError") && e.kind === "llvm",
+        90_000,
+        since,
+      );
+      if (shown.event === "irViewError") throw new Error(`the server refused: ${String(shown.message)}`);
+      if (shown.function !== "walk") throw new Error(`view of ${String(shown.function)}, expected walk`);
+      await page.locator(".tabs-container .tab", { hasText: "LLVM IR" }).first().waitFor({ state: "visible", timeout: 20_000 });
+      // Move the cursor in the source: the view highlights that line's LLVM instructions.
+      const moved = Date.now();
+      await goTo(totalLine + 1, 9);
+      const follow = await waitForEvent(
+        `the view following source line ${totalLine + 1}`,
+        (e) => e.event === "irFollow" && e.kind === "llvm" && e.line === totalLine && (e.outputLines as number[]).length > 0,
+        20_000,
+        moved,
+      );
+      await page.waitForTimeout(500); // let the highlight paint before the screenshot
+      return `${String(shown.lines)} lines of LLVM IR for ${String(shown.signature)}; line ${totalLine + 1} -> ${(follow.outputLines as number[]).length} highlighted lines`;
     });
   } finally {
     await context.close();
