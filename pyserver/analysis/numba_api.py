@@ -44,6 +44,7 @@ from numba.core.typed_passes import (
     PreLowerStripPhis,
     PreParforPass,
 )
+from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
 
 NUMBA_VERSION = numba.__version__
@@ -452,6 +453,32 @@ def _lens_get_impl_key(self: Any, sig: Any) -> Any:
         if _callee_resolver[0] is None:
             raise
         return _EmptyImplementationEntry("numba-lens: typed only, not compiled")
+
+
+# Typing a call to a builtin, an operator or a method gives the same signature for the same argument
+# types in every function: remember successes across functions and runs (analysis only; a failure is
+# always recomputed, so errors stay exactly Numba's).
+_resolutions: dict[tuple[Any, ...], Any] = {}
+_original_resolve_function_type = BaseContext.resolve_function_type
+
+
+def _lens_resolve_function_type(self: Any, func: Any, args: Any, kws: Any) -> Any:
+    if _callee_resolver[0] is None or not isinstance(func, nbtypes.Function | nbtypes.BoundFunction):
+        return _original_resolve_function_type(self, func, args, kws)
+    try:
+        key = (func, tuple(args), tuple(sorted(kws.items())))
+        hit = _resolutions.get(key)
+    except TypeError:  # an unhashable argument type: no caching
+        return _original_resolve_function_type(self, func, args, kws)
+    if hit is not None:
+        return hit
+    signature = _original_resolve_function_type(self, func, args, kws)
+    if signature is not None:
+        _resolutions[key] = signature
+    return signature
+
+
+BaseContext.resolve_function_type = _lens_resolve_function_type  # type: ignore[method-assign]
 
 
 _original_get_overload = _DispatcherBase.get_overload
