@@ -113,6 +113,8 @@ class NumbaLensServer(LanguageServer):
         self.engine: Engine | None = None
         self._engine_key: object = None
         self._engine_guard = threading.Lock()
+        self._numba_thread: threading.Thread | None = None
+        self._numba_ready = threading.Event()
         self.engine_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="numba-lens-engine")
         self.scheduler: AnalysisScheduler[FileResult] = AnalysisScheduler(
             self.engine_executor,
@@ -230,21 +232,37 @@ class NumbaLensServer(LanguageServer):
         logger.warning("%s", message)
         self.status(state, message=message)
 
-    def check_environment(self) -> None:
-        """Runs on the engine thread, before the first analysis."""
-        if self.numba is None:
-            started = time.perf_counter()
+    def start_environment_check(self) -> None:
+        """Probe Numba in a child interpreter, in parallel with the first analysis's worker start."""
+        with self._engine_guard:
+            if self._numba_thread is not None:
+                return
+            self._numba_thread = threading.Thread(
+                target=self._check_numba, name="numba-lens-probe", daemon=True
+            )
+        self._numba_thread.start()
+
+    def _check_numba(self) -> None:
+        started = time.perf_counter()
+        try:
             self.numba = check_numba()
-            logger.info("%s (checked in %.0f ms)", self.numba.message, (time.perf_counter() - started) * 1000)
-            if not self.numba.ok and self.loop is not None:
-                message = f"Numba Lens cannot analyse: {self.numba.message}"
-                self.loop.call_soon_threadsafe(self.announce_once, "failed", "failed", message, False)
-        if not self.numba.ok:
+        finally:
+            self._numba_ready.set()
+        logger.info("%s (checked in %.0f ms)", self.numba.message, (time.perf_counter() - started) * 1000)
+        if not self.numba.ok and self.loop is not None:
+            message = f"Numba Lens cannot analyse: {self.numba.message}"
+            self.loop.call_soon_threadsafe(self.announce_once, "failed", "failed", message, False)
+
+    def check_environment(self, wait: bool = True) -> None:
+        """Raise NumbaUnavailable once the probe found no usable Numba (waiting for it if asked)."""
+        self.start_environment_check()
+        if wait:
+            self._numba_ready.wait(timeout=180)
+        if self.numba is not None and not self.numba.ok:
             raise NumbaUnavailable(self.numba.message)
 
     # --- the engine (engine thread) ------------------------------------------------------------------
     def _engine(self) -> Engine:
-        self.check_environment()
         key = self.settings.engine_key()
         with self._engine_guard:
             if self.closed:
@@ -271,7 +289,11 @@ class NumbaLensServer(LanguageServer):
         if not discover(source) and (parse_module(source) is not None or "numba" not in source):
             # Nothing jitted here: nothing to check, and no reason to run the module at all.
             return FileResult(path)
-        return self._engine().analyze(path, source)
+        self.check_environment(wait=False)
+        result = self._engine().analyze(path, source)
+        # A result computed without a usable Numba is noise: the probe's verdict decides.
+        self.check_environment(wait=True)
+        return result
 
     def _cancel_in_flight(self) -> None:
         engine = self.engine
@@ -448,6 +470,7 @@ class NumbaLensServer(LanguageServer):
             )
 
         def run() -> Any:
+            self.check_environment()
             return self._engine().ir_view(path, source, function.name, signature, kind)
 
         from pyserver.analysis.engine import AnalysisUnavailable
@@ -559,11 +582,8 @@ def register_features(server: NumbaLensServer) -> None:
                 show=True,
             )
             return
+        ls.start_environment_check()
         await ls.pull_settings()
-        try:
-            await ls.scheduler.run_exclusive(ls.check_environment)
-        except NumbaUnavailable:
-            pass  # announced by check_environment
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: NumbaLensServer, params: lsp.DidChangeConfigurationParams) -> None:
