@@ -4,11 +4,14 @@ type; long labels are cut to `maxLength` and the full text comes on inlayHint/re
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pyserver.lsp.syntax import header_end, names_in
 from pyserver.lsp.typeinfo import occurrence_types
 from pyserver.lsp.views import AnalysedDocument, FunctionView, function_views
+
+_LITERAL_SUFFIX = re.compile(r" \(literal .*\)$")
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,8 @@ def _variable_hints(source: str, view: FunctionView, first: int, last: int, max_
         rows = [occurrence_types(signature, occurrence, analysed_line) for signature in info.signatures]
         if any(row.exact is None for row in rows):
             continue  # unknown in some signature, or several versions on this line: no hint
-        types = [row.exact for row in rows if row.exact is not None]
+        # The plain type reads better inline; the literal value is in the tooltip.
+        types = [_LITERAL_SUFFIX.sub("", row.exact) for row in rows if row.exact is not None]
         full = ": " + _joined(types)
         details = tuple(f"{occurrence.name}: {row.exact}  # {row.signature.text}" for row in rows)
         hints.append(

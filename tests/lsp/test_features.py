@@ -251,6 +251,14 @@ async def test_inlay_hints_for_assignments_and_return_types(session: Session) ->
     assert "Tuple(UniTuple(float64 x 2), float64)" in resolved.tooltip.value
 
 
+async def test_inlay_hints_show_plain_types_for_literals(session: Session) -> None:
+    await session.open("ssa.py")
+    hints = {(h.position.line + 1, str(h.label)): h for h in await session.inlay_hints("ssa.py")}
+    assert (6, ": int64") in hints and (8, ": float64") in hints and (10, ": int64") in hints
+    resolved = await session.client.inlay_hint_resolve_async(hints[(10, ": int64")])
+    assert isinstance(resolved.tooltip, lsp.MarkupContent) and "int64 (literal 7)" in resolved.tooltip.value
+
+
 async def test_inlay_hint_settings_apply_without_restart(session: Session) -> None:
     await session.open("kernels.py")
     session.client.workspace_did_change_configuration(
