@@ -25,6 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="where to record (default: .numba-lens/signatures.json under the current directory)",
     )
+    parser.add_argument(
+        "--print-env",
+        action="store_true",
+        help="print, as JSON, the environment variables that switch recording on (for editors) and exit",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
 
 
@@ -44,6 +49,14 @@ def run(args: argparse.Namespace) -> int:
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
+    if args.print_env:
+        import json
+
+        root = Path.cwd().resolve()
+        target = Path(args.signatures).resolve() if args.signatures else root / store.DEFAULT_RELATIVE
+        env = recording_environment(target, root, base={"PYTHONPATH": os.environ.get("PYTHONPATH", "")})
+        print(json.dumps(env, indent=2, sort_keys=True))
+        return 0
     if not command:
         print(
             "pyserver record: give a command after --, e.g. `python -m pyserver record -- python script.py`",

@@ -181,3 +181,20 @@ def test_store_is_stable_and_merges() -> None:
     assert [e.args for e in store.entries(json.loads(text), "m.py::f")] == [["float64"], ["int64"]]
     assert all(e.ok for e in store.entries(json.loads(text), "m.py::f"))
     assert textwrap.dedent(text).startswith("{")
+
+
+def test_print_env_switches_recording_on_for_editors(tmp_path: Path) -> None:
+    proc = record(tmp_path, "--print-env")
+    assert proc.returncode == 0, proc.stderr
+    env = json.loads(proc.stdout)
+    assert env["NUMBA_LENS_RECORD"] == str(tmp_path.resolve() / ".numba-lens" / "signatures.json")
+    assert env["NUMBA_LENS_RECORD_ROOT"] == str(tmp_path.resolve())
+    assert env["PYTHONPATH"].split(":")[0].endswith("pyserver/record/hook")
+    # A process started with exactly these variables records.
+    (tmp_path / "p.py").write_text("from numba import njit\n\n@njit\ndef f(x):\n    return x\n\nf(2)\n")
+    subprocess.run(
+        [sys.executable, "p.py"], cwd=tmp_path, env={**env, "PATH": "/usr/bin:/bin"}, check=True, timeout=120
+    )
+    assert store.entries(store.load(tmp_path / ".numba-lens" / "signatures.json"), "p.py::f")[0].args == [
+        "int64"
+    ]
