@@ -151,6 +151,24 @@ async def test_user_output_never_reaches_the_protocol_stream(session: Session) -
     await _still_answers(session, "noisy.py")
 
 
+async def test_a_new_timeout_applies_without_restart(session: Session) -> None:
+    uri = session.uri("hang.py")
+    await session.open("hang.py")
+    before = session.publish_count(uri)
+    session.client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"numbaLens": {"timeout": TIMEOUT_S + 2}})
+    )
+    try:
+        assert await session.next_publish(uri, before) == []  # open documents are analysed again
+        diagnostics = await session.save("hang.py", HANG)
+        assert f"time-out after {TIMEOUT_S + 2} s" in first(diagnostics, "analysis-failed").message
+    finally:
+        session.client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(settings={"numbaLens": {"timeout": TIMEOUT_S}})
+        )
+        await session.save("hang.py", GOOD)
+
+
 # --- cancellation and on-type analysis ------------------------------------------------------------
 SLOW_WITH_ERROR = """\
 import time
