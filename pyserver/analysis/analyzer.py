@@ -26,6 +26,7 @@ from pyserver.analysis import numba_api, report
 from pyserver.analysis.discovery import JitFunction, find_jitted_functions
 from pyserver.analysis.loader import Loader, LoadResult
 from pyserver.analysis.model import (
+    CallType,
     Diagnostic,
     FileResult,
     FunctionInfo,
@@ -103,6 +104,7 @@ def _shifted(inference: numba_api.Inference, path: str, delta: int) -> numba_api
             for c in inference.calls
         ],
         returns=[numba_api.ReturnSite(r.line + delta, r.type) for r in inference.returns],
+        call_types=[(line + delta, name, sig) for line, name, sig in inference.call_types],
         elapsed_ms=inference.elapsed_ms,
     )
 
@@ -602,7 +604,7 @@ class Analyzer:
                 end_line=function.end_line,
                 decorator_line=function.decorator_line,
                 kind=function.kind,
-                options={k: v for k, v in function.options.items() if _json_safe(v)},
+                options={k: _jsonable(v) for k, v in function.options.items() if _json_safe(_jsonable(v))},
                 params=function.params,
             )
             infos[function.name] = info
@@ -671,6 +673,11 @@ class Analyzer:
                 variables=self._variables(inference, function.def_line),
                 inference_ms=round(inference.elapsed_ms, 3),
                 exact=json.dumps(encoded, sort_keys=True) if encoded is not None else None,
+                call_types=[
+                    CallType(line, name, signature)
+                    for line, name, signature in sorted(set(inference.call_types))
+                    if function.def_line <= line <= function.end_line
+                ],
             )
         )
         result.diagnostics.extend(
@@ -832,6 +839,13 @@ class Analyzer:
                 full=error.traceback_text or None,
             )
         ]
+
+
+def _jsonable(value: Any) -> Any:
+    """Decorator options as JSON can hold them: sets (fastmath={"nnan"}) become sorted lists."""
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=str)
+    return value
 
 
 def _json_safe(value: Any) -> bool:

@@ -85,6 +85,15 @@ class VariableType:
 
 
 @dataclass
+class CallType:
+    """One typed call or operator of one signature: `add` (int64, float64) -> float64 on line 12."""
+
+    line: int  # 1-based source line
+    name: str  # "add", "len", "empty_like", "walk", "getitem", ...
+    signature: str  # Numba's text, e.g. "(int64, float64) -> float64"
+
+
+@dataclass
 class SignatureResult:
     args: list[str]  # Numba type strings, one per parameter
     source: TypeSource
@@ -96,7 +105,8 @@ class SignatureResult:
     lifted_loops: list[int] = field(default_factory=list)  # 1-based first lines of lifted loops
     inference_ms: float | None = None
     compile_ms: float | None = None  # only when a real compile ran (object mode, IR views)
-    exact: str | None = None  # exact encoding (base64 pickle) for round-trips, when available
+    exact: str | None = None  # exact encoding of the argument types (JSON, pyserver.record.types_codec)
+    call_types: list[CallType] = field(default_factory=list)
 
     @property
     def text(self) -> str:

@@ -561,6 +561,7 @@ class Inference:
     variables: list[VariableInfo] = field(default_factory=list)
     calls: list[CallInfo] = field(default_factory=list)
     returns: list[ReturnSite] = field(default_factory=list)
+    call_types: list[tuple[int, str, str]] = field(default_factory=list)  # (line, what is called, signature)
     elapsed_ms: float = 0.0
 
 
@@ -602,13 +603,40 @@ def _collect(state: Any) -> Inference:
                 value = casts.get(stmt.value.name, stmt.value.name)
                 result.returns.append(ReturnSite(stmt.loc.line, typemap.get(value)))
     for expr, sig in calltypes.items():
-        if not isinstance(expr, ir.Expr) or expr.op != "call" or sig is None:
+        if not isinstance(expr, ir.Expr) or sig is None:
+            continue
+        line = expr.loc.line if expr.loc is not None else 0
+        if expr.op not in ("getiter", "iternext", "exhaust_iter"):  # loop plumbing: not the user's calls
+            text = "(" + ", ".join(str(a) for a in sig.args) + f") -> {sig.return_type}"
+            result.call_types.append((int(line or 0), _call_name(expr, typemap), text))
+        if expr.op != "call":
             continue
         fnty = typemap.get(expr.func.name)
         dispatcher = getattr(fnty, "dispatcher", None)
         if dispatcher is not None and getattr(dispatcher, "_numba_lens_workspace", False):
             result.calls.append(CallInfo(function_id(dispatcher.py_func), tuple(sig.args), expr.loc.line))
     return result
+
+
+def _call_name(expr: Any, typemap: dict[str, Any]) -> str:
+    """What a typed call or operator expression calls, for people: "add", "len", "np.empty_like", "walk"."""
+    if expr.op in ("binop", "inplace_binop", "unary"):
+        fn = getattr(expr, "fn", None)
+        return str(getattr(fn, "__name__", fn))
+    if expr.op in ("getitem", "static_getitem", "setitem", "static_setitem", "getiter", "iternext"):
+        return str(expr.op)
+    if expr.op == "call":
+        fnty = typemap.get(expr.func.name)
+        dispatcher = getattr(fnty, "dispatcher", None)
+        if dispatcher is not None:
+            return str(dispatcher.py_func.__qualname__)
+        typing_key = getattr(fnty, "typing_key", None)
+        name = getattr(typing_key, "__name__", None)
+        if isinstance(fnty, nbtypes.BoundFunction):
+            key = fnty.typing_key
+            return str(key[-1] if isinstance(key, tuple) else key).rsplit(".", 1)[-1]
+        return str(name) if name else str(fnty)
+    return str(expr.op)
 
 
 def _error_info(exc: BaseException, filename: str) -> ErrorInfo:

@@ -123,6 +123,12 @@ def test_kernels_are_clean_with_types_for_hover(examples_engine, examples_dir: P
     assert {v.name: v.type for v in normalise.variables}["out"] == "array(float64, 1d, C)"
     stats = functions["stats"].signatures[0]
     assert stats.return_type == "Tuple(UniTuple(float64 x 2), float64)"
+    # call types: operators, builtins, methods and jitted callees, by line
+    calls = {(c.line, c.name): c.signature for c in walk.call_types}
+    assert calls[(16, "mul")] == "(float64, float64) -> float64"
+    assert calls[(14, "range")] == "(int64) -> range_state_int64"
+    assert {(c.line, c.name) for c in stats.call_types} == {(31, "min"), (32, "max"), (33, "walk")}
+    assert functions["walk"].options == {"debug": True}
 
 
 def test_no_false_errors_on_correct_code(ws) -> None:

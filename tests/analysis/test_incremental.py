@@ -74,6 +74,8 @@ def test_moved_functions_are_reused_with_shifted_lines(ws) -> None:
     assert moved_error.message == error.message
     moved_alone = next(f for f in result.functions if f.name == "alone").signatures[0]
     assert next(v.line for v in moved_alone.variables if v.name == "z") == z_line + 2
+    assert [c.line for c in moved_alone.call_types] == [c.line + 2 for c in alone.call_types]
+    assert alone.call_types
     lines = moved.splitlines()
     assert lines[moved_error.range.start.line].strip() == "return y + (1, 2)"
 
