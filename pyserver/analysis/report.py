@@ -23,8 +23,8 @@ DOC_LINKS: dict[str, str] = {
     "loop-lifted": f"{DOCS}#the-compiled-code-is-too-slow",
     "performance": f"{DOCS}#the-compiled-code-is-too-slow",
     "deprecation": "https://numba.readthedocs.io/en/stable/reference/deprecation.html",
-    "no-signature": f"{DOCS}#my-code-doesn-t-compile",
-    "analysis-failed": f"{DOCS}#debugging-jit-compiled-code-with-gdb",
+    "no-signature": "https://numba.readthedocs.io/en/stable/user/jit.html#eager-compilation",
+    "analysis-failed": DOCS,
 }
 
 # Numba's operator function names -> the AST operator classes they come from.
