@@ -4,13 +4,26 @@ stays up when Numba is missing, broken or too old."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
 
 SUPPORTED = ((0, 68), (0, 69))  # [min, max) as in pyproject.toml
 REQUIREMENT = "numba>=0.68,<0.69"
-_PROBE = "import sys, numba; sys.stdout.write(numba.__version__)"
+# The probe dies with the server (PR_SET_PDEATHSIG, Linux) and exits at once if the server is gone.
+_PROBE = """
+import os, sys
+try:
+    import ctypes, signal
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
+except Exception:
+    pass
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(3)
+import numba
+sys.stdout.write(numba.__version__)
+"""
 
 
 @dataclass(frozen=True)
@@ -35,7 +48,7 @@ def _version_tuple(version: str) -> tuple[int, int]:
 def check_numba(timeout_s: float = 60.0) -> NumbaCheck:
     try:
         probe = subprocess.run(
-            [sys.executable, "-c", _PROBE],
+            [sys.executable, "-c", _PROBE, str(os.getpid())],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
