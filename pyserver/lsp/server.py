@@ -429,7 +429,8 @@ class NumbaLensServer(LanguageServer):
         )
         errors = sum(1 for d in published if d.severity == lsp.DiagnosticSeverity.Error)
         warnings = sum(1 for d in published if d.severity == lsp.DiagnosticSeverity.Warning)
-        unknown = sum(1 for f in analysed.result.functions if not f.signatures)
+        loaded = analysed.result.status != "failed"  # a module that did not load has no types at all
+        unknown = sum(1 for f in analysed.result.functions if not f.signatures) if loaded else 0
         self.counts[uri] = (errors, warnings, unknown)
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=published, version=analysed.version)
