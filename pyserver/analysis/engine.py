@@ -182,6 +182,7 @@ class AnalysisEngine:
         )
         self._finalizer = weakref.finalize(self, _kill_worker, self._worker_box)
         self.restarts = 0
+        self._closed = False
 
     # ---------------------------------------------------------------------------------- lifecycle
 
@@ -243,6 +244,8 @@ class AnalysisEngine:
         return worker
 
     def _ensure_worker(self) -> _Worker:
+        if self._closed:
+            raise AnalysisUnavailable("the analysis engine is closed")
         worker = self._worker_box[0]
         if worker is not None and worker.process.poll() is None:
             return worker
@@ -273,7 +276,8 @@ class AnalysisEngine:
         return worker
 
     def close(self) -> None:
-        """Stop the worker; no process is left behind. Safe to call twice."""
+        """Stop the worker; no process is left behind. Safe to call twice, and from another thread."""
+        self._closed = True
         worker = self._worker_box[0]
         if worker is not None:
             try:
@@ -329,6 +333,8 @@ class AnalysisEngine:
                     return "ok", reply.get("result"), ""
             except (EOFError, OSError):
                 pass
+            if self._closed:
+                return "cancelled", None, ""  # closed from another thread while this run was in flight
             if worker.process.poll() is not None:
                 time.sleep(0.1)  # let the pump read the crash report
                 code = worker.process.returncode

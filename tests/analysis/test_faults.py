@@ -273,3 +273,17 @@ def test_worker_dies_with_its_parent(tmp_path: Path) -> None:
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_close_from_another_thread_ends_the_run_in_flight(tmp_path: Path) -> None:
+    engine = AnalysisEngine(tmp_path, timeout_s=60.0)
+    engine.start()
+    pid = engine.worker_pid
+    path = _write(tmp_path, "sleeps.py", "import time\ntime.sleep(50)\n")
+    timer = threading.Timer(1.0, engine.close)
+    timer.start()
+    result = engine.analyze(path)
+    assert result.status == "cancelled" and result.diagnostics == []
+    assert pid is not None and _gone(pid)
+    after = engine.analyze(_write(tmp_path, "good.py", GOOD))
+    assert after.status == "failed" and "closed" in after.diagnostics[0].message
