@@ -394,6 +394,8 @@ async def test_no_signature_offers_to_record_a_run(session: Session) -> None:
     diagnostics = await session.open("ssa.py")
     missing = first(diagnostics, "no-signature")
     assert _line(missing) == 18 and missing.severity == lsp.DiagnosticSeverity.Information
+    idle = [s for s in session.statuses if s.get("uri") == session.uri("ssa.py") and s["state"] == "idle"]
+    assert idle[-1]["typesUnknown"] == 1  # `untyped`; `first_of` has its caller's types
     fixes = await session.code_actions("ssa.py", missing)
     assert [f.command.command for f in fixes if f.command] == ["numbaLens.recordSignaturesInTerminal"]
     assert all(f.edit is None for f in fixes)  # nothing is written without known types
