@@ -104,6 +104,9 @@ class GdbBreakpoint:
     function: str | None = None
     verified: bool = False
     temporary: bool = False
+    hit_mode: str = ""  # "" | "==" | ">=" | ">" | "%"
+    hit_n: int = 0
+    hits: int = 0
 
 
 @dataclass
@@ -624,15 +627,22 @@ class Session:
                 results[i] = result
         return {"breakpoints": results}
 
-    def _hit_ignore_count(self, hit_condition: str | None) -> int:
-        if not hit_condition:
-            return 0
-        match = re.fullmatch(r"\s*(?:>=|==)?\s*(\d+)\s*", hit_condition)
-        if not match:
+    @staticmethod
+    def _parse_hit_condition(hit_condition: str | None) -> tuple[str, int]:
+        """`N` or `==N` (stop once, at the N-th hit, as debugpy does), `>=N`, `>N`, `%N`."""
+        if not hit_condition or not hit_condition.strip():
+            return "", 0
+        match = re.fullmatch(r"\s*(==|>=|>|%)?\s*(\d+)\s*", hit_condition)
+        if not match or int(match.group(2)) < 1:
             raise DapError(
-                f"Hit count '{hit_condition}' in jitted code must be a number N (stop from the N-th hit)."
+                f"Hit count '{hit_condition}' in jitted code: use N or ==N (the N-th hit), >=N, >N or %N."
             )
-        return max(0, int(match.group(1)) - 1)
+        return match.group(1) or "==", int(match.group(2))
+
+    @staticmethod
+    def _ignore_count(mode: str, n: int) -> int:
+        """gdb's ignore count for a hit condition (%N is counted by the adapter)."""
+        return {"==": n - 1, ">=": n - 1, ">": n}.get(mode, 0)
 
     def _insert_line_breakpoint(
         self, path: str, bp: dict[str, Any], state: SourceBreakpoints
@@ -644,9 +654,10 @@ class Session:
         if condition:
             options.append(f"-c {c_string(str(condition))}")
         try:
-            ignore = self._hit_ignore_count(bp.get("hitCondition"))
+            hit_mode, hit_n = self._parse_hit_condition(bp.get("hitCondition"))
         except DapError as exc:
             return {"id": self.new_id(), "verified": False, "line": line, "message": str(exc)}
+        ignore = self._ignore_count(hit_mode, hit_n)
         if ignore:
             options.append(f"-i {ignore}")
         try:
@@ -655,6 +666,7 @@ class Session:
             return {"id": self.new_id(), "verified": False, "line": line, "message": exc.message}
         record = reply.get("bkpt", {})
         created = GdbBreakpoint(self.new_id(), str(record.get("number")), path, line, bp.get("logMessage"))
+        created.hit_mode, created.hit_n = hit_mode, hit_n
         state.gdb.append(created)
         with self._lock:
             self.gdb_bps[created.number] = created
@@ -776,7 +788,8 @@ class Session:
             options.append("-t")
         if bp.get("condition"):
             options.append(f"-c {c_string(str(bp['condition']))}")
-        ignore = self._hit_ignore_count(bp.get("hitCondition"))
+        hit_mode, hit_n = self._parse_hit_condition(bp.get("hitCondition"))
+        ignore = self._ignore_count(hit_mode, hit_n)
         if ignore:
             options.append(f"-i {ignore}")
         reply = self.gdb.execute(f"-break-insert {' '.join(options)} {qualified}")
@@ -785,6 +798,7 @@ class Session:
         created = GdbBreakpoint(
             self.new_id(), str(record.get("number")), "", 0, None, name, temporary=temporary
         )
+        created.hit_mode, created.hit_n = hit_mode, hit_n
         with self._lock:
             self.gdb_bps[created.number] = created
         return created
@@ -848,6 +862,17 @@ class Session:
         self._delete_step_in_temps()
         body: dict[str, Any] = {"threadId": native, "allThreadsStopped": True}
         if reason == "breakpoint-hit":
+            if bp is not None and bp.hit_mode == "%":
+                bp.hits += 1
+                if bp.hits % bp.hit_n:
+                    self._gdb_resume("-exec-continue")
+                    return
+            if bp is not None and bp.hit_mode == "==":
+                # Once: gdb's ignore count made this the N-th hit; never stop here again.
+                try:
+                    self.gdb.execute(f"-break-after {bp.number} 2147483647")
+                except GdbCommandError as exc:
+                    self.log(f"-break-after {bp.number}: {exc.message}")
             if bp is not None and bp.log_message is not None:
                 self.output(self._format_log_message(bp.log_message, gdb_thread) + "\n", "console")
                 self._gdb_resume("-exec-continue")

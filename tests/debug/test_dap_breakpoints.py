@@ -53,10 +53,7 @@ def test_hit_counts_in_both_worlds(dap: DapClient) -> None:
     stop = dap.stopped()
     assert dap.top_frames(stop["threadId"])[0]["name"].startswith("accumulate(")
     assert value_of(dap, stop["threadId"], "i") == "3"
-    dap.ok(
-        "setBreakpoints",
-        {"source": {"path": str(LOOPS)}, "breakpoints": [{"line": PY_LINE, "hitCondition": "3"}]},
-    )
+    # A hit count N stops once, at the N-th hit (as debugpy does), so the jitted line does not stop again.
     dap.ok("continue", {"threadId": stop["threadId"]})
     # ...then the Python line's 3rd hit (k == 2).
     stop = dap.stopped()
@@ -76,3 +73,18 @@ def test_log_points_in_both_worlds(dap: DapClient) -> None:
     jit_logs = re.findall(r"^i=(\d+)$", text, flags=re.M)
     assert len(jit_logs) == 50 and jit_logs[:10] == [str(i) for i in range(10)]
     assert "results: [45.0, 46.0, 47.0, 48.0, 49.0]" in text
+
+
+def test_every_nth_hit_in_jitted_code(dap: DapClient) -> None:
+    assert dap.start(LOOPS, breakpoints={JIT_LINE: {"hitCondition": "%4"}})["success"]
+    seen = []
+    for _ in range(2):
+        stop = dap.stopped()
+        seen.append(value_of(dap, stop["threadId"], "i"))
+        dap.ok("continue", {"threadId": stop["threadId"]})
+    assert seen == ["3", "7"]
+    bad = dap.ok(
+        "setBreakpoints",
+        {"source": {"path": str(LOOPS)}, "breakpoints": [{"line": JIT_LINE, "hitCondition": "odd"}]},
+    )
+    assert bad["breakpoints"][0]["verified"] is False and "Hit count" in bad["breakpoints"][0]["message"]
