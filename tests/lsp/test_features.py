@@ -394,7 +394,12 @@ async def test_no_signature_offers_to_record_a_run(session: Session) -> None:
     diagnostics = await session.open("ssa.py")
     missing = first(diagnostics, "no-signature")
     assert _line(missing) == 18 and missing.severity == lsp.DiagnosticSeverity.Information
-    idle = [s for s in session.statuses if s.get("uri") == session.uri("ssa.py") and s["state"] == "idle"]
+    idle = await session.wait_for(
+        lambda: [
+            s for s in session.statuses if s.get("uri") == session.uri("ssa.py") and s["state"] == "idle"
+        ],
+        what="idle status",
+    )
     assert idle[-1]["typesUnknown"] == 1  # `untyped`; `first_of` has its caller's types
     fixes = await session.code_actions("ssa.py", missing)
     assert [f.command.command for f in fixes if f.command] == ["numbaLens.recordSignaturesInTerminal"]
