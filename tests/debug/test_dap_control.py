@@ -138,3 +138,14 @@ def test_python_mode_debugs_jitted_functions_as_python(dap: DapClient) -> None:
     assert not [p for p in descendants(dap.proc.pid) if p.name() == "gdb"]
     dap.ok("continue", {"threadId": stop["threadId"]})
     assert dap.event("exited")["exitCode"] == 0
+
+
+def test_stop_on_entry(dap: DapClient) -> None:
+    assert dap.start(MIXED, stopOnEntry=True)["success"]
+    stop = dap.stopped()
+    assert stop["reason"] == "entry"
+    frames = dap.top_frames(stop["threadId"])
+    # The first statement of the program: its docstring (line 1), or the first import.
+    assert frames[0]["source"]["path"] == str(MIXED) and frames[0]["line"] in (1, 3)
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    assert dap.event("exited")["exitCode"] == 0
