@@ -158,6 +158,7 @@ class Session:
         self._detaching = False
         self.stop_on_entry = False
         self._entry_pending = False
+        self._last_signal: dict[str, str] = {}
 
     # --- main loop -----------------------------------------------------------------------------------
     def serve(self) -> int:
@@ -840,6 +841,7 @@ class Session:
             self.stream.event("breakpoint", {"reason": "changed", "breakpoint": dap})
 
     def _resumed(self) -> None:
+        self._last_signal = {}
         with self._lock:
             self.owner = None
             self.stopped_thread = None
@@ -909,8 +911,11 @@ class Session:
                 body["reason"] = "pause"
             else:
                 body["reason"] = "exception"
-                body["description"] = f"{signal_name}: {payload.get('signal-meaning', '')}"
+                where = f"{frame.get('file', '?')}:{frame.get('line', '?')}" if frame.get("line") else "?"
+                meaning = payload.get("signal-meaning", "")
+                body["description"] = f"{signal_name} ({meaning}) at {where}"
                 body["text"] = signal_name
+                self._last_signal = {"exceptionId": signal_name, "description": body["description"]}
         else:
             body["reason"] = "pause" if self._pause_via_gdb else "step"
         self._pause_via_gdb = False
@@ -1362,6 +1367,8 @@ class Session:
         return result
 
     def on_exception_info(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.owner == "gdb" and self._last_signal:
+            return {**self._last_signal, "breakMode": "always"}
         if self.owner == "debugpy":
             return self._forward(
                 "exceptionInfo", {"threadId": self._debugpy_thread(int(args.get("threadId", 0)))}
