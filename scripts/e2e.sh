@@ -29,47 +29,46 @@ skip_or_fail() {
 
 # Everything the run writes lives under one scratch folder: no ~/.config, ~/.local or /tmp pollution.
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/numba-lens-e2e.XXXXXX")
-mkdir -p "$SCRATCH"/{xdg-config,xdg-data,xdg-cache,tmp,user-data/User,extensions,chromium,workspace}
+mkdir -p "$SCRATCH"/{xdg-config,xdg-data,xdg-cache,tmp,extensions}
 rm -rf "$ARTIFACTS" && mkdir -p "$ARTIFACTS"
-EVENTS="$ARTIFACTS/events.jsonl"
-: > "$EVENTS"
 SERVER_PID=""
+FAILED_SCENARIOS=""
 
-cleanup() {
-  local status=$?
+stop_code_server() {
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
     # code-server runs in its own process group (setsid): end the group, then make sure.
     kill -TERM -- "-$SERVER_PID" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
     kill -KILL -- "-$SERVER_PID" 2>/dev/null || true
   fi
-  # Anything still running from the scratch workspace is an orphan (language server, worker,
-  # debug adapter, gdb, debuggee): report it as a failure and end it.
-  local orphans=""
-  for proc in /proc/[0-9]*; do
-    local cwd
-    cwd=$(readlink "$proc/cwd" 2>/dev/null || true)
-    if [[ "$cwd" == "$SCRATCH"* ]] && [ "${proc#/proc/}" != "$$" ]; then
-      orphans="$orphans ${proc#/proc/}:$(tr '\0' ' ' < "$proc/cmdline" 2>/dev/null | cut -c1-120)"
-    fi
-  done
-  if [ -n "$orphans" ]; then
-    sleep 2  # a process group member may still be exiting
-    local left=""
-    for entry in $orphans; do
-      local pid=${entry%%:*}
-      if kill -0 "$pid" 2>/dev/null && [[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" == "$SCRATCH"* ]]; then
-        left="$left $pid"
-        kill -KILL "$pid" 2>/dev/null || true
-      fi
+  SERVER_PID=""
+}
+
+# Anything still running from the scratch folder after code-server stopped is an orphan (language
+# server, analysis worker, debug adapter, gdb, debuggee): report it, end it, and fail.
+check_orphans() {
+  local left="" pid
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    left=""
+    for proc in /proc/[0-9]*; do
+      pid=${proc#/proc/}
+      [ "$pid" = "$$" ] && continue
+      if [[ "$(readlink "$proc/cwd" 2>/dev/null)" == "$SCRATCH"* ]]; then left="$left $pid"; fi
     done
-    if [ -n "$left" ]; then
-      echo "e2e: FAILED: processes left behind after code-server stopped:$left" >&2
-      status=1
-    fi
-  fi
-  cp "$SCRATCH/code-server.log" "$ARTIFACTS/code-server.log" 2>/dev/null || true
-  find "$SCRATCH/user-data/logs" -name '*.log' -path '*Numba*' -exec cp {} "$ARTIFACTS/" \; 2>/dev/null || true
+    [ -z "$left" ] && return 0
+    sleep 0.5
+  done
+  for pid in $left; do
+    echo "e2e: left behind: $pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | cut -c1-160)" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  return 1
+}
+
+cleanup() {
+  local status=$?
+  stop_code_server
+  check_orphans || status=1
   rm -rf "$SCRATCH"
   exit $status
 }
@@ -78,15 +77,30 @@ trap 'exit 130' INT TERM
 
 export XDG_CONFIG_HOME="$SCRATCH/xdg-config" XDG_DATA_HOME="$SCRATCH/xdg-data" XDG_CACHE_HOME="$SCRATCH/xdg-cache"
 export TMPDIR="$SCRATCH/tmp"
+printf 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n' > "$SCRATCH/config.yaml"
 
-# A copy of examples/ (the analysis writes .numba-lens/ and __pycache__/ into the workspace).
-cp -r "$REPO/examples" "$SCRATCH/workspace/examples"
-find "$SCRATCH/workspace/examples" -name __pycache__ -prune -exec rm -rf {} +
-WORKSPACE="$SCRATCH/workspace/examples"
+echo "e2e: installing $(basename "$VSIX") into a fresh extensions folder"
+"$CODE_SERVER" --config "$SCRATCH/config.yaml" --user-data-dir "$SCRATCH/install-profile" \
+  --extensions-dir "$SCRATCH/extensions" --install-extension "$VSIX" > "$SCRATCH/install.log" 2>&1 \
+  || { cat "$SCRATCH/install.log"; echo "e2e: FAILED: could not install the .vsix" >&2; exit 1; }
+node esbuild.mjs --e2e > /dev/null 2>&1
 
-cat > "$SCRATCH/user-data/User/settings.json" <<JSON
+# run_scenario NAME INTERPRETER TRUST: a fresh profile and a fresh copy of examples/, one code-server,
+# one Playwright run of tests/e2e/e2e.ts in that scenario; TRUST is "trusted" or "prompt".
+run_scenario() {
+  local name=$1 interpreter=$2 trust=$3
+  # E2E_ONLY=name[,name] runs a subset (for working on one scenario).
+  if [ -n "${E2E_ONLY:-}" ] && [[ ",$E2E_ONLY," != *",$name,"* ]]; then return 0; fi
+  local dir="$SCRATCH/$name" out="$ARTIFACTS/$name"
+  mkdir -p "$dir/user-data/User" "$dir/chromium" "$dir/workspace" "$out"
+  # A copy of examples/ (the analysis writes .numba-lens/ and __pycache__/ into the workspace).
+  cp -r "$REPO/examples" "$dir/workspace/examples"
+  find "$dir/workspace/examples" -name __pycache__ -prune -exec rm -rf {} +
+  local workspace="$dir/workspace/examples" events="$out/events.jsonl"
+  : > "$events"
+  cat > "$dir/user-data/User/settings.json" <<JSON
 {
-  "numbaLens.interpreter": ["$PY"],
+  "numbaLens.interpreter": ["$interpreter"],
   "chat.disableAIFeatures": true,
   "workbench.secondarySideBar.defaultVisibility": "hidden",
   "workbench.startupEditor": "none",
@@ -96,32 +110,52 @@ cat > "$SCRATCH/user-data/User/settings.json" <<JSON
   "extensions.ignoreRecommendations": true,
   "telemetry.telemetryLevel": "off",
   "update.mode": "none",
-  "debug.openDebug": "openOnDebugBreak",
   "window.zoomLevel": 0
 }
 JSON
-printf 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n' > "$SCRATCH/config.yaml"
+  local trust_flag="--disable-workspace-trust"
+  [ "$trust" = "prompt" ] && trust_flag=""
+  local port
+  port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  echo "e2e: [$name] code-server on 127.0.0.1:$port, interpreter $interpreter, workspace trust: $trust"
+  # shellcheck disable=SC2086
+  NUMBA_LENS_TEST_EVENTS="$events" setsid "$CODE_SERVER" --config "$SCRATCH/config.yaml" \
+    --bind-addr "127.0.0.1:$port" --auth none --disable-telemetry --disable-update-check \
+    $trust_flag --disable-getting-started-override --reconnection-grace-time 5 \
+    --user-data-dir "$dir/user-data" --extensions-dir "$SCRATCH/extensions" "$workspace" \
+    > "$out/code-server.log" 2>&1 < /dev/null &
+  SERVER_PID=$!
+  local up=false
+  for _ in $(seq 1 300); do
+    if "$PY" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/healthz', timeout=1)" 2>/dev/null; then up=true; break; fi
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  local status=0
+  if ! $up; then
+    tail -20 "$out/code-server.log"; echo "e2e: [$name] FAILED: code-server did not start" >&2; status=1
+  else
+    E2E_SCENARIO="$name" E2E_URL="http://127.0.0.1:$port/?folder=$workspace" E2E_WORKSPACE="$workspace" \
+    E2E_EVENTS="$events" E2E_ARTIFACTS="$out" E2E_CHROMIUM="$CHROMIUM" E2E_PROFILE="$dir/chromium" \
+      timeout 900 node dist/e2e/e2e.js || status=1
+  fi
+  stop_code_server
+  find "$dir/user-data/logs" -name '*Numba Lens*.log' -exec cp {} "$out/" \; 2>/dev/null || true
+  check_orphans || { echo "e2e: [$name] FAILED: processes were left behind" >&2; status=1; }
+  [ $status = 0 ] || FAILED_SCENARIOS="$FAILED_SCENARIOS $name"
+}
 
-echo "e2e: installing $(basename "$VSIX") into a fresh extensions folder"
-"$CODE_SERVER" --config "$SCRATCH/config.yaml" --user-data-dir "$SCRATCH/user-data" \
-  --extensions-dir "$SCRATCH/extensions" --install-extension "$VSIX" > "$SCRATCH/install.log" 2>&1 \
-  || { cat "$SCRATCH/install.log"; echo "e2e: FAILED: could not install the .vsix" >&2; exit 1; }
+# The user's view: diagnostics, hover, lenses, the Debug JIT function session, an IR view.
+run_scenario main "$PY" trusted
+# An interpreter without Numba: one clear message with the install command, status "failed", no crash loop.
+# (A bare venv: no site-packages, so no Numba whatever the machine has.)
+python3 -m venv --without-pip "$SCRATCH/bare-venv"
+run_scenario no-numba "$SCRATCH/bare-venv/bin/python" trusted
+# An untrusted workspace: nothing analysed, the status says why; trusting it restarts the server.
+run_scenario untrusted "$PY" prompt
 
-PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-echo "e2e: starting code-server on 127.0.0.1:$PORT"
-NUMBA_LENS_TEST_EVENTS="$EVENTS" setsid "$CODE_SERVER" --config "$SCRATCH/config.yaml" \
-  --bind-addr "127.0.0.1:$PORT" --auth none --disable-telemetry --disable-update-check \
-  --disable-workspace-trust --disable-getting-started-override --reconnection-grace-time 5 \
-  --user-data-dir "$SCRATCH/user-data" --extensions-dir "$SCRATCH/extensions" "$WORKSPACE" \
-  > "$SCRATCH/code-server.log" 2>&1 < /dev/null &
-SERVER_PID=$!
-for _ in $(seq 1 300); do
-  if "$PY" -c "import urllib.request, sys; urllib.request.urlopen('http://127.0.0.1:$PORT/healthz', timeout=1)" 2>/dev/null; then break; fi
-  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$SCRATCH/code-server.log"; echo "e2e: FAILED: code-server exited" >&2; exit 1; }
-  sleep 0.1
-done
-
-node esbuild.mjs --e2e > /dev/null 2>&1
-E2E_URL="http://127.0.0.1:$PORT/?folder=$WORKSPACE" E2E_WORKSPACE="$WORKSPACE" E2E_EVENTS="$EVENTS" \
-E2E_ARTIFACTS="$ARTIFACTS" E2E_CHROMIUM="$CHROMIUM" E2E_PROFILE="$SCRATCH/chromium" \
-  timeout 900 node dist/e2e/e2e.js
+if [ -n "$FAILED_SCENARIOS" ]; then
+  echo "e2e: FAILED scenarios:$FAILED_SCENARIOS (screenshots and logs in $ARTIFACTS)" >&2
+  exit 1
+fi
+echo "e2e: all scenarios passed (screenshots and logs in $ARTIFACTS)"

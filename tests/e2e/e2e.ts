@@ -16,6 +16,7 @@ const EVENTS = env("E2E_EVENTS");
 const ARTIFACTS = env("E2E_ARTIFACTS");
 const CHROMIUM = env("E2E_CHROMIUM");
 const PROFILE = env("E2E_PROFILE");
+const SCENARIO = process.env.E2E_SCENARIO ?? "main";
 
 interface Event {
   time: number;
@@ -143,34 +144,7 @@ async function lensAbove(defLine: number, text: string) {
   throw new Error(`no "${text}" lens above line ${defLine + 1} on screen after 30s`);
 }
 
-async function main(): Promise<number> {
-  const context = await chromium.launchPersistentContext(PROFILE, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1600, height: 1000 },
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--disable-dev-shm-usage",
-    ],
-  });
-  try {
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(30_000);
-
-    const workbench = await step("workbench opens the examples folder", async () => {
-      await page.goto(URL, { waitUntil: "domcontentloaded" });
-      await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
-      await page.locator(".explorer-folders-view .monaco-list-row").first().waitFor({ timeout: 60_000 });
-      return "workbench and explorer visible";
-    });
-    if (!workbench) return 1;
-
+async function mainScenario(): Promise<void> {
     await step("extension activates and the language server starts", async () => {
       await openFile("typing_errors.py");
       await waitForEvent("activation", (e) => e.event === "activated", 60_000);
@@ -180,6 +154,7 @@ async function main(): Promise<number> {
         90_000,
       );
       if (ready.event === "serverFailed") throw new Error(`server failed: ${String(ready.message)}`);
+      await page.locator(".statusbar-item", { hasText: "Numba" }).first().waitFor({ state: "visible", timeout: 10_000 });
       return `interpreter ${JSON.stringify(ready.interpreter)}`;
     });
 
@@ -359,6 +334,118 @@ async function main(): Promise<number> {
       await page.waitForTimeout(500); // let the highlight paint before the screenshot
       return `${String(shown.lines)} lines of LLVM IR for ${String(shown.signature)}; line ${totalLine + 1} -> ${(follow.outputLines as number[]).length} highlighted lines`;
     });
+}
+
+/** The status bar item's text (it has the id numbaLens.status). */
+async function statusText(): Promise<string> {
+  const item = page.locator('.statusbar-item[id*="numbaLens.status"], .statusbar-item:has-text("Numba:")').first();
+  await item.waitFor({ state: "visible", timeout: 30_000 });
+  return ((await item.textContent()) ?? "").trim();
+}
+
+async function noNumbaScenario(): Promise<void> {
+  await step("an interpreter without Numba: one clear message with the install command", async () => {
+    await openFile("kernels.py");
+    const notification = await waitForEvent(
+      "a notification that Numba is missing",
+      (e) => e.event === "notification" && /numba/i.test(String(e.message)),
+      90_000,
+    );
+    const message = String(notification.message);
+    if (!/pip install/.test(message)) throw new Error(`the message has no install command: ${message}`);
+    const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "pip install" });
+    await toast.first().waitFor({ state: "visible", timeout: 20_000 });
+    await page.waitForFunction(() => /Numba: failed/.test(document.querySelector(".part.statusbar")?.textContent ?? ""), null, { timeout: 20_000 });
+    return `status "${await statusText()}"; message: ${message.slice(0, 160)}`;
+  });
+  await step("no crash loop and no repeated message while more files open", async () => {
+    await openFile("typing_errors.py");
+    await openFile("untyped_list.py");
+    await page.waitForTimeout(8000);
+    const all = events();
+    const notifications = all.filter((e) => e.event === "notification");
+    const starts = all.filter((e) => e.event === "serverState" && e.state === "Starting");
+    const toasts = await page.locator(".notifications-toasts .notification-toast", { hasText: "pip install" }).count();
+    if (notifications.length !== 1) throw new Error(`${notifications.length} notifications: ${JSON.stringify(notifications)}`);
+    if (starts.length !== 1) throw new Error(`the server started ${starts.length} times`);
+    if (toasts !== 1) throw new Error(`${toasts} toasts on screen`);
+    if (all.some((e) => e.event === "diagnostics" && (e.items as unknown[]).length > 0)) throw new Error("diagnostics without Numba?");
+    return `1 notification, 1 server start, status "${await statusText()}"`;
+  });
+}
+
+async function untrustedScenario(): Promise<void> {
+  await step("untrusted: nothing is analysed and the status says why", async () => {
+    await openFile("typing_errors.py");
+    await waitForEvent("activation", (e) => e.event === "activated" && e.trusted === false, 60_000);
+    await page.waitForFunction(() => /Numba: untrusted/.test(document.querySelector(".part.statusbar")?.textContent ?? ""), null, { timeout: 30_000 });
+    await page.waitForTimeout(8000);
+    const diagnostics = events().filter((e) => e.event === "diagnostics" && (e.items as unknown[]).length > 0);
+    if (diagnostics.length > 0) throw new Error(`diagnostics in an untrusted workspace: ${JSON.stringify(diagnostics).slice(0, 300)}`);
+    if ((await page.locator(".editor-group-container.active .squiggly-error").count()) > 0) throw new Error("a squiggle in an untrusted workspace");
+    return `status "${await statusText()}", no diagnostics after 8 s`;
+  });
+  await step("trusting the workspace restarts the server and analysis starts", async () => {
+    const since = Date.now();
+    await runCommand("Workspaces: Manage Workspace Trust");
+    const trust = page.getByRole("button", { name: /^Trust( Folder)?$/ }).first();
+    await trust.waitFor({ state: "visible", timeout: 20_000 });
+    await trust.click();
+    const ready = await waitForEvent("a server restart with trust", (e) => e.event === "serverReady" && e.trusted === true, 90_000, since);
+    const errorLine = lineOf("typing_errors.py", "return x + (1, 2)");
+    await waitForEvent(
+      "the typing error after trust",
+      (e) =>
+        e.event === "diagnostics" &&
+        String(e.uri).endsWith("/typing_errors.py") &&
+        (e.items as { line: number; severity: string }[]).some((d) => d.line === errorLine && d.severity === "Error"),
+      120_000,
+      since,
+    );
+    return `server restarted (${JSON.stringify(ready.interpreter)}), typing error on line ${errorLine + 1}`;
+  });
+}
+
+async function main(): Promise<number> {
+  const context = await chromium.launchPersistentContext(PROFILE, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1600, height: 1000 },
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-dev-shm-usage",
+    ],
+  });
+  try {
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(30_000);
+
+    const workbench = await step("workbench opens the examples folder", async () => {
+      await page.goto(URL, { waitUntil: "domcontentloaded" });
+      await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+      if (SCENARIO === "untrusted") {
+        // Either a dialog asks whether to trust the folder (the user says no), or the window opens
+        // straight in Restricted Mode.
+        const no = page.getByRole("button", { name: /No, I don.t trust/ });
+        const restricted = page.locator(".statusbar-item", { hasText: "Restricted Mode" }).first();
+        await Promise.race([no.waitFor({ state: "visible", timeout: 60_000 }), restricted.waitFor({ state: "visible", timeout: 60_000 })]);
+        if (await no.isVisible()) await no.click();
+        await restricted.waitFor({ state: "visible", timeout: 30_000 });
+      }
+      await page.locator(".explorer-folders-view .monaco-list-row").first().waitFor({ timeout: 60_000 });
+      return "workbench and explorer visible";
+    });
+    if (!workbench) return 1;
+    if (SCENARIO === "main") await mainScenario();
+    else if (SCENARIO === "no-numba") await noNumbaScenario();
+    else if (SCENARIO === "untrusted") await untrustedScenario();
+    else throw new Error(`unknown E2E_SCENARIO ${SCENARIO}`);
   } finally {
     await context.close();
   }
