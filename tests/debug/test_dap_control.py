@@ -149,3 +149,16 @@ def test_stop_on_entry(dap: DapClient) -> None:
     assert frames[0]["source"]["path"] == str(MIXED) and frames[0]["line"] in (1, 3)
     dap.ok("continue", {"threadId": stop["threadId"]})
     assert dap.event("exited")["exitCode"] == 0
+
+
+def test_cudasim_mode_stops_inside_a_kernel(dap: DapClient) -> None:
+    program = PROGRAMS / "cuda_kernel.py"
+    assert dap.start(program, mode="cudasim", breakpoints={11: {}})["success"]
+    assert dap.last_breakpoints[0]["verified"] is True
+    stop = dap.stopped()
+    frames = dap.top_frames(stop["threadId"])
+    assert (frames[0]["name"], frames[0]["line"]) == ("add_one", 11)
+    dap.ok("setBreakpoints", {"source": {"path": str(program)}, "breakpoints": []})
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    assert dap.event("exited")["exitCode"] == 0
+    assert "cudasim: [1. 1. 1. 1.]" in dap.output_text()
