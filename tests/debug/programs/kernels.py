@@ -9,7 +9,7 @@ from numba import njit
 
 
 @njit(debug=True)
-def walk(a: "float64[:]", n: int) -> float:
+def walk(a, n):
     total = 0.0
     for i in range(n):
         x = a[i]
@@ -18,7 +18,7 @@ def walk(a: "float64[:]", n: int) -> float:
 
 
 @njit(debug=True)
-def normalise(a: "float64[:]"):
+def normalise(a):
     s = a.sum()
     out = np.empty_like(a)
     for i in range(a.shape[0]):
@@ -27,7 +27,7 @@ def normalise(a: "float64[:]"):
 
 
 @njit(debug=True)
-def stats(a: "float64[:]"):
+def stats(a):
     lo = a.min()
     hi = a.max()
     return (lo, hi), walk(a, a.shape[0])
