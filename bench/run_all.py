@@ -17,7 +17,9 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> int:
     scripts = sorted(HERE.glob("bench_*.py"))
-    print(f"Numba Lens benchmarks on {platform.node()} ({platform.machine()}, Python {platform.python_version()})")
+    print(
+        f"Numba Lens benchmarks on {platform.node()} ({platform.machine()}, Python {platform.python_version()})"
+    )
     failed = []
     for script in scripts:
         print(f"\n== {script.name}", flush=True)

@@ -187,7 +187,7 @@ def collect(gdb: str = "gdb") -> Report:
             report.checks.append(
                 Check(name, "error", f"{name} is not installed", f"{sys.executable} -m pip install {name}")
             )
-    report.gdb_path = shutil.which(gdb) if not os.path.sep in gdb else (gdb if os.path.exists(gdb) else None)
+    report.gdb_path = shutil.which(gdb) if os.path.sep not in gdb else (gdb if os.path.exists(gdb) else None)
     report.gdb_version = gdb_version(gdb) if report.gdb_path else None
     report.checks.append(gdb_version_check(report.gdb_version, gdb))
     if report.gdb_version is not None:
@@ -203,7 +203,10 @@ def format_text(report: Report) -> str:
     ]
     for name, version in report.packages.items():
         lines.append(f"  {name:<10} {version or 'not installed'}")
-    lines.append(f"  {'gdb':<10} {report.gdb_version or 'not found'}" + (f" ({report.gdb_path})" if report.gdb_path else ""))
+    lines.append(
+        f"  {'gdb':<10} {report.gdb_version or 'not found'}"
+        + (f" ({report.gdb_path})" if report.gdb_path else "")
+    )
     lines.append("")
     marks = {"ok": "ok  ", "warning": "WARN", "error": "FAIL"}
     for check in report.checks:

@@ -9,7 +9,9 @@ from pyserver.__main__ import SUBCOMMANDS
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pyserver", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pyserver", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_help_lists_every_subcommand() -> None:
