@@ -135,7 +135,7 @@ JSON
   if ! $up; then
     tail -20 "$out/code-server.log"; echo "e2e: [$name] FAILED: code-server did not start" >&2; status=1
   else
-    E2E_SCENARIO="$name" E2E_URL="http://127.0.0.1:$port/?folder=$workspace" E2E_WORKSPACE="$workspace" \
+    E2E_PYTHON="$interpreter" E2E_SCENARIO="$name" E2E_URL="http://127.0.0.1:$port/?folder=$workspace" E2E_WORKSPACE="$workspace" \
     E2E_EVENTS="$events" E2E_ARTIFACTS="$out" E2E_CHROMIUM="$CHROMIUM" E2E_PROFILE="$dir/chromium" \
       timeout 900 node dist/e2e/e2e.js || status=1
   fi

@@ -334,6 +334,40 @@ async function mainScenario(): Promise<void> {
       await page.waitForTimeout(500); // let the highlight paint before the screenshot
       return `${String(shown.lines)} lines of LLVM IR for ${String(shown.signature)}; line ${totalLine + 1} -> ${(follow.outputLines as number[]).length} highlighted lines`;
     });
+
+    await step("Show debug information reports the interpreter and the doctor", async () => {
+      const since = Date.now();
+      await runCommand("Numba Lens: Show debug information");
+      const info = await waitForEvent("the debug information report", (e) => e.event === "debugInfo", 120_000, since);
+      const text = String(info.text);
+      for (const needle of ["Interpreter:", "pyserver doctor", "numba", "gdb"]) {
+        if (!text.includes(needle)) throw new Error(`the report lacks "${needle}": ${text.slice(0, 400)}`);
+      }
+      await page.locator(".tabs-container .tab.active", { hasText: "Untitled" }).first().waitFor({ state: "visible", timeout: 20_000 });
+      return text.split("\n").filter((l) => l.startsWith("- ")).slice(0, 4).join(" ").slice(0, 300);
+    });
+
+    await step("Record signatures in a new terminal: a run there writes .numba-lens/signatures.json", async () => {
+      const since = Date.now();
+      await runCommand("Numba Lens: Record signatures in a new terminal");
+      await waitForEvent("the recording terminal", (e) => e.event === "recordingTerminal", 20_000, since);
+      const terminal = page.locator(".terminal-wrapper.active .xterm, .terminal .xterm").first();
+      await terminal.waitFor({ state: "visible", timeout: 30_000 });
+      await page.waitForTimeout(2000); // the shell under `pyserver record` starts
+      await terminal.click();
+      const python = process.env.E2E_PYTHON ?? "python3";
+      await page.keyboard.type(`${python} kernels.py; exit\n`, { delay: 5 });
+      const file = path.join(WORKSPACE, ".numba-lens", "signatures.json");
+      const deadline = Date.now() + 120_000;
+      while (Date.now() < deadline) {
+        if (fs.existsSync(file) && fs.readFileSync(file, "utf8").includes("walk")) break;
+        await page.waitForTimeout(500);
+      }
+      if (!fs.existsSync(file)) throw new Error(`${file} was not written`);
+      const recorded = fs.readFileSync(file, "utf8");
+      if (!recorded.includes("walk")) throw new Error(`walk not recorded: ${recorded.slice(0, 300)}`);
+      return `${file.replace(WORKSPACE + "/", "")}: ${recorded.length} bytes, walk recorded`;
+    });
 }
 
 /** The status bar item's text (it has the id numbaLens.status). */
