@@ -561,7 +561,7 @@ class Analyzer:
 
     # ------------------------------------------------------------------------------------- analyse
 
-    def analyze(self, path: str, source: str) -> FileResult:
+    def analyze(self, path: str, source: str, selective: bool = False) -> FileResult:
         started = time.perf_counter()
         path = os.path.abspath(path)
         self._current_path = path
@@ -589,7 +589,8 @@ class Analyzer:
             result.elapsed_ms = (time.perf_counter() - started) * 1000.0
             return result
         self._discovered = {path: functions}
-        load = self.loader.load(path, source)
+        load = self.loader.load(path, source, selective=selective)
+        result.skipped_statements = load.skipped
         result.diagnostics.extend(self._load_diagnostics(path, load, index))
         stores = self._recorded_store()
         infos: dict[str, FunctionInfo] = {}

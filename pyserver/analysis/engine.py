@@ -435,9 +435,35 @@ class AnalysisEngine:
         failed = _failed(path, message, line, full=detail[-8000:] or None)
         if line is not None:
             failed.diagnostics[0].range = _line_range(source, line)
+        if kind in ("timeout", "crashed"):
+            partial = self._definitions_only(path, source, failed.diagnostics[0])
+            if partial is not None:
+                partial.elapsed_ms = (time.perf_counter() - started) * 1000.0
+                return partial
         failed.functions = _functions_from_ast(path, source)
         failed.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return failed
+
+    def _definitions_only(self, path: str, source: str, failure: Diagnostic) -> FileResult | None:
+        """After a hang or a crash at import: load only imports, definitions and the globals they read,
+        and check the functions anyway (the failure stays reported). None if that fails too."""
+        try:
+            kind, reply, _detail = self._request(
+                {"op": "analyze", "path": path, "source": source, "selective": True}
+            )
+        except AnalysisUnavailable:
+            return None
+        if kind != "ok":
+            return None
+        result: FileResult = reply
+        skipped = len(result.skipped_statements)
+        failure.message += (
+            f" Numba Lens then loaded only the module's imports and definitions ({skipped} top-level "
+            f"statement{'s' if skipped != 1 else ''} skipped) and checked its functions."
+        )
+        result.diagnostics.insert(0, failure)
+        result.status = "partial"
+        return result
 
     def ir_view(
         self, path: str | Path, source: str | None, function: str, signature_index: int, kind: str

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -68,6 +69,7 @@ class LoadResult:
     recorded: dict[str, numba_api.Recorded] = field(default_factory=dict)  # qualname -> record
     error: LoadError | None = None
     elapsed_ms: float = 0.0
+    skipped: list[int] = field(default_factory=list)  # 1-based lines not executed (selective loading)
 
 
 def module_name_for(path: str, root: str) -> tuple[str, str]:
@@ -147,7 +149,7 @@ class Loader:
                 dropped.append(name)
         return dropped
 
-    def load(self, path: str, source: str) -> LoadResult:
+    def load(self, path: str, source: str, selective: bool = False) -> LoadResult:
         started = time.perf_counter()
         path = os.path.abspath(path)
         self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
@@ -166,7 +168,11 @@ class Loader:
         sys.modules[name] = module
         result = LoadResult(module)
         try:
-            code = compile(source, path, "exec", dont_inherit=True)
+            if selective:
+                tree, result.skipped = definitions_only(ast.parse(source, path))
+                code = compile(tree, path, "exec", dont_inherit=True)
+            else:
+                code = compile(source, path, "exec", dont_inherit=True)
         except SyntaxError as exc:
             result.error = LoadError("syntax", "SyntaxError", str(exc.msg), exc.lineno, "")
             result.module = None
@@ -209,3 +215,86 @@ def _load_error(exc: BaseException, path: str) -> LoadError:
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     message = str(exc) if not isinstance(exc, SystemExit) else f"SystemExit({exc.code!r}) at import"
     return LoadError("exception", type(exc).__name__, message, lines[0] if lines else None, text)
+
+
+def _loaded_names(tree: ast.Module) -> set[str]:
+    """Global names that functions, classes and decorators read: the constants jitted code may freeze."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
+                    names.add(inner.id)
+    return names
+
+
+def _is_main_guard(node: ast.If) -> bool:
+    test = node.test
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+    )
+
+
+def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
+    """The module with only what definitions need: imports, defs, classes, and the assignments of
+    globals they read (or of literals). Everything else is dropped; returns the dropped lines.
+
+    Used after a module hung or crashed at import, so that its functions can still be checked.
+    """
+    needed = _loaded_names(tree)
+    skipped: list[int] = []
+
+    def target_names(node: ast.stmt) -> set[str]:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
+        found: set[str] = set()
+        for target in targets:
+            found.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        return found
+
+    def is_literal(value: ast.expr | None) -> bool:
+        try:
+            ast.literal_eval(value)  # type: ignore[arg-type]
+            return value is not None
+        except (ValueError, TypeError, SyntaxError, RecursionError):
+            return False
+
+    def keep(body: list[ast.stmt]) -> list[ast.stmt]:
+        kept: list[ast.stmt] = []
+        for node in body:
+            if isinstance(
+                node,
+                ast.Import
+                | ast.ImportFrom
+                | ast.FunctionDef
+                | ast.AsyncFunctionDef
+                | ast.ClassDef
+                | ast.Pass,
+            ):
+                kept.append(node)
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and (
+                target_names(node) & needed or is_literal(node.value)
+            ):
+                kept.append(node)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                kept.append(node)  # a docstring
+            elif isinstance(node, ast.If) and not _is_main_guard(node):
+                node.body = keep(node.body) or [ast.Pass()]
+                node.orelse = keep(node.orelse)
+                kept.append(node)
+            elif isinstance(node, ast.Try):
+                node.body = keep(node.body) or [ast.Pass()]
+                for handler in node.handlers:
+                    handler.body = keep(handler.body) or [ast.Pass()]
+                node.orelse = keep(node.orelse)
+                node.finalbody = keep(node.finalbody)
+                kept.append(node)
+            else:
+                skipped.append(node.lineno)
+        return kept
+
+    tree.body = keep(tree.body)
+    ast.fix_missing_locations(tree)
+    return tree, sorted(skipped)

@@ -135,7 +135,8 @@ class FileResult:
     inferred: list[str] = field(default_factory=list)  # functions (re-)inferred in this run
     reused: list[str] = field(default_factory=list)  # functions answered from the cache
     skipped_statements: list[int] = field(default_factory=list)  # 1-based lines not executed
-    # "ok" | "failed" (load, crash, time-out, memory) | "cancelled" | "untrusted"
+    # "ok" | "failed" (load, crash, time-out, memory) | "cancelled" | "untrusted" | "partial" (the module
+    # hung or crashed at import; its definitions alone were loaded and checked: see skipped_statements)
     status: str = "ok"
 
     def to_json(self) -> dict[str, Any]:

@@ -108,7 +108,9 @@ def main(argv: list[str]) -> int:
         reply: dict[str, Any] = {"id": request.get("id"), "ok": True}
         try:
             if op == "analyze":
-                reply["result"] = analyzer.analyze(request["path"], request["source"])
+                reply["result"] = analyzer.analyze(
+                    request["path"], request["source"], selective=bool(request.get("selective"))
+                )
             elif op == "ir_view":
                 from pyserver.analysis.ir_views import ir_view
 
