@@ -612,6 +612,8 @@ class Analyzer:
             result.functions.append(info)
             result.diagnostics.extend(self._nopython_false(path, function))
             record = load.recorded.get(function.name)
+            if record is not None and record.py_func.__code__.co_firstlineno != function.first_line:
+                record = None  # a redefinition of the same name: this `def` is not the one that was kept
             if record is None or function.kind not in ANALYSED_KINDS or function.nested:
                 continue
             records[function.name] = record

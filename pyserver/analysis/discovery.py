@@ -70,6 +70,7 @@ class JitFunction:
     name_col: int = 0  # 0-based column of the function's name on the def line
     annotations: dict[str, str] = field(default_factory=dict)  # param -> annotation source text
     nested: bool = False  # defined inside another function (not reachable from the module)
+    first_line: int = 0  # 1-based line of the first decorator (the code object's co_firstlineno)
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -269,6 +270,7 @@ class _Finder(ast.NodeVisitor):
             name_col=_name_col(self.lines, node),
             annotations=annotations,
             nested=self.function_depth > 0,
+            first_line=min([d.lineno for d in node.decorator_list] + [node.lineno]),
         )
         if call is not None:
             _parse_decorator_call(call, kind, self.source, function)

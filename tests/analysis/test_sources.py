@@ -352,3 +352,21 @@ def test_calls_to_declared_signatures_resolve_like_numba(ws) -> None:
     assert error.function == "no_match" and text_at(source, error) == "half(a)"
     # and `half` keeps its one declared signature: no caller-made specialisation.
     assert _signatures(result, "half") == [("decorator", ["float64"], True)]
+
+
+def test_a_redefined_function_is_checked_at_the_definition_that_counts(ws) -> None:
+    source = """
+        from numba import njit
+
+        @njit
+        def twice(x: int):
+            return x + (1, 2)
+
+        @njit
+        def twice(x: int):
+            return x + 1
+        """
+    result = ws.analyze("src_redefined.py", source)
+    first, second = result.functions
+    assert first.signatures == [] and second.signatures[0].ok
+    assert [d for d in result.diagnostics if d.severity == "error"] == []
