@@ -199,9 +199,15 @@ def run(args: argparse.Namespace) -> int:
                 return 2
             if not has_jit:
                 continue  # nothing for Numba here: do not execute it
+            if engine.worker_pid is None:
+                engine.start()  # a missing or broken Numba is a usage problem (exit 2), not a finding
             results.append(engine.analyze(file))
     except AnalysisUnavailable as exc:
         print(f"pyserver check: {exc}", file=sys.stderr)
+        print(
+            "pyserver check: is Numba installed in this interpreter? pip install 'numba>=0.68,<0.69'",
+            file=sys.stderr,
+        )
         return 2
     finally:
         engine.close()

@@ -157,3 +157,21 @@ def test_no_jitted_code_is_success(tmp_path: Path, fmt: str) -> None:
     (tmp_path / "plain.py").write_text("x = 1\n")
     proc = check(".", "--format", fmt, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_without_numba_exit_2_with_the_install_command(tmp_path: Path) -> None:
+    import venv
+
+    venv.create(tmp_path / "bare", with_pip=False)
+    bare_python = tmp_path / "bare" / "bin" / "python"
+    proc = subprocess.run(
+        [str(bare_python), "-m", "pyserver", "check", "examples/kernels.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2
+    assert "pip install 'numba>=0.68,<0.69'" in proc.stderr
+    assert proc.stdout == ""
