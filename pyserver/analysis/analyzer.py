@@ -590,8 +590,18 @@ class Analyzer:
             return result
         self._discovered = {path: functions}
         load = self.loader.load(path, source, selective=selective)
+        recovered = None
+        if load.error is not None and load.error.kind == "exception" and not selective:
+            # The module raised at import: load only its imports and definitions, and check those.
+            retry = self.loader.load(path, source, selective=True)
+            if retry.error is None:
+                recovered = retry
+        diagnostics = self._load_diagnostics(path, load, index, recovered)
+        if recovered is not None:
+            load = recovered
+            result.status = "partial"
         result.skipped_statements = load.skipped
-        result.diagnostics.extend(self._load_diagnostics(path, load, index))
+        result.diagnostics.extend(diagnostics)
         stores = self._recorded_store()
         infos: dict[str, FunctionInfo] = {}
         candidates: dict[str, list[Candidate]] = {}
@@ -819,17 +829,24 @@ class Analyzer:
             )
         ]
 
-    def _load_diagnostics(self, path: str, load: LoadResult, index: report.SourceIndex) -> list[Diagnostic]:
+    def _load_diagnostics(
+        self, path: str, load: LoadResult, index: report.SourceIndex, recovered: LoadResult | None = None
+    ) -> list[Diagnostic]:
         if load.error is None:
             return []
         error = load.error
         line = error.line
         range_ = index.line_range(line) if line else Range.of(0, 0, 0, 0)
         where = f" (line {line})" if line else ""
-        message = (
-            f"The module could not be loaded: {error.exc_type}: {error.message}{where}. "
-            "Functions defined after this point were not analysed."
-        )
+        if recovered is not None:
+            skipped = len(recovered.skipped)
+            outcome = (
+                f"Numba Lens then loaded only the module's imports and definitions ({skipped} top-level "
+                f"statement{'s' if skipped != 1 else ''} skipped) and checked its functions."
+            )
+        else:
+            outcome = "Functions defined after this point were not analysed."
+        message = f"The module could not be loaded: {error.exc_type}: {error.message}{where}. {outcome}"
         return [
             self._diagnostic(
                 path,

@@ -319,3 +319,21 @@ def test_close_from_another_thread_ends_the_run_in_flight(tmp_path: Path) -> Non
     assert pid is not None and _gone(pid)
     after = engine.analyze(_write(tmp_path, "good.py", GOOD))
     assert after.status == "failed" and "closed" in after.diagnostics[0].message
+
+
+def test_an_exception_at_import_still_checks_the_definitions(engine, tmp_path: Path) -> None:
+    source = """
+        from numba import njit
+
+        rows = open("missing-data.csv").read().splitlines()
+
+        @njit
+        def after(x: int):
+            return x + (1, 2)
+        """
+    result = engine.analyze(_write(tmp_path, "reads_data.py", source))
+    (failure,) = by_code(result, "analysis-failed")
+    assert "FileNotFoundError" in failure.message and failure.range.start.line + 1 == 4
+    assert "1 top-level statement skipped" in failure.message
+    assert result.status == "partial" and result.skipped_statements == [4]
+    assert [d.function for d in by_code(result, "typing-error")] == ["after"]
