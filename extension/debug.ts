@@ -254,7 +254,9 @@ export function registerDebugging(
         onWillReceiveMessage: (message: Record<string, unknown>) => recordEvent("dap", { session: session.id, ...summarise(message) }),
         onDidSendMessage: (message: Record<string, unknown>) => recordEvent("dap", { session: session.id, ...summarise(message) }),
         onError: (error: Error) => {
-          log.error(`Debug adapter error: ${error.message}`);
+          // "read error" is the adapter's stdout closing as the session ends: not worth an error line.
+          if (error.message === "read error") log.debug("Debug adapter stream closed");
+          else log.error(`Debug adapter error: ${error.message}`);
           recordEvent("dapError", { message: error.message });
         },
         onExit: (code: number | undefined, signal: string | undefined) => recordEvent("dapExit", { code, signal }),

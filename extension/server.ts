@@ -187,12 +187,6 @@ export class Server implements vscode.Disposable {
       outputChannel: this.log,
       traceOutputChannel: this.log,
       initializationOptions: { trusted, settings: serverSettings(settings) },
-      synchronize: {
-        fileEvents: [
-          vscode.workspace.createFileSystemWatcher("**/.numba-lens/*.json"),
-          vscode.workspace.createFileSystemWatcher("**/__pycache__/*.nbi"),
-        ],
-      },
       errorHandler: {
         error: (error, _message, count) => {
           this.log.error(`Language server connection error: ${error.message}`);

@@ -368,6 +368,29 @@ async function mainScenario(): Promise<void> {
       if (!recorded.includes("walk")) throw new Error(`walk not recorded: ${recorded.slice(0, 300)}`);
       return `${file.replace(WORKSPACE + "/", "")}: ${recorded.length} bytes, walk recorded`;
     });
+
+    await step("numbaLens.recordSignatures: new terminals carry the recording variables", async () => {
+      // Switched on in the workspace's .vscode/settings.json (VS Code watches it).
+      const since = Date.now();
+      const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
+      const current = fs.existsSync(settingsFile) ? (JSON.parse(fs.readFileSync(settingsFile, "utf8")) as Record<string, unknown>) : {};
+      fs.writeFileSync(settingsFile, JSON.stringify({ ...current, "numbaLens.recordSignatures": true }, null, 2));
+      const on = await waitForEvent("recording switched on", (e) => e.event === "recording" && e.on === true, 60_000, since);
+      await runCommand("Terminal: Create New Terminal");
+      const terminal = page.locator(".terminal-wrapper.active .xterm").first();
+      await terminal.waitFor({ state: "visible", timeout: 30_000 });
+      await page.waitForTimeout(1500);
+      await terminal.click();
+      await page.keyboard.type("env | grep -E '^(NUMBA_LENS_RECORD|PYTHONPATH)=' > terminal-env.txt\n", { delay: 5 });
+      const out = path.join(WORKSPACE, "terminal-env.txt");
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && !(fs.existsSync(out) && fs.readFileSync(out, "utf8").includes("NUMBA_LENS_RECORD="))) {
+        await page.waitForTimeout(300);
+      }
+      const seen = fs.existsSync(out) ? fs.readFileSync(out, "utf8") : "";
+      if (!/NUMBA_LENS_RECORD=.*signatures\.json/.test(seen)) throw new Error(`the terminal has no recording variables: ${seen || "(nothing written)"}`);
+      return `variables ${JSON.stringify(on.variables)}; terminal: ${seen.trim().split("\n")[0].slice(0, 120)}`;
+    });
 }
 
 /** The status bar item's text (it has the id numbaLens.status). */
