@@ -9,8 +9,10 @@ untrusted workspace nothing is started and nothing executes.
 
 from __future__ import annotations
 
+import ast
 import collections
 import concurrent.futures
+import hashlib
 import io
 import os
 import re
@@ -60,6 +62,23 @@ def _failed(
         codeDescription=DOC_LINKS["analysis-failed"],
     )
     return FileResult(path=path, diagnostics=[diagnostic], status=status)
+
+
+def _import_time_fingerprint(source: str) -> str | None:
+    """A digest of the code that runs when the module is imported (not function bodies); None if unparsable."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    parts = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            # A `def` runs its decorators, defaults and annotations at import, not its body.
+            runs = [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
+            parts.append("def " + "".join(ast.dump(part) for part in runs))
+        else:
+            parts.append(ast.dump(node))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def _line_range(source: str | None, line: int) -> Range:
@@ -183,6 +202,8 @@ class AnalysisEngine:
         self._finalizer = weakref.finalize(self, _kill_worker, self._worker_box)
         self.restarts = 0
         self._closed = False
+        # path -> (fingerprint of its import-time code, failure message, line) after a hang or crash
+        self._import_failures: dict[str, tuple[str, str, int | None]] = {}
 
     # ---------------------------------------------------------------------------------- lifecycle
 
@@ -404,6 +425,17 @@ class AnalysisEngine:
         if not self.trusted:
             return FileResult(path=path, functions=_functions_from_ast(path, source), status="untrusted")
         started = time.perf_counter()
+        fingerprint = _import_time_fingerprint(source)
+        remembered = self._import_failures.get(path)
+        if remembered is not None and fingerprint is not None and remembered[0] == fingerprint:
+            # It hung or crashed last time and the code that runs at import is unchanged: do not wait
+            # for the time-out again, load its definitions only.
+            failure = _failed(path, remembered[1], remembered[2]).diagnostics[0]
+            failure.range = _line_range(source, remembered[2] or 1)
+            partial = self._definitions_only(path, source, failure)
+            if partial is not None:
+                partial.elapsed_ms = (time.perf_counter() - started) * 1000.0
+                return partial
         try:
             kind, reply, detail = self._request({"op": "analyze", "path": path, "source": source})
         except AnalysisUnavailable as exc:
@@ -412,6 +444,7 @@ class AnalysisEngine:
             return failed
         if kind == "ok":
             analysed: FileResult = reply
+            self._import_failures.pop(path, None)
             return analysed
         line = self._user_line(detail, path)
         where = f" at line {line}" if line else ""
@@ -436,6 +469,8 @@ class AnalysisEngine:
         if line is not None:
             failed.diagnostics[0].range = _line_range(source, line)
         if kind in ("timeout", "crashed"):
+            if fingerprint is not None:
+                self._import_failures[path] = (fingerprint, message, line)
             partial = self._definitions_only(path, source, failed.diagnostics[0])
             if partial is not None:
                 partial.elapsed_ms = (time.perf_counter() - started) * 1000.0

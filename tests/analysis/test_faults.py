@@ -94,6 +94,17 @@ def test_infinite_loop_at_import_times_out_and_the_worker_is_recycled(engine, tm
     _check_good(engine, tmp_path)
     assert engine.worker_pid not in (None, first_pid)
 
+    # Next time, with the same code at import (only a function body edited), no second time-out.
+    source = path.read_text().replace("return x", "return x * 2")
+    started = time.monotonic()
+    again = engine.analyze(path, source)
+    assert time.monotonic() - started < 4
+    assert again.status == "partial" and by_code(again, "analysis-failed")
+    assert again.functions[0].signatures[0].return_type == "int64"
+    # Once the loop is gone, the module loads normally again.
+    fixed = engine.analyze(path, source.replace("while True:\n    pass\n", ""))
+    assert fixed.status == "ok" and fixed.diagnostics == [] and fixed.skipped_statements == []
+
 
 def test_a_hang_the_definitions_need_stays_a_failure(engine, tmp_path: Path) -> None:
     path = _write(
