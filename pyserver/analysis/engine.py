@@ -515,6 +515,8 @@ class AnalysisEngine:
             "function": function,
             "signature_index": signature_index,
             "kind": kind,
+            # a module known to hang or crash at import: its definitions only
+            "selective": path in self._import_failures,
         }
         saved_timeout = self.timeout_s
         self.timeout_s = max(self.timeout_s, 60.0)  # a full compile of a large function may take a while

@@ -65,12 +65,18 @@ def _asm_line_map(text: str, path: str) -> dict[int, list[int]]:
 
 
 def ir_view(
-    analyzer: Analyzer, path: str, source: str, function: str, signature_index: int, kind: str
+    analyzer: Analyzer,
+    path: str,
+    source: str,
+    function: str,
+    signature_index: int,
+    kind: str,
+    selective: bool = False,
 ) -> IRView:
     if kind not in KINDS:
         raise IRViewError(f"unknown IR view {kind!r}: expected one of {', '.join(KINDS)}")
     path = os.path.abspath(path)
-    result = analyzer.analyze(path, source)
+    result = analyzer.analyze(path, source, selective=selective)
     info = next((f for f in result.functions if f.name == function), None)
     if info is None:
         raise IRViewError(f"no jitted function named {function!r} in {path}")

@@ -121,6 +121,7 @@ def main(argv: list[str]) -> int:
                     request["function"],
                     request["signature_index"],
                     request["kind"],
+                    selective=bool(request.get("selective")),
                 )
             elif op == "ping":
                 reply["result"] = "pong"
