@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from analysis_helpers import Workspace
 
@@ -17,7 +19,11 @@ def shared_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Analysis
     engine = AnalysisEngine(root, timeout_s=60.0)
     engine.start()
     yield engine
+    pid = engine.worker_pid
     engine.close()
+    if pid is not None:  # no orphan: psutil raises TimeoutExpired if the worker outlived close()
+        with contextlib.suppress(psutil.NoSuchProcess):
+            psutil.Process(pid).wait(timeout=10)
 
 
 @pytest.fixture
