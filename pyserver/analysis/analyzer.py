@@ -13,6 +13,7 @@ import inspect
 import json
 import os
 import re
+import sys
 import time
 import types as pytypes
 from collections import OrderedDict
@@ -99,10 +100,7 @@ def _shifted(inference: numba_api.Inference, path: str, delta: int) -> numba_api
             numba_api.VariableInfo(v.name, v.ssa_name, v.type, v.line + delta, v.is_arg)
             for v in inference.variables
         ],
-        calls=[
-            numba_api.CallInfo(c.callee, c.args, c.line + delta if c.callee[0] else c.line)
-            for c in inference.calls
-        ],
+        calls=[numba_api.CallInfo(c.callee, c.args, c.line + delta) for c in inference.calls],
         returns=[numba_api.ReturnSite(r.line + delta, r.type) for r in inference.returns],
         call_types=[(line + delta, name, sig) for line, name, sig in inference.call_types],
         elapsed_ms=inference.elapsed_ms,
@@ -160,10 +158,14 @@ class Analyzer:
             return "type:" + str(value)
         if inspect.isfunction(value):
             code = value.__code__
-            return (
-                f"function:{value.__module__}.{value.__qualname__}:{hashlib.sha256(code.co_code).hexdigest()}"
-            )
+            body = code.co_code + repr(code.co_consts).encode() + repr(code.co_names).encode()
+            return f"function:{value.__module__}.{value.__qualname__}:{hashlib.sha256(body).hexdigest()}"
         if isinstance(value, type) or inspect.isbuiltin(value):
+            module = sys.modules.get(getattr(value, "__module__", "") or "")
+            file = getattr(module, "__file__", None)
+            if isinstance(value, type) and file and self.loader.is_workspace_file(file):
+                # A workspace class (e.g. a jitclass) may change with the module: no reuse across runs.
+                return f"class:{value.__qualname__}:{id(value)}"
             return f"class:{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', value)}"
         text = repr(value)
         if " at 0x" in text or len(text) > 2000:

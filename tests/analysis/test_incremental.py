@@ -125,3 +125,35 @@ def test_changed_imported_workspace_module_is_reloaded(ws) -> None:
     assert error.relatedInformation[0].range.start.line == 6 - 1
     assert "add(int64, Tuple(" in error.relatedInformation[0].message
     assert second.inferred == ["user"]
+
+
+def test_edits_to_a_class_or_helper_the_function_reads_reinfer_it(ws) -> None:
+    source = textwrap.dedent(
+        """
+        from numba import njit, float64
+        from numba.experimental import jitclass
+
+        @jitclass([("x", float64)])
+        class Box:
+            def __init__(self, x: float):
+                self.x = x
+
+            def get(self):
+                return self.x
+
+        @njit
+        def uses_box(v: float):
+            return Box(v).get()
+
+        @njit
+        def unrelated(v: float):
+            return v
+        """
+    )
+    path = ws.write("inc_class.py", source)
+    first = ws.engine.analyze(path, source)
+    assert next(f for f in first.functions if f.name == "uses_box").signatures[0].return_type == "float64"
+    edited = source.replace("return self.x", "return int(self.x)")
+    second = ws.engine.analyze(path, edited)
+    assert "uses_box" in second.inferred and "unrelated" in second.reused
+    assert next(f for f in second.functions if f.name == "uses_box").signatures[0].return_type == "int64"
