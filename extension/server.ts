@@ -242,6 +242,16 @@ export class Server implements vscode.Disposable {
       recordEvent("serverState", { state: State[event.newState] });
       if (event.newState === State.Running) this.status.setClientState(trusted ? { kind: "running" } : { kind: "untrusted" });
     });
+    // Registered before start: the server may report "failed" right after `initialized`.
+    this.disposables.push(
+      client.onNotification("numbaLens/status", (params: ServerStatus) => {
+        this.status.update(params);
+        if (params.state === "failed" && params.message) {
+          this.log.error(params.message);
+          this.notify("error", params.message);
+        }
+      }),
+    );
     try {
       await client.start();
     } catch (error) {
@@ -254,15 +264,6 @@ export class Server implements vscode.Disposable {
       await client.dispose().catch(() => undefined);
       return;
     }
-    this.disposables.push(
-      client.onNotification("numbaLens/status", (params: ServerStatus) => {
-        this.status.update(params);
-        if (params.state === "failed" && params.message) {
-          this.log.error(params.message);
-          this.notify("error", params.message);
-        }
-      }),
-    );
     if (!trusted) this.status.setClientState({ kind: "untrusted" });
     recordEvent("serverReady", { interpreter: choice.command, trusted });
     this.log.info("Language server running");

@@ -49,8 +49,10 @@ export class StatusItem implements vscode.Disposable {
   /** A numbaLens/status notification from the server. */
   update(status: ServerStatus): void {
     recordEvent("status", { ...status });
+    // "failed" is server-wide (e.g. Numba missing): per-file statuses that follow do not clear it;
+    // a restart or a server-wide (uri-less) idle status does.
     if (status.state === "failed") this.serverFailure = status.message ?? "the server reported a failure";
-    else if (status.state !== "untrusted") this.serverFailure = undefined;
+    else if (status.state === "idle" && !status.uri) this.serverFailure = undefined;
     this.analyzing = status.state === "analyzing";
     if (status.uri && status.state !== "analyzing") this.perFile.set(status.uri, status);
     if (status.state === "untrusted") this.client = { kind: "untrusted", message: status.message };

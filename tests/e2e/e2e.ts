@@ -426,6 +426,8 @@ async function noNumbaScenario(): Promise<void> {
     if (notifications.length !== 1) throw new Error(`${notifications.length} notifications: ${JSON.stringify(notifications)}`);
     if (starts.length !== 1) throw new Error(`the server started ${starts.length} times`);
     if (toasts !== 1) throw new Error(`${toasts} toasts on screen`);
+    const status = await statusText();
+    if (!/Numba: failed/.test(status)) throw new Error(`the status item reads "${status}", not "Numba: failed"`);
     if (all.some((e) => e.event === "diagnostics" && (e.items as unknown[]).length > 0)) throw new Error("diagnostics without Numba?");
     return `1 notification, 1 server start, status "${await statusText()}"`;
   });
