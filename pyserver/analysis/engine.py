@@ -81,6 +81,46 @@ def _import_time_fingerprint(source: str) -> str | None:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
+# Numba's extension API registers globally (typing templates, lowerings): a second exec of a module that
+# uses it adds to, and cannot replace, what the first registered.
+_EXTENSION_API = {
+    "overload",
+    "overload_method",
+    "overload_attribute",
+    "overload_classmethod",
+    "register_jitable",
+    "intrinsic",
+    "type_callable",
+    "lower_builtin",
+    "lower_getattr",
+    "typeof_impl",
+    "register_model",
+    "make_attribute_wrapper",
+    "infer_global",
+    "infer_getattr",
+}
+
+
+def _extends_numba(source: str) -> bool:
+    """Does the module use Numba's extension API (so that re-executing it in one process goes stale)?"""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("numba"):
+            if "extending" in node.module or any(alias.name in _EXTENSION_API for alias in node.names):
+                return True
+        if isinstance(node, ast.Attribute) and node.attr in _EXTENSION_API:
+            base = node.value
+            if isinstance(base, ast.Attribute | ast.Name) and ast.unparse(base).split(".")[-1] in (
+                "extending",
+                "numba",
+            ):
+                return True
+    return False
+
+
 def _line_range(source: str | None, line: int) -> Range:
     lines = (source or "").splitlines()
     if 1 <= line <= len(lines):
@@ -204,6 +244,8 @@ class AnalysisEngine:
         self._closed = False
         # path -> (fingerprint of its import-time code, failure message, line) after a hang or crash
         self._import_failures: dict[str, tuple[str, str, int | None]] = {}
+        # path -> digest of the source last executed, for modules that use Numba's extension API
+        self._extension_sources: dict[str, str] = {}
 
     # ---------------------------------------------------------------------------------- lifecycle
 
@@ -316,6 +358,7 @@ class AnalysisEngine:
         self._cancel.set()
 
     def recycle(self) -> None:
+        self._extension_sources.clear()  # a fresh worker has executed nothing yet
         worker = self._worker_box[0]
         if worker is not None:
             worker.kill()
@@ -436,6 +479,13 @@ class AnalysisEngine:
             if partial is not None:
                 partial.elapsed_ms = (time.perf_counter() - started) * 1000.0
                 return partial
+        if _extends_numba(source):
+            digest = hashlib.sha256(source.encode()).hexdigest()
+            previous = self._extension_sources.get(path)
+            if previous is not None and previous != digest and self.worker_pid is not None:
+                self.log(f"{path} extends Numba and changed: starting a fresh worker for it")
+                self.recycle()
+            self._extension_sources[path] = digest
         try:
             kind, reply, detail = self._request({"op": "analyze", "path": path, "source": source})
         except AnalysisUnavailable as exc:

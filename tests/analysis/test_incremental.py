@@ -157,3 +157,30 @@ def test_edits_to_a_class_or_helper_the_function_reads_reinfer_it(ws) -> None:
     second = ws.engine.analyze(path, edited)
     assert "uses_box" in second.inferred and "unrelated" in second.reused
     assert next(f for f in second.functions if f.name == "uses_box").signatures[0].return_type == "int64"
+
+
+def test_an_edited_overload_is_not_stale(ws) -> None:
+    source = textwrap.dedent(
+        """
+        from numba import njit
+        from numba.extending import overload
+
+        def scale(x):
+            return x
+
+        @overload(scale)
+        def _scale(x):
+            def impl(x):
+                return 1
+            return impl
+
+        @njit
+        def user(v: float):
+            return scale(v)
+        """
+    )
+    path = ws.write("inc_overload.py", source)
+    first = ws.engine.analyze(path, source)
+    assert first.functions[0].signatures[0].return_type == "Literal[int](1)"  # as Numba says
+    second = ws.engine.analyze(path, source.replace("return 1\n", "return 1.5\n"))
+    assert second.functions[0].signatures[0].return_type == "float64"
