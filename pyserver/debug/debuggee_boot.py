@@ -93,6 +93,30 @@ def _run_without_debugpy(rest: list) -> None:
         runpy.run_path(rest[0], run_name="__main__")
 
 
+def _run_with_in_process_debugpy(rest: list) -> None:
+    """`--in-process --listen HOST:PORT [--wait-for-client] (-m MODULE | PROGRAM) ARGS...`: debugpy's
+    own DAP server inside this process (no separate adapter process to start, or to outlive us)."""
+    import debugpy
+
+    host, _, port = rest[2].rpartition(":")
+    index = 3
+    wait = rest[index] == "--wait-for-client"
+    if wait:
+        index += 1
+    target = rest[index:]
+    is_module = target[0] == "-m"
+    sys.argv = [target[1], *target[2:]] if is_module else list(target)
+    debugpy.listen((host, int(port)), in_process_debug_adapter=True)
+    if wait:
+        debugpy.wait_for_client()
+    if is_module:
+        sys.path.insert(0, "")
+        runpy._run_module_as_main(target[1], alter_argv=True)  # type: ignore[attr-defined]
+    else:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(target[0])))
+        runpy.run_path(target[0], run_name="__main__")
+
+
 def main() -> None:
     _die_with_parent()
     # sys.path[0] is this file's folder (pyserver/debug): it must not shadow the user's imports.
@@ -104,6 +128,9 @@ def main() -> None:
         return
     if os.environ.get("NUMBA_LENS_TRACE_COMPILER", "0") != "1":
         sys.meta_path.insert(0, _UntracedNumbaImport())
+    if rest and rest[0] == "--in-process":
+        _run_with_in_process_debugpy(rest)
+        return
     sys.argv = ["debugpy", *rest]
     from debugpy.server import cli
 

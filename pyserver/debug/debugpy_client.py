@@ -70,6 +70,10 @@ class DebugpyClient:
     def add_listener(self, listener: EventListener) -> None:
         self._listeners.append(listener)
 
+    def remove_listener(self, listener: EventListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def connect(self, port: int, timeout: float, alive: Callable[[], bool] = lambda: True) -> None:
         """Connect to debugpy's listener on 127.0.0.1, retrying until it listens or time runs out."""
         deadline = time.monotonic() + timeout

@@ -12,6 +12,7 @@ end's dispatcher thread and debugpy's events on the client's event thread. Share
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import queue
@@ -75,6 +76,13 @@ deadline = time.monotonic() + {timeout}
 while not os.path.exists({path!r}) and time.monotonic() < deadline:
     time.sleep(0.005)
 """
+
+# Evaluated by debugpy in a Python frame: (module, qualname) of every Numba dispatcher it can see. The
+# first iterable of a comprehension is evaluated in the frame itself, so locals() is the frame's.
+VISIBLE_DISPATCHERS = (
+    "sorted({(v.py_func.__module__, v.py_func.__qualname__) for v in [*globals().values(), *locals().values()] "
+    "if hasattr(v, 'py_func') and hasattr(v, 'overloads')})"
+)
 
 EXCEPTION_FILTERS = [
     {"filter": "raised", "label": "Raised Exceptions", "default": False},
@@ -373,15 +381,30 @@ class Session:
                 f"gdb not found ('{gdb_path}'). Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "
                 '"gdbPath" in launch.json; "mode": "python" debugs without gdb (jitted code runs as Python).'
             )
-        version = gdb_version(resolved)
-        if version is None:
-            raise DapError(f"'{gdb_path}' did not run as gdb. Set \"gdbPath\" to a working gdb.")
-        if parse_version(version)[:1] == (15,):
+        # The version comes from the MI session itself (one gdb start, not two).
+        self.gdb = GdbBackend(resolved, log=self.log)
+        try:
+            first_line = self.gdb.execute_console("show version", timeout=60).strip().splitlines()[0]
+            match = re.search(r"(\d+\.\d+(?:\.\d+)?)\s*$", first_line) or re.search(r"(\d+\.\d+)", first_line)
+            version: str | None = match.group(1) if match else None
+        except (GdbCommandError, IndexError):
+            self.gdb.close()
+            self.gdb = None
+            version = gdb_version(resolved)
+            if version is None or parse_version(version)[:1] != (15,):
+                raise DapError(
+                    f"'{gdb_path}' did not run as gdb with MI ({version or 'no version'}). "
+                    'Set "gdbPath" to a working gdb.'
+                ) from None
+        if version is not None and parse_version(version)[:1] == (15,):
+            if self.gdb is not None:
+                self.gdb.close()
+                self.gdb = None
             raise DapError(
                 f"gdb {version} cannot see Numba's jitted code (Numba issue 9817, fixed in gdb 16). "
                 'Install gdb 13, 14 or 16+ and set "gdbPath", or use "mode": "python".'
             )
-        self.gdb = GdbBackend(resolved, log=self.log)
+        assert self.gdb is not None
         self.gdb.add_listener(self._on_gdb_record)
         self.values = ValuesBridge(self.gdb, self.log)
         configure_gdb(self.gdb)
@@ -480,6 +503,8 @@ class Session:
             "attach",
             {
                 "justMyCode": self.just_my_code,
+                # Our bootstrap is never "my code": no stop there when a step leaves the program.
+                "rules": [{"path": str(BOOTSTRAP), "include": False}],
                 "subProcess": False,
                 "redirectOutput": False,
                 "showReturnValue": False,
@@ -580,7 +605,7 @@ class Session:
                 # debugpy's attach has no stopOnEntry: a pause now stops at the program's first line
                 # (debugpy's, runpy's and our bootstrap's frames are not traced or have no line left).
                 self._entry_pending = True
-                self.debugpy.request("pause", {"threadId": 0})
+                self.debugpy.request("pause", {"threadId": "*"})
         return {}
 
     def on_set_exception_breakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -1419,20 +1444,25 @@ class Session:
         frames = ((stack or {}).get("body") or {}).get("stackFrames") or []
         if not frames:
             return
-        path = str((frames[0].get("source") or {}).get("path") or "")
-        module = "__main__"
-        name = self.debugpy.request(
-            "evaluate", {"expression": "__name__", "frameId": frames[0]["id"], "context": "repl"}
+        # The jitted functions this frame can call: every dispatcher in its globals and locals (imported
+        # ones included), asked from debugpy, which answers since it owns the stop.
+        reply = self.debugpy.request(
+            "evaluate", {"expression": VISIBLE_DISPATCHERS, "frameId": frames[0]["id"], "context": "repl"}
         ).wait(DEBUGPY_REPLY_TIMEOUT_S)
-        result = str(((name or {}).get("body") or {}).get("result", "")).strip("'\"")
-        if result:
-            module = result
+        names: list[tuple[str, str]] = []
+        try:
+            found = ast.literal_eval(str(((reply or {}).get("body") or {}).get("result", "")))
+            names = [(str(m), str(q)) for m, q in found if "<locals>" not in str(q)]
+        except (ValueError, SyntaxError, TypeError) as exc:
+            self.log(f"no dispatchers from debugpy ({exc!r}); using the frame's file")
+            path = str((frames[0].get("source") or {}).get("path") or "")
+            names = [("__main__", f.name) for f in self._jitted_functions(path)]
         temps = []
-        for function in self._jitted_functions(path):
-            qualified = "::".join([*module.split("."), *function.name.split(".")])
+        for module, qualname in names[:200]:
+            qualified = "::".join([*module.split("."), *qualname.split(".")])
             try:
-                reply = self.gdb.execute(f"-break-insert -t -f --qualified {qualified}")
-                temps.append(str(reply.get("bkpt", {}).get("number")))
+                inserted = self.gdb.execute(f"-break-insert -t -f --qualified {qualified}")
+                temps.append(str(inserted.get("bkpt", {}).get("number")))
             except GdbCommandError as exc:
                 self.log(f"step-in breakpoint {qualified}: {exc.message}")
         with self._lock:
@@ -1472,20 +1502,19 @@ class Session:
         if self.owner is not None:
             return {}
         if self.debugpy is not None and self.debugpy.connected:
-            theirs = self._debugpy_thread(int(args.get("threadId", 0)))
             stopped = threading.Event()
-            listener_active = [True]
 
             def on_event(message: Message) -> None:
-                if listener_active[0] and message.get("event") == "stopped":
+                if message.get("event") == "stopped":
                     stopped.set()
 
             self.debugpy.add_listener(on_event)
-            self.debugpy.request("pause", {"threadId": theirs})
-            if self.gdb is None or stopped.wait(1.0):
-                listener_active[0] = False
-                return {}
-            listener_active[0] = False
+            try:
+                self.debugpy.request("pause", {"threadId": "*"})
+                if self.gdb is None or stopped.wait(1.0):
+                    return {}
+            finally:
+                self.debugpy.remove_listener(on_event)
             # debugpy cannot answer: the thread is in native (jitted) code. Stop it with gdb, and drop
             # the pause debugpy will act on later.
             self._drop_debugpy_pause = True

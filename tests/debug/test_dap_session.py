@@ -200,3 +200,21 @@ def test_python_breakpoint_set_while_gdb_holds_the_program(dap: DapClient) -> No
     stop = dap.stopped()
     assert stop["hitBreakpointIds"] == [python_bp["id"]]
     assert dap.top_frames(stop["threadId"])[0]["line"] == 20
+
+
+def test_step_in_to_an_imported_jitted_function(dap: DapClient) -> None:
+    program = PROGRAMS / "imported_call.py"
+    assert dap.start(program, breakpoints={9: {}})["success"]
+    thread = dap.stopped()["threadId"]
+    dap.ok("stepIn", {"threadId": thread})
+    assert dap.stopped()["reason"] == "step"
+    top = dap.top_frames(thread)[0]
+    assert top["name"].startswith("walk(") and top["source"]["path"] == str(MIXED) and 8 <= top["line"] <= 10
+    # Back in main at the print line: stepping in on a line without jitted calls is an ordinary step.
+    dap.ok("stepOut", {"threadId": thread})
+    dap.stopped()
+    assert (dap.top_frames(thread)[0]["name"], dap.top_frames(thread)[0]["line"]) == ("main", 10)
+    dap.ok("stepIn", {"threadId": thread})
+    assert dap.stopped()["reason"] == "step"
+    assert (dap.top_frames(thread)[0]["name"], dap.top_frames(thread)[0]["line"]) == ("main", 11)
+    assert "imported: 12.0" in dap.output_text()

@@ -93,7 +93,8 @@ def debuggee_argv(
     """The arguments after the interpreter: our bootstrap, then debugpy's own command line."""
     argv: list[str] = [str(BOOTSTRAP)]
     if debugpy_port is not None:
-        argv += ["--listen", f"127.0.0.1:{debugpy_port}"]
+        # debugpy's DAP server inside the debuggee: no adapter process to start (or to outlive us).
+        argv += ["--in-process", "--listen", f"127.0.0.1:{debugpy_port}"]
         if wait_for_client:
             argv.append("--wait-for-client")
     else:
