@@ -7,7 +7,9 @@ import {
   ErrorAction,
   LanguageClient,
   LanguageClientOptions,
+  MessageType,
   ServerOptions,
+  ShowMessageNotification,
   State,
   TransportKind,
 } from "vscode-languageclient/node";
@@ -250,6 +252,15 @@ export class Server implements vscode.Disposable {
           this.log.error(params.message);
           this.notify("error", params.message);
         }
+      }),
+    );
+    // The server's window/showMessage goes through numbaLens.showNotifications (and is shown once),
+    // instead of the client library's handler that shows every message.
+    this.disposables.push(
+      client.onNotification(ShowMessageNotification.type, (params) => {
+        const kind = params.type === MessageType.Error ? "error" : params.type === MessageType.Warning ? "warning" : "info";
+        this.log[kind === "info" ? "info" : kind === "warning" ? "warn" : "error"](params.message);
+        this.notify(kind, params.message);
       }),
     );
     try {

@@ -442,6 +442,13 @@ async function untrustedScenario(): Promise<void> {
     const diagnostics = events().filter((e) => e.event === "diagnostics" && (e.items as unknown[]).length > 0);
     if (diagnostics.length > 0) throw new Error(`diagnostics in an untrusted workspace: ${JSON.stringify(diagnostics).slice(0, 300)}`);
     if ((await page.locator(".editor-group-container.active .squiggly-error").count()) > 0) throw new Error("a squiggle in an untrusted workspace");
+    // The server said why once; under the default numbaLens.showNotifications ("onError") that warning
+    // goes to the log and the status item, not to a toast.
+    const said = events().filter((e) => e.event === "notification" && /not trusted/.test(String(e.message)));
+    if (said.length !== 1) throw new Error(`expected the server's untrusted message once, got ${said.length}`);
+    if ((await page.locator(".notifications-toasts .notification-toast", { hasText: "not trusted" }).count()) > 0) {
+      throw new Error("a toast for a warning although numbaLens.showNotifications is onError");
+    }
     return `status "${await statusText()}", no diagnostics after 8 s`;
   });
   await step("trusting the workspace restarts the server and analysis starts", async () => {
