@@ -12,7 +12,7 @@ import { StatusItem } from "./status";
 
 let server: Server | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel("Numba Lens", { log: true });
   const status = new StatusItem();
   const python = new PythonInterpreter(log);
@@ -48,8 +48,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   log.info(`Numba Lens ${(context.extension.packageJSON as { version: string }).version} activated`);
   recordEvent("activated", { trusted: vscode.workspace.isTrusted });
-  await server.start();
-  await recording.update();
+  // Not awaited: activation (and every command) is ready while the interpreter is probed and the
+  // server starts; the status item shows "starting" meanwhile.
+  void server.start().then(() => recording.update());
 }
 
 export async function deactivate(): Promise<void> {
