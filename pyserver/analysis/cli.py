@@ -235,6 +235,9 @@ def run(args: argparse.Namespace) -> int:
         errors = sum(d.severity == "error" for d in diagnostics)
         warnings = sum(d.severity == "warning" for d in diagnostics)
         checked = sum(len(f.signatures) > 0 for f in functions)
+        # The summary goes to stderr (stdout holds only diagnostic lines); when both streams are one (a
+        # pipe, a CI log), buffered stdout must be out first so the summary stays last, on its own line.
+        sys.stdout.flush()
         print(
             f"{errors} error(s), {warnings} warning(s) in {len(results)} file(s); "
             f"{checked} of {len(functions)} jitted function(s) type-checked",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -49,6 +50,25 @@ def test_text_format_on_a_directory_exits_1() -> None:
     assert any(line.startswith("examples/parallel_nothing.py:6:7: warning:") for line in lines)
     assert not any("kernels.py" in line for line in lines)
     assert "error(s)" in proc.stderr
+
+
+def test_text_summary_comes_last_on_its_own_line_when_both_streams_are_one() -> None:
+    # `check ... 2>&1 | less` or a CI log: stdout is a pipe (block-buffered), stderr is not; the summary
+    # must still come after the last diagnostic, on a line of its own.
+    proc = subprocess.run(
+        [sys.executable, "-m", "pyserver", "check", "examples/typing_errors.py", "examples/unify_return.py"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},  # no PYTHONUNBUFFERED
+    )
+    assert proc.returncode == 1, proc.stdout
+    lines = proc.stdout.splitlines()
+    assert re.fullmatch(r"\d+ error\(s\), \d+ warning\(s\) in 2 file\(s\); .*type-checked", lines[-1]), lines
+    diagnostic = re.compile(r"examples/\w+\.py:\d+:\d+: (error|warning|information|hint|note): .+")
+    assert lines[:-1] and all(diagnostic.fullmatch(line) for line in lines[:-1]), lines
 
 
 def test_clean_file_exits_0_and_json_shape() -> None:
