@@ -165,7 +165,6 @@ class Session:
         self._attach_continue = False
         self._detaching = False
         self.stop_on_entry = False
-        self._entry_pending = False
         self._last_signal: dict[str, str] = {}
 
     # --- main loop -----------------------------------------------------------------------------------
@@ -499,9 +498,12 @@ class Session:
         )
         if init.wait(DEBUGPY_CONNECT_TIMEOUT_S) is None:
             raise DapError("debugpy did not answer 'initialize'.")
+        # Our own launches run debugpy's in-process server, which takes `launch` (stopOnEntry included);
+        # attaching to a program that runs debugpy's adapter takes `attach`.
         attach = client.request(
-            "attach",
+            "attach" if self.attached else "launch",
             {
+                "stopOnEntry": self.stop_on_entry and not self.attached,
                 "justMyCode": self.just_my_code,
                 # Our bootstrap is never "my code": no stop there when a step leaves the program.
                 "rules": [{"path": str(BOOTSTRAP), "include": False}],
@@ -601,11 +603,6 @@ class Session:
         if self.debugpy is not None:
             reply = self.debugpy.request("configurationDone")
             reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
-            if self.stop_on_entry:
-                # debugpy's attach has no stopOnEntry: a pause now stops at the program's first line
-                # (debugpy's, runpy's and our bootstrap's frames are not traced or have no line left).
-                self._entry_pending = True
-                self.debugpy.request("pause", {"threadId": "*"})
         return {}
 
     def on_set_exception_breakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -1057,10 +1054,6 @@ class Session:
                 self.debugpy.request("continue", {"threadId": body.get("threadId")})  # type: ignore[union-attr]
                 return
             theirs = int(body.get("threadId", 0))
-            if self._entry_pending and body.get("reason") == "pause" and self._at_line_zero(theirs):
-                # Paused on the module's start event (line 0): one step reaches its first line.
-                self.debugpy.request("stepIn", {"threadId": theirs})  # type: ignore[union-attr]
-                return
             native = self._native_of_debugpy_thread(theirs)
             with self._lock:
                 self.owner = "debugpy"
@@ -1074,9 +1067,6 @@ class Session:
             ):
                 body["reason"] = "step" if self._step_to_python_pending else body["reason"]
             self._step_to_python_pending = False
-            if self._entry_pending and body.get("reason") in ("pause", "step"):
-                body["reason"] = "entry"
-            self._entry_pending = False
             if "hitBreakpointIds" in body:
                 body["hitBreakpointIds"] = [self._our_bp_id(i) for i in body["hitBreakpointIds"]]
             self.stream.event("stopped", body)
@@ -1102,12 +1092,6 @@ class Session:
         elif event in ("exited", "terminated", "_disconnected"):
             if self.gdb is None and event in ("terminated", "_disconnected") and self.process is None:
                 self._program_exited(None)  # attach: the debuggee is not ours
-
-    def _at_line_zero(self, debugpy_thread: int) -> bool:
-        assert self.debugpy is not None
-        stack = self.debugpy.request("stackTrace", {"threadId": debugpy_thread, "levels": 1})
-        frames = ((stack.wait(DEBUGPY_REPLY_TIMEOUT_S) or {}).get("body") or {}).get("stackFrames") or []
-        return bool(frames) and int(frames[0].get("line") or 0) == 0
 
     def _our_bp_id(self, theirs: int) -> int:
         with self._lock:

@@ -75,8 +75,8 @@ def configure_gdb(backend: GdbBackend) -> None:
         "-gdb-set height 0",
     ):
         backend.execute(command)
-    # CPython's python-gdb.py (where installed) turns eval frames back into Python frames.
-    backend.execute_console("set auto-load safe-path /")
+    # No `set auto-load safe-path /`: Python frames are decoded by pyframes_gdb.py, so gdb need not
+    # auto-load scripts found next to whatever libraries the program loads.
     # Thread start/exit chatter from Numba's thread pools would flood the console.
     backend.execute_console("set print thread-events off")
     backend.execute_console("set print inferior-events off")
