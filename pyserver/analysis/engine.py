@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import collections
 import concurrent.futures
+import contextlib
 import hashlib
 import io
 import os
@@ -23,7 +24,7 @@ import threading
 import time
 import tokenize
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -232,7 +233,13 @@ class AnalysisEngine:
         self.log = log or (lambda message: None)
         self.python = python or sys.executable
         self._worker_box: list[_Worker | None] = [None]
+        # Cancellation belongs to one call: cancel() marks the analyze()/ir_view() call in progress, from
+        # the moment it is entered (worker start-up and the definitions-only retry included) until it
+        # returns. With no call in progress a cancel has nothing to abandon and is dropped, so it can
+        # never abandon a later, newer request.
         self._cancel = threading.Event()
+        self._call_lock = threading.Lock()
+        self._calls_in_progress = 0
         self._next_id = 0
         # Spawned from one long-lived thread: PR_SET_PDEATHSIG fires when the *thread* that started the
         # worker exits, and callers may come from short-lived threads.
@@ -354,8 +361,25 @@ class AnalysisEngine:
         self._spawner.shutdown(wait=False)
 
     def cancel(self) -> None:
-        """Abandon the run in flight: it returns a `cancelled` result (the worker may be replaced)."""
-        self._cancel.set()
+        """Abandon the call in flight: analyze() returns a `cancelled` result, ir_view() raises
+        AnalysisUnavailable (the worker may be replaced). The call is abandoned whatever stage it is in
+        (starting the worker, loading, inferring); with no call in progress this does nothing."""
+        with self._call_lock:
+            if self._calls_in_progress:
+                self._cancel.set()
+
+    @contextlib.contextmanager
+    def _call(self) -> Iterator[None]:
+        """Marks one analyze()/ir_view() call as the target of cancel()."""
+        with self._call_lock:
+            self._calls_in_progress += 1
+        try:
+            yield
+        finally:
+            with self._call_lock:
+                self._calls_in_progress -= 1
+                if not self._calls_in_progress:
+                    self._cancel.clear()  # consumed by this call (or never used): not carried over
 
     def recycle(self) -> None:
         self._extension_sources.clear()  # a fresh worker has executed nothing yet
@@ -370,11 +394,12 @@ class AnalysisEngine:
     def _request(self, message: dict[str, Any]) -> tuple[str, Any, str]:
         """("ok", reply) or (failure kind, None, detail): kinds timeout | crashed | memory | cancelled | error."""
         worker = self._ensure_worker()
+        if self._cancel.is_set():
+            return "cancelled", None, ""  # cancelled while the worker started or an earlier step ran
         self._next_id += 1
         request_id = self._next_id
         message = dict(message, id=request_id)
         mark = worker.output_mark()
-        self._cancel.clear()
         try:
             worker.requests.send(message)
         except (OSError, ValueError) as exc:
@@ -455,6 +480,10 @@ class AnalysisEngine:
         return None
 
     def analyze(self, path: str | Path, source: str | None = None) -> FileResult:
+        with self._call():
+            return self._analyze(path, source)
+
+    def _analyze(self, path: str | Path, source: str | None) -> FileResult:
         path = os.path.abspath(str(path))
         if source is None:
             try:
@@ -510,9 +539,7 @@ class AnalysisEngine:
         elif kind == "memory":
             message = f"The module could not be analysed: {detail}{where}; the worker was restarted."
         elif kind == "cancelled":
-            cancelled = FileResult(path=path, functions=_functions_from_ast(path, source), status="cancelled")
-            cancelled.elapsed_ms = (time.perf_counter() - started) * 1000.0
-            return cancelled
+            return self._cancelled(path, source, started)
         else:
             message = "The module could not be analysed: internal error in Numba Lens (see the full message)."
         failed = _failed(path, message, line, full=detail[-8000:] or None)
@@ -525,9 +552,17 @@ class AnalysisEngine:
             if partial is not None:
                 partial.elapsed_ms = (time.perf_counter() - started) * 1000.0
                 return partial
+            if self._cancel.is_set():
+                return self._cancelled(path, source, started)
         failed.functions = _functions_from_ast(path, source)
         failed.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return failed
+
+    @staticmethod
+    def _cancelled(path: str, source: str, started: float) -> FileResult:
+        cancelled = FileResult(path=path, functions=_functions_from_ast(path, source), status="cancelled")
+        cancelled.elapsed_ms = (time.perf_counter() - started) * 1000.0
+        return cancelled
 
     def _definitions_only(self, path: str, source: str, failure: Diagnostic) -> FileResult | None:
         """After a hang or a crash at import: load only imports, definitions and the globals they read,
@@ -551,6 +586,12 @@ class AnalysisEngine:
         return result
 
     def ir_view(
+        self, path: str | Path, source: str | None, function: str, signature_index: int, kind: str
+    ) -> IRView:
+        with self._call():
+            return self._ir_view(path, source, function, signature_index, kind)
+
+    def _ir_view(
         self, path: str | Path, source: str | None, function: str, signature_index: int, kind: str
     ) -> IRView:
         if not self.trusted:

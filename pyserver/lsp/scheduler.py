@@ -130,9 +130,17 @@ class AnalysisScheduler(Generic[R]):
             self._on_start(uri, generation)
             result: R | None = None
             error: BaseException | None = None
+
+            def analyze_if_current() -> R | None:
+                # A newer request may have arrived while this one waited for the engine thread: its
+                # cancel found no call in progress (the engine drops such a cancel), so skip here.
+                if state.generation != generation:
+                    return None
+                return self._analyze(uri, source)
+
             try:
                 loop = asyncio.get_running_loop()
-                result = await loop.run_in_executor(self._executor, self._analyze, uri, source)
+                result = await loop.run_in_executor(self._executor, analyze_if_current)
             except Exception as exc:  # the engine never raises for user code; this is our bug or a cancel
                 error = exc
             finally:
