@@ -199,3 +199,72 @@ def test_examples_are_found(examples_dir: Path) -> None:
 def test_syntax_error_raises() -> None:
     with pytest.raises(SyntaxError):
         find_jitted_functions("def f(:\n", "bad.py")
+
+
+def _many_functions(count: int) -> str:
+    parts = ["import numpy as np", "from numba import njit", ""]
+    for i in range(count):
+        parts += ["@njit", f"def function_{i}(a, n):", "    total = 0.0", "    for i in range(n):"]
+        parts += [
+            "        total += a[i] * 2.0",
+            "    out = total + 1.0",
+            "    out = out * 2.0",
+            "    return out",
+        ]
+        parts += ["", ""]
+    return "\n".join(parts) + "\n"
+
+
+def test_a_large_file_is_discovered_without_a_regex_per_function_and_cached(monkeypatch) -> None:
+    import ast
+    import re
+
+    from pyserver.analysis import discovery
+
+    source = _many_functions(1000)
+    discovery._find_cached.cache_clear()
+    assert len(source.splitlines()) >= 10_000
+    compiled: list[object] = []
+    parsed: list[object] = []
+    original_compile, original_parse = re._compile, ast.parse  # type: ignore[attr-defined]
+
+    def counting_compile(*args, **kwargs):  # type: ignore[no-untyped-def]
+        compiled.append(args[0])
+        return original_compile(*args, **kwargs)
+
+    def counting_parse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(1)
+        return original_parse(*args, **kwargs)
+
+    monkeypatch.setattr(re, "_compile", counting_compile)  # every re.compile/search/match goes through it
+    monkeypatch.setattr(ast, "parse", counting_parse)
+    found = find_jitted_functions(source, "big.py")
+    assert len(found) == 1000 and len(compiled) < 10, compiled[:20]
+    lines = source.splitlines()
+    assert all(lines[f.def_line - 1][f.name_col :].startswith(f.name + "(") for f in found)
+    again = find_jitted_functions(source, "big.py")  # a hover or a lens after the same text: cached
+    assert again == found and len(parsed) == 1
+    assert find_jitted_functions(source + "\n", "big.py") != [] and len(parsed) == 2  # a new text: parsed
+
+
+def test_name_columns_of_unusual_definitions() -> None:
+    source = textwrap.dedent(
+        """
+        from numba import njit
+
+        @njit
+        async def coro(x): return x
+
+        @njit
+        def   spaced  (x): return x
+
+        @njit
+        def deff(x): return x
+
+        @njit
+        def café(x): return x
+        """
+    )
+    lines = source.splitlines()
+    for function in find_jitted_functions(source):
+        assert lines[function.def_line - 1][function.name_col :].startswith(function.name), function.name
