@@ -9,6 +9,7 @@ import os
 import signal
 import socket
 import textwrap
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,7 +69,14 @@ def ends_cleanly(dap: DapClient) -> None:
     dap.event("terminated")
     response = dap.request("threads", timeout=60)
     assert "success" in response  # an answer (an empty list or a clear error), not silence
+    leave(dap)
+
+
+def leave(dap: DapClient) -> None:
+    """As VS Code ends a session: disconnect, then close the adapter's stdin; the adapter exits."""
     dap.request("disconnect", {"terminateDebuggee": True}, timeout=60)
+    assert dap.proc.stdin is not None
+    dap.proc.stdin.close()
     assert dap.proc.wait(60) == 0
 
 
@@ -152,14 +160,17 @@ def test_debugpy_port_taken(
     dap = DapClient(str(tmp_path / "dap.log"))
     try:
         monkeypatch.delenv("NUMBA_LENS_TEST_TAKEN_PORT")
-        launch = dap.start(MIXED, breakpoints={JIT_LINE: {}})
+        dap.ok("initialize", {"adapterID": "numba", "linesStartAt1": True, "pathFormat": "path"})
+        started = time.monotonic()
+        launch = dap.request("launch", {"program": str(MIXED), "cwd": str(MIXED.parent)}, timeout=400)
+        waited = time.monotonic() - started
         # The program's debugpy cannot listen: the launch fails with a message that says why.
         assert launch["success"] is False, launch
         message = launch.get("message", "") + dap.output_text()
+        print(f"\n[faults] port taken: launch failed after {waited:.0f} s: {launch.get('message')}")
         assert "debugpy" in message and ("in use" in message.lower() or str(taken_port) in message), message
         response = dap.request("threads", timeout=60)
         assert "success" in response
-        dap.request("disconnect", {"terminateDebuggee": True}, timeout=60)
-        assert dap.proc.wait(60) == 0
+        leave(dap)
     finally:
         dap.close()

@@ -28,7 +28,7 @@ from fuzz_sources import (
     mutated,
     utf16_length,
 )
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lsp_session import Session, start_session
 from lsprotocol import types as lsp
@@ -40,6 +40,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 20.0  # the analysis time-out (the editor's default)
 HANG_MARGIN_S = 120.0  # worker restart and Numba import on a loaded 2-core machine
 T = TypeVar("T")
+# Found by this fuzzer: a syntax error at the end of a line got a range one past the line's end.
+TRUNCATED = "import math\n\nimport numpy as np\nfrom"
+pytestmark = pytest.mark.timeout(max(900, EXAMPLES * 60))
 
 
 def _inside(text: str, line: int, character: int, *, utf16: bool) -> bool:
@@ -98,12 +101,13 @@ def _timed_analyze(engine: AnalysisEngine, path: Path, source: str | None) -> An
     result = engine.analyze(path, source)
     elapsed = time.monotonic() - started
     assert elapsed < engine.timeout_s + HANG_MARGIN_S, f"analysis hung for {elapsed:.0f} s"
-    assert result.status in ("ok", "failed"), result.status
+    assert result.status in ("ok", "failed", "partial"), result.status
     return result
 
 
 @FUZZ_SETTINGS
 @given(source=fuzzed_sources())
+@example(source=TRUNCATED)
 def test_engine_survives_fuzzed_buffers(engine: AnalysisEngine, source: str) -> None:
     path = Path(engine.workspace_root) / "fuzzed.py"
     path.write_text("", encoding="utf-8")  # the buffer is what counts, as in the editor
@@ -113,6 +117,7 @@ def test_engine_survives_fuzzed_buffers(engine: AnalysisEngine, source: str) -> 
 
 @FUZZ_SETTINGS
 @given(data=fuzzed_bytes())
+@example(data=TRUNCATED.encode())
 def test_engine_survives_fuzzed_files_on_disk(engine: AnalysisEngine, data: bytes) -> None:
     path = Path(engine.workspace_root) / "fuzzed_bytes.py"
     path.write_bytes(data)
@@ -253,6 +258,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
 
 @FUZZ_SETTINGS
 @given(source=fuzzed_sources(), where=st.tuples(st.integers(0, 200), st.integers(0, 120)))
+@example(source=TRUNCATED, where=(3, 2))
 def test_language_server_survives_fuzzed_saves(
     server: ServerThread, source: str, where: tuple[int, int]
 ) -> None:
