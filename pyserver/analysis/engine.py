@@ -163,6 +163,7 @@ class _Worker:
         self.output: collections.deque[str] = collections.deque(maxlen=400)
         self.output_lock = threading.Lock()
         self.ready: dict[str, Any] = {}
+        self.pump: threading.Thread | None = None  # reads the worker's stdout/stderr until EOF
 
     @property
     def pid(self) -> int:
@@ -271,7 +272,13 @@ class AnalysisEngine:
         request_read, request_write = os.pipe()
         response_read, response_write = os.pipe()
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_PARENT, env.get("PYTHONPATH", "")) if p)
+        # Relative PYTHONPATH entries meant the workspace root (the worker's directory once it runs).
+        user_path = [
+            entry if os.path.isabs(entry) else os.path.join(self.workspace_root, entry)
+            for entry in env.get("PYTHONPATH", "").split(os.pathsep)
+            if entry
+        ]
+        env["PYTHONPATH"] = os.pathsep.join([PACKAGE_PARENT, *user_path])
         env["NUMBA_LENS_SIGNATURE_FILES"] = os.pathsep.join(self.signature_files)
         env["NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"] = "1"
         env["PYTHONFAULTHANDLER"] = "1"
@@ -291,7 +298,10 @@ class AnalysisEngine:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 pass_fds=(request_read, response_write),
-                cwd=self.workspace_root,
+                # Not the workspace root: `-m` puts the start directory first on sys.path, and a
+                # workspace file named like a stdlib module (typing.py) would break the worker's own
+                # imports. The worker changes into the root once it has imported what it needs.
+                cwd=PACKAGE_PARENT,
                 env=env,
                 start_new_session=True,
             )
@@ -310,7 +320,8 @@ class AnalysisEngine:
                     worker.output.append(line)
                 self.log(f"[worker {process.pid}] {line.rstrip()}")
 
-        threading.Thread(target=pump, name=f"numba-lens-worker-{process.pid}", daemon=True).start()
+        worker.pump = threading.Thread(target=pump, name=f"numba-lens-worker-{process.pid}", daemon=True)
+        worker.pump.start()
         return worker
 
     def _ensure_worker(self) -> _Worker:
@@ -327,14 +338,11 @@ class AnalysisEngine:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while not worker.responses.poll(POLL_S):
             if worker.process.poll() is not None or time.monotonic() > deadline:
-                output = worker.output_since(0)
-                worker.kill()
-                raise AnalysisUnavailable(f"the analysis worker did not start:\n{output[-4000:]}")
+                raise self._startup_failure(worker)
         try:
             ready = worker.responses.recv()
-        except (EOFError, OSError) as exc:
-            worker.kill()
-            raise AnalysisUnavailable(f"the analysis worker did not start: {exc}") from exc
+        except (EOFError, OSError) as exc:  # the pipe closed: the worker died before saying it was ready
+            raise self._startup_failure(worker) from exc
         if not ready.get("ok"):
             worker.kill()
             raise AnalysisUnavailable(f"the analysis worker failed to start:\n{ready.get('error')}")
@@ -344,6 +352,22 @@ class AnalysisEngine:
             f"analysis worker {worker.pid} ready (numba {ready.get('numba')}, {ready.get('startup_ms', 0):.0f} ms)"
         )
         return worker
+
+    def _startup_failure(self, worker: _Worker) -> AnalysisUnavailable:
+        """Why the worker did not start: how it ended and what it printed (never an empty message)."""
+        try:
+            exited: int | None = worker.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            exited = None
+        worker.kill()
+        if worker.pump is not None:
+            worker.pump.join(timeout=5)  # its last words (a traceback) may still be in the pipe
+        output = worker.output_since(0).strip()
+        how = f"no answer within {STARTUP_TIMEOUT_S:g} s" if exited is None else self._describe_exit(exited)
+        return AnalysisUnavailable(
+            f"the analysis worker did not start ({how}; interpreter {self.python})"
+            + (f":\n{output[-4000:]}" if output else "; it printed nothing")
+        )
 
     def close(self) -> None:
         """Stop the worker; no process is left behind. Safe to call twice, and from another thread."""

@@ -75,6 +75,8 @@ def main(argv: list[str]) -> int:
 
         signature_files = [p for p in os.environ.get("NUMBA_LENS_SIGNATURE_FILES", "").split(os.pathsep) if p]
         analyzer = Analyzer(root, signature_files)
+        # The engine starts us outside the workspace (see engine._spawn); user code runs in the root.
+        os.chdir(root)
     except BaseException:
         responses.send({"op": "ready", "ok": False, "error": traceback.format_exc()})
         return 1
