@@ -3,7 +3,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { currentFileConfig, DEBUG_TYPE, DebugConfig, jitFunctionLaunch, Mode, MODES, resolveDebugConfig } from "./debugConfig";
-import { chooseEntry, Entry } from "./entry";
+import { chooseEntry, Entry, stopTarget } from "./entry";
 import { recordEvent } from "./events";
 import { Recording } from "./recording";
 import { Server } from "./server";
@@ -200,7 +200,8 @@ async function debugJitFunction(args: DebugJitFunctionArgs | undefined): Promise
   if (!entry) return false;
   const folder = vscode.workspace.getWorkspaceFolder(entry.kind === "script" ? vscode.Uri.file(entry.path) : uri);
   const mode: Mode = target.mode && (MODES as readonly string[]).includes(target.mode) ? target.mode : "mixed";
-  const config = { ...jitFunctionLaunch(entry, target.function, mode, folder?.uri.fsPath), __fromLens: true };
+  const stopAt = stopTarget(target.function, uri.fsPath, entry, folder?.uri.fsPath);
+  const config = { ...jitFunctionLaunch(entry, stopAt, mode, folder?.uri.fsPath), __fromLens: true };
   return vscode.debug.startDebugging(folder, config as vscode.DebugConfiguration);
 }
 

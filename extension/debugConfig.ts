@@ -154,8 +154,8 @@ export function resolveDebugConfig(input: DebugConfig, ctx: DebugContext): Resol
   config.stopOnEntry ??= false;
 
   if (config.stopAtJitFunction !== undefined) {
-    if (typeof config.stopAtJitFunction !== "string" || !/^[A-Za-z_][\w.]*$/.test(config.stopAtJitFunction)) {
-      return { error: `"stopAtJitFunction" must be a jitted function's qualified name, such as "walk" or "Point.norm".` };
+    if (typeof config.stopAtJitFunction !== "string" || !/^[A-Za-z_][\w.]*(::[A-Za-z_][\w.]*)*$/.test(config.stopAtJitFunction)) {
+      return { error: `"stopAtJitFunction" must be a jitted function's qualified name, such as "walk", "Point.norm" or "kernels::walk".` };
     }
   }
   return { config };

@@ -67,3 +67,30 @@ export function chooseEntry(
   entries.sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
   return entries.length > 0 ? { kind: "pick", entries } : { kind: "none" };
 }
+
+/**
+ * The module name Python gives `file` when `entry` runs: relative to the entry script's folder (sys.path[0])
+ * when the file is under it, else to the workspace folder (the working directory, pytest's rootdir).
+ */
+export function moduleNameFor(file: string, entryPath: string, workspaceFolder: string | undefined): string | undefined {
+  const bases = [path.dirname(entryPath), ...(workspaceFolder ? [workspaceFolder] : [])];
+  for (const base of bases) {
+    const relative = path.relative(base, file);
+    if (relative.startsWith("..") || path.isAbsolute(relative) || !relative.endsWith(".py")) continue;
+    const parts = relative.slice(0, -3).split(path.sep);
+    if (parts[parts.length - 1] === "__init__") parts.pop();
+    if (parts.length > 0 && parts.every((p) => /^[A-Za-z_]\w*$/.test(p))) return parts.join(".");
+  }
+  return undefined;
+}
+
+/**
+ * What `stopAtJitFunction` gets: the plain qualified name when the function's own file is the program (the
+ * adapter reads it as `__main__::name`); otherwise the name under its module, in gdb's spelling
+ * (`untyped_list::collect_typed`), because Numba names the compiled code after the function's module.
+ */
+export function stopTarget(functionName: string, functionFile: string, entry: { path: string }, workspaceFolder: string | undefined): string {
+  if (path.resolve(functionFile) === path.resolve(entry.path)) return functionName;
+  const module = moduleNameFor(functionFile, entry.path, workspaceFolder);
+  return module ? [...module.split("."), ...functionName.split(".")].join("::") : functionName;
+}

@@ -83,6 +83,7 @@ async function step(name: string, body: () => Promise<string>): Promise<boolean>
 
 async function openFile(name: string): Promise<void> {
   const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label^="${name}"]`).first();
+  if (!(await row.isVisible())) await runCommand("View: Show Explorer");
   await row.waitFor({ state: "visible", timeout: 30_000 });
   await row.click();
   await page.locator(`.tabs-container .tab.active[aria-label^="${name}"]`).first().waitFor({ timeout: 30_000 });
@@ -334,6 +335,48 @@ async function mainScenario(): Promise<void> {
       await page.waitForTimeout(500); // let the highlight paint before the screenshot
       return `${String(shown.lines)} lines of LLVM IR for ${String(shown.signature)}; line ${totalLine + 1} -> ${(follow.outputLines as number[]).length} highlighted lines`;
     });
+
+    await step("Debug JIT function in a file without __main__ offers the scripts that use it", async () => {
+      // A script in the workspace (copy) that imports and calls the jitted function.
+      fs.writeFileSync(
+        path.join(WORKSPACE, "run_collect.py"),
+        'from untyped_list import collect_typed\n\nif __name__ == "__main__":\n    print(collect_typed(3))\n',
+      );
+      await openFile("untyped_list.py");
+      const defLine = lineOf("untyped_list.py", "def collect_typed(");
+      await goTo(defLine + 1, 1);
+      const since = Date.now();
+      stopSessionAfterStep = true;
+      await (await lensAbove(defLine, "Debug JIT function")).click();
+      const pick = page.locator(".quick-input-widget .monaco-list-row", { hasText: "run_collect.py" }).first();
+      await pick.waitFor({ state: "visible", timeout: 30_000 });
+      const offered = (await page.locator(".quick-input-widget .monaco-list-row").allTextContents()).map((t) => t.trim());
+      await pick.click();
+      const stopped = await waitForEvent("a stopped event", (e) => e.event === "dap" && e.type === "event" && e.dapEvent === "stopped", 150_000, since);
+      const stack = await waitForEvent(
+        "a stackTrace in collect_typed",
+        (e) => e.event === "dap" && e.type === "response" && e.command === "stackTrace" && Array.isArray(e.frames) && (e.frames as unknown[]).length > 0,
+        30_000,
+        stopped.time,
+      );
+      const top = (stack.frames as { name: string; line: number; path?: string }[])[0];
+      if (!/^collect_typed\b/.test(top.name) || !String(top.path).endsWith("untyped_list.py")) {
+        throw new Error(`top frame is ${JSON.stringify(top)}, expected collect_typed in untyped_list.py`);
+      }
+      const launch = events().find((e) => e.event === "dap" && e.type === "request" && e.command === "launch" && e.time >= since);
+      const program = String((launch?.arguments as { program?: string } | undefined)?.program);
+      if (!program.endsWith("run_collect.py")) throw new Error(`launched ${program}, expected run_collect.py`);
+      stopSessionAfterStep = false;
+      const stopAt = Date.now();
+      await page.keyboard.press("Shift+F5");
+      await waitForEvent("the session to end", (e) => (e.event === "dap" && e.dapEvent === "terminated") || e.event === "dapExit", 30_000, stopAt);
+      return `offered: ${offered.join(" | ").slice(0, 150)}; stopped in ${top.name} line ${top.line}`;
+    });
+    if (stopSessionAfterStep) {
+      await page.keyboard.press("Shift+F5");
+      await page.waitForTimeout(3000);
+      stopSessionAfterStep = false;
+    }
 
     await step("Show debug information reports the interpreter and the doctor", async () => {
       const since = Date.now();

@@ -94,6 +94,7 @@ test("invalid launch configurations get errors a user can act on", () => {
   assert.match(err(resolveDebugConfig({ ...base, program: "a.py", env: { A: 1 } }, ctx)), /env/);
   assert.match(err(resolveDebugConfig({ ...base, program: "a.py", stopOnEntry: "yes" }, ctx)), /stopOnEntry/);
   assert.match(err(resolveDebugConfig({ ...base, program: "a.py", stopAtJitFunction: "walk(" }, ctx)), /stopAtJitFunction/);
+  assert.equal(ok(resolveDebugConfig({ ...base, program: "a.py", stopAtJitFunction: "kernels::walk" }, ctx)).stopAtJitFunction, "kernels::walk");
   assert.match(err(resolveDebugConfig({ ...base, request: "run", program: "a.py" }, ctx)), /"request"/);
 });
 

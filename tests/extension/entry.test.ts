@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chooseEntry, hasMainBlock, isTestFile, mentions } from "../../extension/entry";
+import { chooseEntry, hasMainBlock, isTestFile, mentions, moduleNameFor, stopTarget } from "../../extension/entry";
 
 test("__main__ blocks are recognised in their usual spellings only at top level", () => {
   assert.equal(hasMainBlock(`x = 1\nif __name__ == "__main__":\n    main()\n`), true);
@@ -58,4 +58,21 @@ test("mentions matches calls and imports, not substrings", () => {
   assert.equal(mentions("p.norm()", "Point.norm", "geo"), true);
   assert.equal(mentions("import numpy as np\nimport geo", "f", "geo"), true);
   assert.equal(mentions("import geometry", "f", "geo"), false);
+});
+
+test("module names as Python gives them to the entry's imports", () => {
+  assert.equal(moduleNameFor("/ws/untyped_list.py", "/ws/run.py", "/ws"), "untyped_list");
+  assert.equal(moduleNameFor("/ws/pkg/kern.py", "/ws/run.py", "/ws"), "pkg.kern");
+  assert.equal(moduleNameFor("/ws/pkg/__init__.py", "/ws/run.py", "/ws"), "pkg");
+  // A test in tests/ importing a top-level module: relative to the workspace folder.
+  assert.equal(moduleNameFor("/ws/lib/k.py", "/ws/tests/test_k.py", "/ws"), "lib.k");
+  assert.equal(moduleNameFor("/elsewhere/k.py", "/ws/run.py", "/ws"), undefined);
+  assert.equal(moduleNameFor("/ws/my-file.py", "/ws/run.py", "/ws"), undefined);
+});
+
+test("stopAtJitFunction: plain in the program's own file, module-qualified (gdb spelling) elsewhere", () => {
+  assert.equal(stopTarget("walk", "/ws/kernels.py", { path: "/ws/kernels.py" }, "/ws"), "walk");
+  assert.equal(stopTarget("collect_typed", "/ws/untyped_list.py", { path: "/ws/run.py" }, "/ws"), "untyped_list::collect_typed");
+  assert.equal(stopTarget("Point.norm", "/ws/geo/shapes.py", { path: "/ws/tests/test_geo.py" }, "/ws"), "geo::shapes::Point::norm");
+  assert.equal(stopTarget("f", "/other/x.py", { path: "/ws/run.py" }, "/ws"), "f");
 });
