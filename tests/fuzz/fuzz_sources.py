@@ -15,7 +15,7 @@ import re
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-EXAMPLES = int(os.environ.get("NUMBA_LENS_FUZZ_EXAMPLES", "30"))
+EXAMPLES = int(os.environ.get("NUMBA_LENS_FUZZ_EXAMPLES", "25"))
 LONG_RUN = "NUMBA_LENS_FUZZ_EXAMPLES" in os.environ
 
 # The short run in `make test` is derandomised (the same examples every time: CI stays stable);
