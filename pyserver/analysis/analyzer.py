@@ -97,7 +97,9 @@ def _shifted(inference: numba_api.Inference, path: str, delta: int) -> numba_api
             numba_api.WarningInfo(w.category, w.text, move(w.line), w.filename) for w in inference.warnings
         ],
         variables=[
-            numba_api.VariableInfo(v.name, v.ssa_name, v.type, v.line + delta, v.is_arg)
+            numba_api.VariableInfo(
+                v.name, v.ssa_name, v.type, v.line + delta, v.is_arg, [u + delta for u in v.used_lines], v.phi
+            )
             for v in inference.variables
         ],
         calls=[numba_api.CallInfo(c.callee, c.args, c.line + delta) for c in inference.calls],
@@ -488,7 +490,7 @@ class Analyzer:
                 code = "untyped-variable"
                 match = re.search(r"variable '([^']+)'", text)
                 ssa = match.group(1) if match else ""
-                variable = re.sub(r"\.\d+$", "", ssa)
+                variable = numba_api.source_name(ssa)
                 range_ = (
                     index.variable_range(variable, line, function_node)
                     if not variable.startswith("$")
@@ -557,7 +559,16 @@ class Analyzer:
             # Numba places arguments on the decorator line; the contract puts them on the `def` line.
             line = def_line if variable.is_arg else variable.line
             variables.append(
-                VariableType(variable.name, variable.ssa_name, text, line, variable.is_arg, literal)
+                VariableType(
+                    variable.name,
+                    variable.ssa_name,
+                    text,
+                    line,
+                    variable.is_arg,
+                    literal,
+                    list(variable.used_lines),
+                    variable.phi,
+                )
             )
         return variables
 

@@ -82,6 +82,11 @@ class VariableType:
     line: int  # 1-based source line where this version is defined (args: the def line)
     is_arg: bool = False
     literal: str | None = None  # "int64 (literal 1)" style text when the type is a Literal
+    # 1-based lines where this version is read (from the Numba IR: the statements that use it). A use
+    # of `x` on line N reads the version whose used_lines hold N; at a join (loop header, after a
+    # branch) that is a phi version, whose type is Numba's merge of the versions flowing in.
+    used_lines: list[int] = field(default_factory=list)
+    phi: bool = False  # defined by a phi (a join of other versions), not by an assignment in the source
 
 
 @dataclass

@@ -537,6 +537,31 @@ class VariableInfo:
     type: Any
     line: int
     is_arg: bool
+    used_lines: list[int] = field(default_factory=list)  # 1-based lines of the statements reading it
+    phi: bool = False
+
+
+# SSA versions are `x`, `x.1`, and for a re-versioned one `x.1.2`: the source name is what precedes them.
+_SSA_SUFFIX = re.compile(r"(\.\d+)+$")
+
+
+def source_name(ssa_name: str) -> str:
+    return _SSA_SUFFIX.sub("", ssa_name)
+
+
+def _read_vars(stmt: Any) -> list[Any]:
+    """The variables a statement reads. A phi is not a read: it merges versions at a join, and the
+    statement that then uses the merged version is the read."""
+    if isinstance(stmt, ir.Assign):
+        value = stmt.value
+        if isinstance(value, ir.Var):
+            return [value]
+        if isinstance(value, ir.Expr):
+            return [] if value.op == "phi" else list(value.list_vars())
+        return []  # arg, const, global, freevar
+    if isinstance(stmt, ir.Del):
+        return []
+    return list(stmt.list_vars())
 
 
 @dataclass
@@ -581,6 +606,13 @@ def _collect(state: Any) -> Inference:
         def_line = code.co_firstlineno
     seen: set[str] = set()
     casts: dict[str, str] = {}
+    reads: dict[str, set[int]] = {}
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            line = stmt.loc.line if stmt.loc is not None else None
+            if line:
+                for var in _read_vars(stmt):
+                    reads.setdefault(var.name, set()).add(int(line))
     for block in func_ir.blocks.values():
         for stmt in block.body:
             if isinstance(stmt, ir.Assign):
@@ -594,10 +626,18 @@ def _collect(state: Any) -> Inference:
                 if ty is None:
                     continue
                 is_arg = isinstance(stmt.value, ir.Arg)
-                source_name = re.sub(r"\.\d+$", "", name)
                 line = def_line if is_arg else stmt.loc.line
+                is_phi = isinstance(stmt.value, ir.Expr) and stmt.value.op == "phi"
                 result.variables.append(
-                    VariableInfo(source_name, name, ty, line, is_arg or name in arg_names)
+                    VariableInfo(
+                        source_name(name),
+                        name,
+                        ty,
+                        line,
+                        is_arg or name in arg_names,
+                        sorted(reads.get(name, ())),
+                        is_phi,
+                    )
                 )
             elif isinstance(stmt, ir.Return):
                 value = casts.get(stmt.value.name, stmt.value.name)

@@ -52,9 +52,14 @@ def _plain_distinct(variables: list[VariableType]) -> tuple[str, ...]:
 
 
 def _uses(variable: VariableType) -> list[int] | None:
-    """Lines where this IR version is read, when the engine records them (an optional extension)."""
+    """Lines where this IR version is read (from Numba's IR; results cached by an older engine may lack it)."""
     value = getattr(variable, "used_lines", None)
     return list(value) if isinstance(value, (list, tuple)) else None
+
+
+def _assigned(variable: VariableType) -> bool:
+    """Defined by an assignment in the source (not an argument, not a phi merging versions at a join)."""
+    return not variable.is_arg and not getattr(variable, "phi", False)
 
 
 def occurrence_types(
@@ -71,10 +76,11 @@ def occurrence_types(
         chosen = [v for v in versions if v.is_arg]
         return OccurrenceType(signature, _distinct(chosen))
     if occurrence.role == "store":
-        chosen = [v for v in versions if v.line == analysed_line and not v.is_arg]
+        chosen = [v for v in versions if v.line == analysed_line and _assigned(v)]
         return OccurrenceType(signature, _distinct(chosen))
-    # A use: the version that reaches it, if the engine or the code's structure says which;
-    # otherwise every version, and a single answer only when they all agree.
+    # A use: the version Numba's IR reads there (at a join, the phi version: Numba's merged type); else
+    # the version that reaches it by the code's structure; else every version, one answer only when
+    # they all agree.
     if any(_uses(v) for v in versions):
         read_here = [v for v in versions if analysed_line in (_uses(v) or [])]
         if read_here:
@@ -83,7 +89,7 @@ def occurrence_types(
         if reaching.role == "param":
             chosen = [v for v in versions if v.is_arg]
         else:
-            chosen = [v for v in versions if v.line == reaching_line and not v.is_arg]
+            chosen = [v for v in versions if v.line == reaching_line and _assigned(v)]
         if len(_distinct(chosen)) == 1:
             return OccurrenceType(signature, _distinct(chosen))
     distinct = _plain_distinct(versions)

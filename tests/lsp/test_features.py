@@ -47,6 +47,16 @@ def two_kinds(a: "float64[:]", b: "int64[:]"):
 def first_of(values):
     head = values[0]
     return head
+
+
+@njit
+def merges(n: int):
+    x = 1
+    for i in range(n):
+        y = x
+        x = 0.5
+    w = 3; w = w * 1.5; v = w
+    return x + y + v
 """
 
 LEGACY = """\
@@ -199,6 +209,28 @@ async def test_hover_resolves_ssa_versions_and_literals(session: Session) -> Non
     assert "x: float64" in (await session.hover_word("ssa.py", 13, "x") or "")  # in the loop
     assert "k: int64 (literal 7)" in (await session.hover_word("ssa.py", 10, "k") or "")
     assert "total: float64" in (await session.hover_word("ssa.py", 14, "total") or "")
+
+
+def _type_block(hover: str | None) -> str:
+    """The ```python block of a hover: the types, without the signature line under it."""
+    assert hover is not None and "```python\n" in hover, hover
+    return hover.split("```python\n", 1)[1].split("\n```", 1)[0]
+
+
+async def test_hover_at_a_join_shows_the_version_numba_reads_there(session: Session) -> None:
+    await session.open("ssa.py")
+    lines = session.texts[session.uri("ssa.py")].split("\n")
+    loop_use = lines.index("        y = x") + 1
+    # `x` is 1 before the loop and 0.5 inside it: at `y = x` Numba reads the merge of both, float64
+    # (the int is converted on entry), so the hover is that one type, not the literal it started as.
+    hover = _type_block(await session.hover_word("ssa.py", loop_use, "x"))
+    assert hover == "x: float64", hover
+    after = _type_block(await session.hover_word("ssa.py", lines.index("    return x + y + v") + 1, "x"))
+    assert after == "x: float64", after
+    # One line reading two versions of `w`: each read is listed, never one picked for both.
+    same_line = lines.index("    w = 3; w = w * 1.5; v = w") + 1
+    both = _type_block(await session.hover_word("ssa.py", same_line, "w", occurrence=3))
+    assert "int64 (literal 3)" in both and "float64" in both, both
 
 
 async def test_hover_on_a_function_without_types_says_how_to_get_them(session: Session) -> None:
