@@ -48,6 +48,7 @@ export class Server implements vscode.Disposable {
   private crashes: number[] = [];
   /** Messages already shown as notifications: each failure is shown once, not on every status. */
   private readonly shown = new Set<string>();
+  private readonly reportedProblems = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -80,7 +81,12 @@ export class Server implements vscode.Disposable {
     const resolved = resolveSettings(vscode.workspace.getConfiguration("numbaLens", folder?.uri), {
       workspaceFolder: folder?.uri.fsPath,
     });
-    for (const problem of resolved.problems) this.log.warn(problem);
+    for (const problem of resolved.problems) {
+      // Settings are read often (every workspace/configuration request): say each problem once.
+      if (this.reportedProblems.has(problem)) continue;
+      this.reportedProblems.add(problem);
+      this.log.warn(problem);
+    }
     return resolved.settings;
   }
 
