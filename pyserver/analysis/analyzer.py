@@ -90,6 +90,7 @@ def _shifted(inference: numba_api.Inference, path: str, delta: int) -> numba_api
                 e.filename,
                 e.callee,
                 e.callee_args,
+                e.element_type,
             )
             for e in inference.errors
         ],
@@ -496,7 +497,7 @@ class Analyzer:
                     if not variable.startswith("$")
                     else None
                 ) or (index.line_range(line) if line else self._name_range(function))
-                data = {"variable": variable, "elementType": None}
+                data = {"variable": variable, "elementType": error.element_type}
             elif error.kind == "unsupported":
                 code = "unsupported"
                 range_ = index.error_range(text, line) if line else self._name_range(function)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import glob
 import importlib
 import io
+import operator
 import os
 import pickle
 import re
@@ -520,6 +521,8 @@ class ErrorInfo:
     filename: str | None
     callee: tuple[str, str] | None = None  # for a CalleeTypingError: the callee's (file, qualname)
     callee_args: tuple[Any, ...] | None = None
+    # For an untyped empty list: the element type its other uses give it (Numba's text), when known.
+    element_type: str | None = None
 
 
 @dataclass
@@ -706,6 +709,91 @@ def _error_info(exc: BaseException, filename: str) -> ErrorInfo:
     return ErrorInfo(kind, text, line, filename, callee, callee_args)
 
 
+_UNTYPED_NAME = re.compile(r"variable '([^']+)'")
+
+
+def _list_aliases(func_ir: Any, name: str) -> set[str]:
+    """`name` and the variables that hold the same list: plain copies either way, and phi merges of it."""
+    aliases = {name}
+    assigns = [
+        stmt for block in func_ir.blocks.values() for stmt in block.body if isinstance(stmt, ir.Assign)
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for stmt in assigns:
+            value, target = stmt.value, stmt.target.name
+            sources: list[str] = []
+            if isinstance(value, ir.Var):
+                sources = [value.name]
+                if target in aliases and value.name not in aliases:
+                    aliases.add(value.name)
+                    changed = True
+            elif isinstance(value, ir.Expr) and value.op == "phi":
+                sources = [v.name for v in value.incoming_values if isinstance(v, ir.Var)]
+            if target not in aliases and any(s in aliases for s in sources):
+                aliases.add(target)
+                changed = True
+    return aliases
+
+
+def _element_of(ty: Any) -> Any | None:
+    """The element type a value of type `ty` contributes to a list it extends (a list, an array, ...)."""
+    if isinstance(ty, nbtypes.List | nbtypes.ListType):
+        return ty.dtype
+    if isinstance(ty, nbtypes.Array):
+        return ty.dtype if ty.ndim == 1 else None
+    if isinstance(ty, nbtypes.IterableType):
+        return ty.iterator_type.yield_type
+    return None
+
+
+def untyped_list_element(func_ir: Any, typemap: dict[str, Any], name: str) -> Any | None:
+    """The element type the other uses of an untyped empty list give it, from the partial typemap:
+    the first (in source order) `.append(x)`, `.insert(i, x)`, `.extend(xs)`, `values[i] = x` or
+    `values += [x]` whose value Numba did type. None when no use tells (never a guess)."""
+    aliases = _list_aliases(func_ir, name)
+    methods: dict[str, str] = {}  # bound-method variable -> method name
+    found: list[tuple[int, Any]] = []
+    statements = [stmt for block in func_ir.blocks.values() for stmt in block.body]
+    for stmt in statements:
+        if (
+            isinstance(stmt, ir.Assign)
+            and isinstance(stmt.value, ir.Expr)
+            and stmt.value.op == "getattr"
+            and stmt.value.value.name in aliases
+        ):
+            methods[stmt.target.name] = stmt.value.attr
+    for stmt in statements:
+        line = int(stmt.loc.line or 0) if stmt.loc is not None else 0
+        element = None
+        if isinstance(stmt, ir.SetItem | ir.StaticSetItem) and stmt.target.name in aliases:
+            element = typemap.get(stmt.value.name)
+        elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr):
+            expr = stmt.value
+            if expr.op == "call" and expr.func.name in methods:
+                method, args = methods[expr.func.name], expr.args
+                if method == "append" and len(args) == 1:
+                    element = typemap.get(args[0].name)
+                elif method == "insert" and len(args) == 2:
+                    element = typemap.get(args[1].name)
+                elif method == "extend" and len(args) == 1:
+                    element = _element_of(typemap.get(args[0].name))
+            elif (
+                expr.op in ("inplace_binop", "binop")
+                and getattr(expr, "fn", None) in (operator.iadd, operator.add)
+                and expr.lhs.name in aliases
+            ):
+                element = _element_of(typemap.get(expr.rhs.name))
+        if element is not None:
+            found.append((line, element))
+    for _line, element in sorted(found, key=lambda item: item[0]):
+        element = nbtypes.unliteral(element)
+        if isinstance(element, nbtypes.Type) and element.is_precise():
+            return element
+    return None
+
+
 @register_pass(mutates_CFG=True, analysis_only=False)
 class LensTypeInference(FunctionPass):
     """Numba's type inference, keeping the partial typemap and every propagation error."""
@@ -748,6 +836,14 @@ class LensTypeInference(FunctionPass):
                 result.errors.append(_error_info(exc, filename))
         state.typemap = typemap or {}
         state.calltypes = calltypes or {}
+        for error in result.errors:
+            if error.kind == "untyped":
+                named = _UNTYPED_NAME.search(error.text)
+                # Lists only ("imprecise type: list(undefined)"); an empty dict or set has no list idiom.
+                is_list = re.search(r"imprecise type: (reflected )?list\(", error.text) is not None
+                if named is not None and is_list and not named.group(1).startswith("$"):
+                    element = untyped_list_element(state.func_ir, state.typemap, named.group(1))
+                    error.element_type = None if element is None else str(element)
         if not result.errors:
             state.return_type = restype
             result.return_type = restype

@@ -138,7 +138,13 @@ def untyped_list_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fi
     if isinstance(element, str) and not known:
         return []  # e.g. a tuple or a string element: no scalar idiom fits; never write a wrong type
     element_name = element if known and isinstance(element, str) else PLACEHOLDER_ELEMENT
-    note = "" if known else f" (element type unknown: {PLACEHOLDER_ELEMENT} assumed, edit it)"
+    # Unknown (the analysis found no use that types the elements): the fix still writes the idiom, with
+    # float64 as a placeholder that the title says to replace, and it is never the preferred fix.
+    note = (
+        ""
+        if known
+        else f" (element type unknown: {PLACEHOLDER_ELEMENT} is a placeholder, replace it with the element type)"
+    )
     fixes = []
 
     numpy_alias = _module_alias(tree, "numpy")

@@ -80,6 +80,19 @@ pathlib.Path(__file__).with_name("plain_script.ran").write_text("a module withou
 print("hello")
 """
 
+UNTYPED_KNOWN = """\
+import numpy as np
+from numba import njit
+
+
+@njit
+def grow(n: int):
+    values = []
+    for i in range(n):
+        values += [np.int32(i)]
+    return values
+"""
+
 RECORDED = """\
 from numba import njit
 
@@ -99,6 +112,8 @@ async def session(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Ses
     (root / "recorded.py").write_text(RECORDED)
     (root / "plain_script.py").write_text(PLAIN_SCRIPT)
     (root / "untyped_list_2.py").write_text((root / "untyped_list.py").read_text())
+    (root / "untyped_unknown.py").write_text((root / "untyped_list.py").read_text())
+    (root / "untyped_known.py").write_text(UNTYPED_KNOWN)
     _record_signature(root, "recorded.py", "scaled")
     session = await start_session(root, settings={"inlayHints": {"maxLength": 30}})
     yield session
@@ -408,6 +423,29 @@ async def test_quick_fix_typed_list_empty_list(session: Session) -> None:
     assert "values = numba.typed.List.empty_list(numba.float64)" in text
     assert "\nimport numba\n" in text
     assert [d.code for d in after if d.severity == lsp.DiagnosticSeverity.Error] == []
+
+
+async def test_quick_fix_uses_the_element_type_the_list_gets_elsewhere(session: Session) -> None:
+    diagnostics = await session.open("untyped_known.py")
+    diagnostic = first(diagnostics, "untyped-variable")
+    assert isinstance(diagnostic.data, dict) and diagnostic.data["elementType"] == "int32"
+    fixes = await session.code_actions("untyped_known.py", diagnostic)
+    assert fixes and all("unknown" not in f.title for f in fixes), [f.title for f in fixes]
+    (comprehension,) = [f for f in fixes if "for x in range(0)" in f.title]
+    assert comprehension.is_preferred
+    after = await session.save("untyped_known.py", session.apply("untyped_known.py", comprehension))
+    assert "values = [np.int32(x) for x in range(0)]" in session.texts[session.uri("untyped_known.py")]
+    assert [d.code for d in after if d.severity == lsp.DiagnosticSeverity.Error] == []
+
+
+async def test_quick_fix_for_an_unknown_element_type_says_so(session: Session) -> None:
+    diagnostics = await session.open("untyped_unknown.py")
+    diagnostic = first(diagnostics, "untyped-variable")
+    assert isinstance(diagnostic.data, dict) and diagnostic.data["elementType"] is None
+    fixes = await session.code_actions("untyped_unknown.py", diagnostic)
+    assert len(fixes) == 2, [f.title for f in fixes]
+    for fix in fixes:
+        assert "element type unknown" in fix.title and "placeholder" in fix.title and not fix.is_preferred
 
 
 async def test_quick_fix_removes_nopython_false(session: Session) -> None:
