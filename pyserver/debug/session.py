@@ -42,6 +42,7 @@ from pyserver.debug.gdb.launcher import (
     start_inferior,
 )
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
+from pyserver.debug.terminal import TerminalHolder, holder_command, wait_for_holder
 from pyserver.debug.values_bridge import ValuesBridge
 
 PYFRAMES_SCRIPT = Path(__file__).resolve().parent / "gdb" / "pyframes_gdb.py"
@@ -166,6 +167,10 @@ class Session:
         self._detaching = False
         self.stop_on_entry = False
         self._last_signal: dict[str, str] = {}
+        self._reverse: dict[int, tuple[threading.Event, list[Message]]] = {}
+        self.client_runs_in_terminal = False
+        self.terminal: TerminalHolder | None = None
+        self.console = "internalConsole"
 
     # --- main loop -----------------------------------------------------------------------------------
     def serve(self) -> int:
@@ -181,6 +186,12 @@ class Session:
                 break
             if message.get("type") == "request":
                 self._requests.put(message)
+            elif message.get("type") == "response":
+                with self._lock:
+                    waiter = self._reverse.pop(int(message.get("request_seq", -1)), None)
+                if waiter is not None:
+                    waiter[1].append(message)
+                    waiter[0].set()
         # The editor went away: end everything.
         self._requests.put({"type": "request", "command": "disconnect", "seq": 0, "_eof": True})
         self._requests.put(None)
@@ -224,6 +235,33 @@ class Session:
                 self.log(f"{command}: bad response body: {exc!r}")
                 self.stream.respond(request, success=False, message=f"{command} failed: {exc}")
 
+    def reverse_request(self, command: str, arguments: dict[str, Any], timeout: float) -> Message | None:
+        """A request to the editor (runInTerminal); its response, or None."""
+        done = threading.Event()
+        box: list[Message] = []
+        with self._lock:
+            seq = self.stream.request(command, arguments)
+            self._reverse[seq] = (done, box)
+        done.wait(timeout)
+        return box[0] if box else None
+
+    def _terminal(self, cwd: str, title: str) -> TerminalHolder | None:
+        """The editor's integrated terminal for the program (console: integratedTerminal), or None."""
+        if not self.client_runs_in_terminal:
+            self.output("The editor cannot run a terminal: the program's output goes to this console.\n")
+            return None
+        command, report = holder_command(sys.executable)
+        response = self.reverse_request(
+            "runInTerminal", {"kind": "integrated", "title": title, "cwd": cwd, "args": command}, 60.0
+        )
+        if response is None or not response.get("success"):
+            self.output("The terminal did not start: the program's output goes to this console.\n")
+            return None
+        holder = wait_for_holder(report, 60.0)
+        if holder is None:
+            self.output("The terminal did not report: the program's output goes to this console.\n")
+        return holder
+
     def new_id(self) -> int:
         with self._lock:
             value = self._next_id
@@ -235,6 +273,7 @@ class Session:
 
     # --- initialize / launch -------------------------------------------------------------------------
     def on_initialize(self, args: dict[str, Any]) -> dict[str, Any]:
+        self.client_runs_in_terminal = bool(args.get("supportsRunInTerminalRequest", False))
         return {
             "supportsConfigurationDoneRequest": True,
             "supportsFunctionBreakpoints": True,
@@ -257,6 +296,7 @@ class Session:
         self.show_internal = bool(args.get("showInternalFrames", False))
         self.just_my_code = bool(args.get("justMyCode", True))
         self.stop_on_entry = bool(args.get("stopOnEntry", False))
+        self.console = str(args.get("console") or "internalConsole")
         cwd = str(args.get("cwd") or os.getcwd())
         if not os.path.isdir(cwd):
             raise DapError(f'The "cwd" folder does not exist: {cwd}. Fix "cwd" in launch.json.')
@@ -411,7 +451,7 @@ class Session:
             self.gdb.execute_console(f"source {PYFRAMES_SCRIPT}")
         except GdbCommandError as exc:
             self.log(f"no Python frames from gdb: {exc}")
-        self.pty = InferiorPty(lambda text: self.output(text, "stdout"))
+        tty_name = self._program_tty(cwd, program or module or "")
         stop_at = args.get("stopAtJitFunction")
         if stop_at:
             bp = self._insert_function_breakpoint({"name": str(stop_at)}, temporary=True)
@@ -423,7 +463,7 @@ class Session:
                 argv=debuggee_argv(program=program, module=module, args=argv_args, debugpy_port=port),
                 env=env,
                 cwd=cwd,
-                tty_name=self.pty.name,
+                tty_name=tty_name,
             )
         except GdbCommandError as exc:
             hint = ptrace_hint(exc.message)
@@ -445,19 +485,31 @@ class Session:
                 full_env.pop(key, None)
             else:
                 full_env[key] = value
-        self.pty = InferiorPty(lambda text: self.output(text, "stdout"))
+        tty_name = self._program_tty(cwd, program or module or "")
+        tty_fd = self.pty.slave_fd if self.pty is not None else os.open(tty_name, os.O_RDWR | os.O_NOCTTY)
         self.process = subprocess.Popen(
             [python, *debuggee_argv(program=program, module=module, args=argv_args, debugpy_port=port)],
-            stdin=self.pty.slave_fd,
-            stdout=self.pty.slave_fd,
-            stderr=self.pty.slave_fd,
+            stdin=tty_fd,
+            stdout=tty_fd,
+            stderr=tty_fd,
             cwd=cwd,
             env=full_env,
             start_new_session=True,
             preexec_fn=set_parent_death_signal,
         )
+        if self.pty is None:
+            os.close(tty_fd)
         self.inferior_pid = self.process.pid
         threading.Thread(target=self._watch_plain_process, name="debuggee-wait", daemon=True).start()
+
+    def _program_tty(self, cwd: str, target: str) -> str:
+        """The terminal device for the program: the editor's terminal, or our pty feeding the console."""
+        if self.console == "integratedTerminal":
+            self.terminal = self._terminal(cwd, f"Numba Lens: {os.path.basename(target)}")
+            if self.terminal is not None:
+                return self.terminal.tty
+        self.pty = InferiorPty(lambda text: self.output(text, "stdout"))
+        return self.pty.name
 
     def _watch_plain_process(self) -> None:
         assert self.process is not None
@@ -1597,6 +1649,8 @@ class Session:
                 self.pty.close()
             if self._sync_dir is not None:
                 shutil.rmtree(self._sync_dir, ignore_errors=True)
+            if self.terminal is not None:
+                self.terminal.close()
 
 
 def ptrace_hint(gdb_message: str) -> str | None:

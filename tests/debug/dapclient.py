@@ -32,6 +32,9 @@ class DapClient:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stream = DapStream(self.proc.stdout, self.proc.stdin)  # type: ignore[arg-type]
         self.messages: list[dict[str, Any]] = []
+        self.terminal_output: list[str] = []
+        self.terminal_processes: list[subprocess.Popen[bytes]] = []
+        self.terminal_masters: list[int] = []
         self._cond = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -49,6 +52,56 @@ class DapClient:
                     return
                 self.messages.append(message)
                 self._cond.notify_all()
+            if message.get("type") == "request" and message.get("command") == "runInTerminal":
+                self._run_in_terminal(message)
+
+    def _run_in_terminal(self, request: dict[str, Any]) -> None:
+        """What VS Code does for runInTerminal: run the command in a new terminal (here: a pty we read)."""
+        arguments = request.get("arguments") or {}
+        master, slave = os.openpty()
+        proc = subprocess.Popen(
+            arguments["args"],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=arguments.get("cwd"),
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.terminal_processes.append(proc)
+        self.terminal_masters.append(master)
+
+        def pump() -> None:
+            while True:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                with self._cond:
+                    self.terminal_output.append(data.decode("utf-8", errors="replace"))
+                    self._cond.notify_all()
+            os.close(master)
+
+        threading.Thread(target=pump, daemon=True).start()
+        self.stream.send(
+            {
+                "type": "response",
+                "request_seq": request["seq"],
+                "command": "runInTerminal",
+                "success": True,
+                "body": {"shellProcessId": proc.pid},
+            }
+        )
+
+    def type_in_terminal(self, text: str) -> None:
+        """Keystrokes into the terminal, as a user types them."""
+        os.write(self.terminal_masters[-1], text.encode())
+
+    def terminal_text(self) -> str:
+        with self._cond:
+            return "".join(self.terminal_output).replace("\r\n", "\n")
 
     def wait_for(
         self, predicate: Callable[[dict[str, Any]], bool], timeout: float, what: str
@@ -109,7 +162,15 @@ class DapClient:
         **launch: Any,
     ) -> dict[str, Any]:
         """initialize, launch, breakpoints, configurationDone; returns the launch response."""
-        self.ok("initialize", {"adapterID": "numba", "linesStartAt1": True, "pathFormat": "path"})
+        self.ok(
+            "initialize",
+            {
+                "adapterID": "numba",
+                "linesStartAt1": True,
+                "pathFormat": "path",
+                "supportsRunInTerminalRequest": True,
+            },
+        )
         seq = self.stream.request("launch", {"program": str(program), "cwd": str(program.parent), **launch})
         self.wait_for(
             lambda m: (
@@ -170,3 +231,10 @@ class DapClient:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+        for terminal in self.terminal_processes:
+            # The holder leaves by itself when the session ends; a terminal that outlives it is a bug.
+            try:
+                terminal.wait(30)
+            except subprocess.TimeoutExpired:
+                terminal.kill()
+                terminal.wait(10)

@@ -162,3 +162,19 @@ def test_cudasim_mode_stops_inside_a_kernel(dap: DapClient) -> None:
     dap.ok("continue", {"threadId": stop["threadId"]})
     assert dap.event("exited")["exitCode"] == 0
     assert "cudasim: [1. 1. 1. 1.]" in dap.output_text()
+
+
+@pytest.mark.parametrize("mode", ["mixed", "python"])
+def test_integrated_terminal_console(dap: DapClient, tmp_path: Path, mode: str) -> None:
+    program = tmp_path / "ask.py"
+    program.write_text("name = input('name? ')\nprint('hello', name)\n")
+    assert dap.start(program, console="integratedTerminal", mode=mode)["success"]
+    dap.wait_for(lambda m: "name? " in dap.terminal_text(), 120, "the prompt in the terminal")
+    # The program reads the terminal: type a line as a user would.
+    holder = dap.terminal_processes[0]
+    assert holder.poll() is None
+    dap.type_in_terminal("numba\n")
+    assert dap.event("exited")["exitCode"] == 0
+    dap.wait_for(lambda m: "hello numba" in dap.terminal_text(), 60, "the answer in the terminal")
+    assert "hello numba" not in dap.output_text()
+    assert holder.wait(30) is not None
