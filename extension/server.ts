@@ -134,8 +134,12 @@ export class Server implements vscode.Disposable {
         : kind === "warning"
           ? vscode.window.showWarningMessage
           : vscode.window.showInformationMessage;
-    void show(message, ...actions, "Show log").then((picked) => {
+    // The server's Numba message ends with the command that fixes it: offer to copy it.
+    const install = /Install it with:\s*(.+?)\s*$/.exec(message)?.[1];
+    const offered = [...(install ? ["Copy install command"] : []), ...actions, "Show log"];
+    void show(message, ...offered).then((picked) => {
       if (picked === "Show log") this.log.show();
+      else if (picked === "Copy install command" && install) void vscode.env.clipboard.writeText(install);
       else if (picked === "Open settings") void vscode.commands.executeCommand("workbench.action.openSettings", "numbaLens.interpreter");
     });
   }

@@ -455,6 +455,7 @@ async function noNumbaScenario(): Promise<void> {
     if (!/pip install/.test(message)) throw new Error(`the message has no install command: ${message}`);
     const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "pip install" });
     await toast.first().waitFor({ state: "visible", timeout: 20_000 });
+    await toast.first().getByRole("button", { name: "Copy install command" }).waitFor({ state: "visible", timeout: 5_000 });
     await page.waitForFunction(() => /Numba: failed/.test(document.querySelector(".part.statusbar")?.textContent ?? ""), null, { timeout: 20_000 });
     return `status "${await statusText()}"; message: ${message.slice(0, 160)}`;
   });
