@@ -299,7 +299,11 @@ class Analyzer:
         path: str,
         stores: list[dict[str, Any]],
         diagnostics: list[Diagnostic],
+        unusable: list[str] | None = None,
     ) -> list[Candidate]:
+        """Argument-type candidates from every source. Recorded signatures that cannot be used (their exact
+        encoding does not decode here, or the recording skipped a type it cannot store) go to `unusable`
+        as readable text, for the no-signature diagnostic and its quick fix."""
         found: list[Candidate] = []
         py_func = record.py_func
         self_type = None
@@ -362,8 +366,12 @@ class Analyzer:
                 try:
                     args = tuple(types_codec.decode(e) for e in entry.types)
                 except (ValueError, KeyError, TypeError):
+                    if unusable is not None:
+                        unusable.append("(" + ", ".join(entry.args) + ")")
                     continue
                 add(args, None, "recorded")
+            if unusable is not None:
+                unusable.extend(_skipped_in_notes(data, key))
         # cache=True index files (unpickled: the worker only runs in trusted workspaces).
         for args in numba_api.cache_index_signatures(py_func, path):
             add(args, None, "cache")
@@ -620,6 +628,7 @@ class Analyzer:
         infos: dict[str, FunctionInfo] = {}
         candidates: dict[str, list[Candidate]] = {}
         records: dict[str, numba_api.Recorded] = {}
+        unusable: dict[str, list[str]] = {}  # function -> recorded signatures that could not be used
         by_name = {f.name: f for f in functions}
         for function in functions:
             info = FunctionInfo(
@@ -644,8 +653,9 @@ class Analyzer:
             if function.options.get("forceobj"):
                 self._object_mode(path, function, record, info, index, result)
                 continue
+            unusable[function.name] = []
             candidates[function.name] = self._candidates(
-                function, record, load.module, path, stores, result.diagnostics
+                function, record, load.module, path, stores, result.diagnostics, unusable[function.name]
             )
         # Infer every known signature; then the signatures callers pass to same-file callees.
         done: dict[str, set[tuple[Any, ...]]] = {name: set() for name in candidates}
@@ -666,7 +676,7 @@ class Analyzer:
             self.last_candidates[(path, name)] = list(cands)
             if not cands:
                 function = by_name[name]
-                result.diagnostics.append(self._no_signature(path, function))
+                result.diagnostics.append(self._no_signature(path, function, unusable.get(name, [])))
         for name in records:
             identifier = numba_api.function_id(records[name].py_func)
             (result.inferred if identifier in self._fresh else result.reused).append(name)
@@ -804,20 +814,30 @@ class Analyzer:
                 )
             )
 
-    def _no_signature(self, path: str, function: JitFunction) -> Diagnostic:
+    def _no_signature(self, path: str, function: JitFunction, unusable: list[str]) -> Diagnostic:
+        """`recorded` in its data: signatures the signatures file holds for this function that could not
+        be used (a recorded signature that can is a candidate, so the function would not be unknown)."""
         params = ", ".join(function.params)
+        recorded = list(dict.fromkeys(unusable))
+        seen = ""
+        if recorded:
+            seen = (
+                f" The signatures file has {len(recorded)} recorded signature{'s' if len(recorded) != 1 else ''}"
+                f" for it that could not be used here ({'; '.join(recorded)}): its exact types do not read back"
+                " in this Numba, or could not be stored."
+            )
         return self._diagnostic(
             path,
             self._name_range(function),
             "information",
             "no-signature",
-            f"No argument types are known for '{function.name}', so it was not type-checked. "
+            f"No argument types are known for '{function.name}', so it was not type-checked.{seen} "
             f'Give it a signature (@njit("float64(float64[:])")), annotate its parameters ({params or "x"}: '
             "float64[:]), call it from a checked jitted function, or record real calls with "
             "`python -m pyserver record -- python your_script.py`.",
             function.name,
             None,
-            data={"function": function.name, "recorded": [], "params": function.params},
+            data={"function": function.name, "recorded": recorded, "params": function.params},
         )
 
     def _nopython_false(self, path: str, function: JitFunction) -> list[Diagnostic]:
@@ -873,6 +893,17 @@ class Analyzer:
                 full=error.traceback_text or None,
             )
         ]
+
+
+def _skipped_in_notes(data: dict[str, Any], key: str) -> list[str]:
+    """Signatures `record` saw for `key` but could not store exactly (its notes: "KEY: skipped (ARGS):
+    cannot store ..."), as "(ARGS)"."""
+    prefix, marker = f"{key}: skipped (", "): cannot store"
+    found = []
+    for note in data.get("notes", []):
+        if isinstance(note, str) and note.startswith(prefix) and marker in note:
+            found.append("(" + note[len(prefix) : note.rindex(marker)] + ")")
+    return found
 
 
 def _jsonable(value: Any) -> Any:

@@ -370,3 +370,47 @@ def test_a_redefined_function_is_checked_at_the_definition_that_counts(ws) -> No
     first, second = result.functions
     assert first.signatures == [] and second.signatures[0].ok
     assert [d for d in result.diagnostics if d.severity == "error"] == []
+
+
+def test_recorded_signatures_that_cannot_be_used_are_listed_in_no_signature(ws) -> None:
+    # A function is "unknown" only when nothing usable was recorded for it: what the file holds but cannot
+    # be used (an exact encoding this Numba cannot read back, a type `record` could not store) is
+    # listed in data.recorded, for the quick fix and the message.
+    name = "src_unusable.py"
+    key = store.function_key(name, "scaled")
+    with store.locked(ws.root / store.DEFAULT_RELATIVE) as data:
+        store.merge(
+            data,
+            key,
+            store.Entry(
+                ["array(float64, 1d, C)", "float128"],
+                [
+                    {
+                        "kind": "array",
+                        "dtype": {"kind": "named", "name": "float64"},
+                        "ndim": 1,
+                        "layout": "C",
+                    },
+                    {"kind": "named", "name": "float128"},  # e.g. recorded with another Numba
+                ],
+                True,
+            ),
+        )
+        store.add_note(data, f"{key}: skipped (Acc, int64): cannot store Acc exactly")
+    result = ws.analyze(
+        name,
+        """
+        from numba import njit
+
+        @njit
+        def scaled(a, k):
+            return a * k
+        """,
+    )
+    (diagnostic,) = by_code(result, "no-signature")
+    assert diagnostic.data == {
+        "function": "scaled",
+        "recorded": ["(array(float64, 1d, C), float128)", "(Acc, int64)"],
+        "params": ["a", "k"],
+    }
+    assert "2 recorded signatures" in diagnostic.message

@@ -115,6 +115,8 @@ async def session(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Ses
     (root / "untyped_unknown.py").write_text((root / "untyped_list.py").read_text())
     (root / "untyped_known.py").write_text(UNTYPED_KNOWN)
     _record_signature(root, "recorded.py", "scaled")
+    (root / "recorded_unusable.py").write_text(RECORDED.replace("scaled", "halved"))
+    _record_unreadable_signature(root, "recorded_unusable.py", "halved")
     session = await start_session(root, settings={"inlayHints": {"maxLength": 30}})
     yield session
     await session.shutdown()
@@ -132,6 +134,23 @@ def _record_signature(root: Path, file_name: str, function: str) -> None:
     with store.locked(root / store.DEFAULT_RELATIVE) as data:
         store.merge(
             data, store.function_key(file_name, function), store.Entry([str(a) for a in args], encoded, True)
+        )
+
+
+def _record_unreadable_signature(root: Path, file_name: str, function: str) -> None:
+    """An entry whose exact encoding this version cannot read back (as from a newer recorder), with its
+    readable text intact."""
+    from pyserver.record import store
+
+    types = [
+        {"kind": "array-v2", "dtype": "float64", "ndim": 1, "layout": "C"},
+        {"kind": "named", "name": "float64"},
+    ]
+    with store.locked(root / store.DEFAULT_RELATIVE) as data:
+        store.merge(
+            data,
+            store.function_key(file_name, function),
+            store.Entry(["array(float64, 1d, C)", "float64"], types, True),
         )
 
 
@@ -474,6 +493,20 @@ async def test_no_signature_offers_to_record_a_run(session: Session) -> None:
     fixes = await session.code_actions("ssa.py", missing)
     assert [f.command.command for f in fixes if f.command] == ["numbaLens.recordSignaturesInTerminal"]
     assert all(f.edit is None for f in fixes)  # nothing is written without known types
+
+
+async def test_no_signature_with_unusable_recorded_signatures_offers_them(session: Session) -> None:
+    diagnostics = await session.open("recorded_unusable.py")
+    missing = first(diagnostics, "no-signature")
+    assert isinstance(missing.data, dict)
+    assert missing.data["recorded"] == ["(array(float64, 1d, C), float64)"]
+    fixes = await session.code_actions("recorded_unusable.py", missing)
+    titles = [f.title for f in fixes]
+    assert not [f for f in fixes if f.command], titles  # something to write: no "record a run" offer
+    (decorator,) = [f for f in fixes if "decorator signature" in f.title]
+    after = await session.save("recorded_unusable.py", session.apply("recorded_unusable.py", decorator))
+    assert '@njit("(float64[::1], float64)")' in session.texts[session.uri("recorded_unusable.py")]
+    assert [d.code for d in after] == []  # typed now, and clean
 
 
 async def test_recorded_types_can_be_written_into_the_source(session: Session) -> None:
