@@ -51,7 +51,8 @@ class Corpus:
 
 
 def _run(command: list[str], cwd: Path, what: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    python_path = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH", ""), str(ROOT)) if p)
+    env = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONPATH=python_path)
     env.pop("NUMBA_CACHE_DIR", None)
     completed = subprocess.run(
         command, cwd=cwd, env=env, capture_output=True, text=True, timeout=STEP_TIMEOUT_S, check=False

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import psutil
+import pytest
 import pytest_asyncio
 from fault_helpers import Census
 from lsp_session import Session, first, start_session
@@ -128,17 +129,28 @@ def bounded(x: int):
 """
 
 
-async def test_module_that_forks_spawns_and_starts_threads_at_import(session: Session) -> None:
-    (session.root / "forks.py").write_text(GOOD)
-    assert await session.open("forks.py") == []
-    assert await session.save("forks.py", FORKS) == []
-    hover = await session.hover_word("forks.py", 18, "x")
-    assert hover is not None and "x: int64" in hover
-    assert any(p.name() == "sleep" for p in session.descendants()), (
-        "the module's subprocess should be running"
-    )
-    await still_works(session, "forks.py")
-    # The census (fixture) checks that the fork, `sleep` and the worker end with the server.
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine bug: only the worker is killed, not its process group: a fork or a subprocess started "
+    "at import outlives the server (fix: os.killpg on the worker's session in _Worker.kill)",
+)
+async def test_module_that_forks_spawns_and_starts_threads_at_import(tmp_path: Path) -> None:
+    census = Census()  # checked here, not in a fixture, so the result is this test's own
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "forks.py").write_text(GOOD)
+    session = await start_session(root, settings={"timeout": 60})
+    try:
+        assert await session.open("forks.py") == []
+        assert await session.save("forks.py", FORKS) == []
+        hover = await session.hover_word("forks.py", 18, "x")
+        assert hover is not None and "x: int64" in hover
+        assert any(p.name() == "sleep" for p in session.descendants()), "the module's subprocess should run"
+        await still_works(session, "forks.py")
+    finally:
+        await session.shutdown()
+    # The fork, `sleep` and the worker end with the server.
+    census.assert_none_left()
 
 
 async def test_file_deleted_while_it_is_analysed(session: Session, tmp_path: Path) -> None:

@@ -80,6 +80,11 @@ def leave(dap: DapClient) -> None:
     assert dap.proc.wait(60) == 0
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="adapter bug: gdb does not report a stopped inferior that was killed until it resumes, and the "
+    "adapter does not watch the debuggee's pid: no exited/terminated, the session shows a stale stop",
+)
 def test_debuggee_killed_while_stopped(dap: DapClient) -> None:
     stopped_in_jitted_code(dap)
     debuggee = find(dap, str(MIXED))
@@ -89,6 +94,11 @@ def test_debuggee_killed_while_stopped(dap: DapClient) -> None:
     ends_cleanly(dap)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="adapter bug: when gdb dies the session ends with exited(0) and terminated but no message "
+    "saying that gdb exited (the user sees the program 'finish' normally)",
+)
 def test_gdb_killed_while_stopped(dap: DapClient) -> None:
     stopped_in_jitted_code(dap)
     gdb = find(dap, "--interpreter=mi")

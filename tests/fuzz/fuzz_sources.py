@@ -12,18 +12,19 @@ from __future__ import annotations
 import os
 import re
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
 EXAMPLES = int(os.environ.get("NUMBA_LENS_FUZZ_EXAMPLES", "25"))
 LONG_RUN = "NUMBA_LENS_FUZZ_EXAMPLES" in os.environ
 
-# The short run in `make test` is derandomised (the same examples every time: CI stays stable);
-# `make fuzz` explores new ones.
+# The short run in `make test` is derandomised (the same examples every time: CI stays stable) and
+# does not shrink a failure (that can take minutes); `make fuzz` explores new examples and shrinks.
 FUZZ_SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,
     derandomize=not LONG_RUN,
+    phases=list(Phase) if LONG_RUN else [Phase.explicit, Phase.reuse, Phase.generate],
     database=None,
     suppress_health_check=[
         HealthCheck.too_slow,
