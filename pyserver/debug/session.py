@@ -664,7 +664,7 @@ class Session:
                 with self._lock:
                     self._debugpy_backlog.append(reply)
             else:
-                response = reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
+                response = reply.wait(self._debugpy_patience())
                 if response is not None and response.get("body"):
                     return dict(response["body"])
         return {}
@@ -814,8 +814,9 @@ class Session:
                     out.append(item)
             return out
 
-        if self.owner != "gdb":
-            response = reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
+        held_by_gdb = self.owner == "gdb"
+        if not held_by_gdb:
+            response = reply.wait(self._debugpy_patience())
             if response is not None and response.get("success"):
                 translated = translate(response)
                 if len(translated) == len(bps):
@@ -828,11 +829,23 @@ class Session:
                     self.stream.event("breakpoint", {"reason": "changed", "breakpoint": item})
 
         reply.then(later)
-        with self._lock:
-            self._debugpy_backlog.append(reply)
+        if held_by_gdb:
+            with self._lock:
+                self._debugpy_backlog.append(reply)
         for placeholder in placeholders:
-            placeholder["message"] = "Set when the program resumes (gdb holds it now)"
+            placeholder["message"] = (
+                "Set when the program resumes (gdb holds it now)"
+                if held_by_gdb
+                else "Set when debugpy can answer (the program is in native code that holds the GIL)"
+            )
         return placeholders
+
+    def _debugpy_patience(self) -> float:
+        """How long a request may wait for debugpy. While the program runs in mixed mode, a thread in
+        jitted code may hold the GIL for minutes: answer the editor soon and update it later."""
+        if self.owner == "debugpy" or self.gdb is None:
+            return DEBUGPY_REPLY_TIMEOUT_S
+        return 2.0
 
     def on_set_function_breakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
         if self.gdb is None:

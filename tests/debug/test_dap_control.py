@@ -178,3 +178,22 @@ def test_integrated_terminal_console(dap: DapClient, tmp_path: Path, mode: str) 
     dap.wait_for(lambda m: "hello numba" in dap.terminal_text(), 60, "the answer in the terminal")
     assert "hello numba" not in dap.output_text()
     assert holder.wait(30) is not None
+
+
+def test_python_breakpoint_while_jitted_code_holds_the_gil(dap: DapClient) -> None:
+    """The program runs a long jitted loop (holding the GIL, so debugpy cannot answer): setBreakpoints
+    still answers, with the breakpoint unverified, instead of hanging the session."""
+    assert dap.start(SPIN)["success"]
+    dap.wait_for(
+        lambda m: m.get("event") == "output" and "spinning" in m["body"].get("output", ""), 120, "output"
+    )
+    response = dap.request(
+        "setBreakpoints", {"source": {"path": str(SPIN)}, "breakpoints": [{"line": 17}]}, timeout=30
+    )
+    assert response["success"]
+    (bp,) = response["body"]["breakpoints"]
+    assert bp["verified"] is False and "GIL" in bp["message"]
+    # The session keeps answering.
+    assert dap.ok("threads")["threads"]
+    dap.ok("terminate")
+    dap.event("terminated")
