@@ -1335,11 +1335,13 @@ class Session:
                 }
             ]
         frames = []
-        for item in data.get("frames", []):
+        for index, item in enumerate(data.get("frames", [])):
             path = str(item.get("file", ""))
             if not self.show_internal and any(marker in path for marker in INTERNAL_PY_FILES):
                 continue
-            ref = FrameRef("gdb-python", thread_id, gdb_thread, path=path, line=int(item.get("line") or 0))
+            ref = FrameRef(
+                "gdb-python", thread_id, gdb_thread, index, path=path, line=int(item.get("line") or 0)
+            )
             frame: dict[str, Any] = {
                 "id": self._remember_frame(ref),
                 "name": str(item.get("name", "?")),
@@ -1350,6 +1352,24 @@ class Session:
                 frame["source"] = {"path": path, "name": os.path.basename(path)}
             frames.append(frame)
         return frames
+
+    def _gdb_python_locals(self, thread_id: int, index: int) -> list[dict[str, Any]]:
+        """Locals of a Python frame below jitted code, read from memory by gdb: simple values (int,
+        float, bool, str, None) as Python prints them, other objects by type only."""
+        if self.gdb is None:
+            return []
+        try:
+            text = self.gdb.execute_console(f"numba-lens-pylocals {thread_id} {index}")
+            data = json.loads(text.strip().splitlines()[-1])
+        except (GdbCommandError, ValueError, IndexError) as exc:
+            data = {"error": str(exc)}
+        if "error" in data:
+            self.log(f"Python locals unavailable: {data['error']}")
+            return []
+        return [
+            {**item, "variablesReference": 0, "presentationHint": {"attributes": ["readOnly"]}}
+            for item in data.get("locals", [])
+        ]
 
     # --- scopes, variables, evaluate -----------------------------------------------------------------
     def _frame(self, frame_id: int) -> FrameRef:
@@ -1386,6 +1406,18 @@ class Session:
                 scope["variablesReference"] = self._our_ref("jit", handle) if handle is not None else 0
                 scopes.append(scope)
             return {"scopes": scopes}
+        if ref.kind == "gdb-python":
+            handle = (ref.thread_id, ref.level)
+            return {
+                "scopes": [
+                    {
+                        "name": "Locals (read-only)",
+                        "presentationHint": "locals",
+                        "expensive": False,
+                        "variablesReference": self._our_ref("pylocals", handle),
+                    }
+                ]
+            }
         return {"scopes": []}
 
     def on_variables(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -1397,6 +1429,8 @@ class Session:
         if kind == "debugpy":
             body = self._forward("variables", {**args, "variablesReference": value})
             return {"variables": self._translate_debugpy_refs(body.get("variables", []))}
+        if kind == "pylocals":
+            return {"variables": self._gdb_python_locals(*value)}
         assert self.values is not None
         variables = []
         start = args.get("start")

@@ -64,6 +64,11 @@ def test_python_breakpoint_then_pending_jitted_breakpoint_one_stack(dap: DapClie
     assert {"a", "n"} <= set(jit_vars["Arguments"])
     assert {"total", "i", "x"} <= set(jit_vars["Locals"])
     assert not any("$" in name for name in jit_vars["Locals"])  # SSA versions folded
+    # The Python caller's locals, read by gdb while it holds the program (read-only).
+    caller = dap.top_frames(stop["threadId"])[1]
+    caller_vars = dap.scope_variables(caller["id"])["Locals (read-only)"]
+    assert caller_vars["n"]["value"] == "4" and caller_vars["a"]["value"] == "<numpy.ndarray object>"
+    assert "result" not in caller_vars  # not assigned yet
 
     dap.ok("setBreakpoints", {"source": {"path": str(MIXED)}, "breakpoints": []})
     dap.ok("continue", {"threadId": stop["threadId"]})

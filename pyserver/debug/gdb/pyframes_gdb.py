@@ -93,7 +93,8 @@ def _line_for(linetable, first_line, lasti):
     return None
 
 
-def python_frames(lwp):
+def _interpreter_frames(lwp):
+    """The thread's _PyInterpreterFrame pointers that have started running, newest first."""
     interp = gdb.parse_and_eval("_PyRuntime.interpreters.head")
     tstate = interp["threads"]["head"]
     while int(tstate) != 0 and int(tstate["native_thread_id"]) != lwp:
@@ -108,15 +109,82 @@ def python_frames(lwp):
         first_instr = code["co_code_adaptive"].address.cast(unit.pointer())
         lasti = int(frame["prev_instr"] - first_instr)
         if lasti >= 0:
-            frames.append(
-                {
-                    "file": _unicode(code["co_filename"]),
-                    "name": _unicode(code["co_qualname"]),
-                    "line": _line_for(_bytes(code["co_linetable"]), int(code["co_firstlineno"]), lasti),
-                }
-            )
+            frames.append((frame, lasti))
         frame = frame["previous"]
     return frames
+
+
+def python_frames(lwp):
+    frames = []
+    for frame, lasti in _interpreter_frames(lwp):
+        code = frame["f_code"]
+        frames.append(
+            {
+                "file": _unicode(code["co_filename"]),
+                "name": _unicode(code["co_qualname"]),
+                "line": _line_for(_bytes(code["co_linetable"]), int(code["co_firstlineno"]), lasti),
+            }
+        )
+    return frames
+
+
+CO_FAST_LOCAL, CO_FAST_CELL = 0x20, 0x40
+
+
+def _type_name(obj):
+    return obj.cast(gdb.lookup_type("PyObject").pointer())["ob_type"]["tp_name"].string()
+
+
+def _int_value(obj):
+    value = obj.cast(gdb.lookup_type("PyLongObject").pointer()).dereference()
+    size = int(value["ob_base"]["ob_size"])
+    digits = value["ob_digit"]
+    total = 0
+    for index in range(min(abs(size), 40)):
+        total |= int(digits[index]) << (30 * index)
+    return -total if size < 0 else total
+
+
+def _short_repr(obj):
+    """repr() of simple objects read from memory; `<type object>` for the rest. Never runs code."""
+    name = _type_name(obj)
+    if name == "int":
+        return str(_int_value(obj)), name
+    if name == "bool":
+        return str(bool(_int_value(obj))), name
+    if name == "float":
+        return repr(float(obj.cast(gdb.lookup_type("PyFloatObject").pointer())["ob_fval"])), name
+    if name == "str":
+        text = _unicode(obj)
+        return repr(text if len(text) <= 200 else text[:200] + "…"), name
+    if name == "NoneType":
+        return "None", name
+    return f"<{name} object>", name
+
+
+def python_locals(lwp, index):
+    frames = _interpreter_frames(lwp)
+    if index >= len(frames):
+        return []
+    frame, _lasti = frames[index]
+    code = frame["f_code"]
+    names = code["co_localsplusnames"].cast(gdb.lookup_type("PyTupleObject").pointer())
+    kinds = _bytes(code["co_localspluskinds"])
+    out = []
+    for slot in range(min(int(code["co_nlocalsplus"]), 500)):
+        kind = kinds[slot]
+        if not kind & (CO_FAST_LOCAL | CO_FAST_CELL):
+            continue
+        obj = frame["localsplus"][slot]
+        if int(obj) == 0:
+            continue
+        if kind & CO_FAST_CELL and _type_name(obj) == "cell":
+            obj = obj.cast(gdb.lookup_type("PyCellObject").pointer())["ob_ref"]
+            if int(obj) == 0:
+                continue
+        value, type_name = _short_repr(obj)
+        out.append({"name": _unicode(names["ob_item"][slot]), "value": value, "type": type_name})
+    return out
 
 
 class PythonFramesCommand(gdb.Command):
@@ -134,3 +202,21 @@ class PythonFramesCommand(gdb.Command):
 
 
 PythonFramesCommand()
+
+
+class PythonLocalsCommand(gdb.Command):
+    """numba-lens-pylocals LWP INDEX: the locals of a thread's INDEX-th Python frame as JSON."""
+
+    def __init__(self):
+        super().__init__("numba-lens-pylocals", gdb.COMMAND_DATA)
+
+    def invoke(self, argument, from_tty):
+        try:
+            lwp, index = (int(part) for part in argument.split())
+            result = {"locals": python_locals(lwp, index)}
+        except Exception as exc:  # any other CPython layout
+            result = {"error": f"{type(exc).__name__}: {exc}"}
+        gdb.write(json.dumps(result) + "\n")
+
+
+PythonLocalsCommand()
