@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import glob
 import importlib
+import inspect
 import io
 import operator
 import os
@@ -591,6 +592,7 @@ class Inference:
     returns: list[ReturnSite] = field(default_factory=list)
     call_types: list[tuple[int, str, str]] = field(default_factory=list)  # (line, what is called, signature)
     elapsed_ms: float = 0.0
+    list_element: Any | None = None  # see callee_list_element (only for that probe)
 
 
 class _Done:
@@ -791,7 +793,49 @@ def untyped_list_element(func_ir: Any, typemap: dict[str, Any], name: str) -> An
         element = nbtypes.unliteral(element)
         if isinstance(element, nbtypes.Type) and element.is_precise():
             return element
+    # No use here tells: a jitted function the list is passed to may fill it.
+    for stmt in statements:
+        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call"):
+            continue
+        expr = stmt.value
+        callee = getattr(typemap.get(expr.func.name), "dispatcher", None)
+        positions = [i for i, arg in enumerate(expr.args) if arg.name in aliases]
+        if callee is None or len(positions) != 1 or expr.kws or expr.vararg is not None:
+            continue
+        element = callee_list_element(callee, [typemap.get(arg.name) for arg in expr.args], positions[0])
+        if element is not None:
+            return element
     return None
+
+
+_list_probe_depth = [0]
+
+
+def callee_list_element(dispatcher: Any, arg_types: list[Any], position: int) -> Any | None:
+    """What a jitted callee puts into the list passed at `position`: the callee typed with that argument
+    as an untyped reflected list (a variant: inference only, and it fails, but its partial typemap
+    types what is appended). None when the other arguments are not known or nothing tells."""
+    if _list_probe_depth[0] >= 3:
+        return None
+    others = [ty for index, ty in enumerate(arg_types) if index != position]
+    if any(ty is None or not isinstance(ty, nbtypes.Type) or not ty.is_precise() for ty in others):
+        return None
+    try:
+        params = list(inspect.signature(dispatcher.py_func).parameters)
+    except (TypeError, ValueError):
+        return None
+    if position >= len(params):
+        return None
+    args = list(arg_types)
+    args[position] = nbtypes.List(nbtypes.undefined, reflected=True)
+    _list_probe_depth[0] += 1
+    try:
+        probe = infer(dispatcher, tuple(args), None, list_param=params[position])
+    except Exception:
+        return None
+    finally:
+        _list_probe_depth[0] -= 1
+    return probe.list_element
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)
@@ -836,6 +880,9 @@ class LensTypeInference(FunctionPass):
                 result.errors.append(_error_info(exc, filename))
         state.typemap = typemap or {}
         state.calltypes = calltypes or {}
+        list_param = getattr(state, "lens_list_param", None)
+        if list_param is not None:
+            result.list_element = untyped_list_element(state.func_ir, state.typemap, list_param)
         for error in result.errors:
             if error.kind == "untyped":
                 named = _UNTYPED_NAME.search(error.text)
@@ -921,8 +968,13 @@ def _names_this_function(text: str, py_func: Any) -> bool:
     return named is None or named.group(1) in (py_func.__name__, py_func.__qualname__)
 
 
-def infer(dispatcher: Any, args: tuple[Any, ...], return_type: Any | None) -> Inference:
-    """Front end + type inference of one function for one signature. Never compiles to LLVM."""
+def infer(
+    dispatcher: Any, args: tuple[Any, ...], return_type: Any | None, list_param: str | None = None
+) -> Inference:
+    """Front end + type inference of one function for one signature. Never compiles to LLVM.
+
+    `list_param`: a parameter passed an untyped empty list; `.list_element` then says what the
+    function puts in it (callee_list_element)."""
     started = time.perf_counter()
     result = Inference(args=args)
     py_func = dispatcher.py_func
@@ -933,6 +985,7 @@ def infer(dispatcher: Any, args: tuple[Any, ...], return_type: Any | None) -> In
         def __init__(self, *a: Any, **k: Any) -> None:
             super().__init__(*a, **k)
             self.state.lens_result = result
+            self.state.lens_list_param = list_param
 
     with warnings.catch_warnings(record=True) as caught, dispatcher._compiling_counter:
         warnings.simplefilter("always")

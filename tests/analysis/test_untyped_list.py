@@ -1,5 +1,6 @@
 """`untyped-variable` on an empty list carries the element type the list's other uses give it (data.elementType),
-read from Numba's partial typemap; None when nothing tells, never a guess."""
+read from Numba's partial typemap (of the function, or of a callee the list is passed to); None when nothing
+tells, never a guess."""
 
 from __future__ import annotations
 
@@ -45,6 +46,17 @@ def filled_by_a_callee(n: int):
 
 
 @njit
+def count(v, n):
+    return len(v) + n
+
+
+@njit
+def only_counted_by_a_callee(n: int):
+    values = []
+    return count(values, n)
+
+
+@njit
 def empty_dict(n: int):
     table = {}
     return len(table) + n
@@ -57,8 +69,10 @@ def test_element_types_from_the_other_uses(ws) -> None:
     assert found["never_filled"] == {"variable": "values", "elementType": None}
     assert found["grown_by_concatenation"] == {"variable": "values", "elementType": "float64"}
     assert found["grown_in_a_loop"] == {"variable": "values", "elementType": "int32"}
-    # What `fill` appends is not typed while `filled_by_a_callee` fails: unknown, not guessed.
-    assert found["filled_by_a_callee"] == {"variable": "values", "elementType": None}
+    # `fill` appends `i * 0.5`: a variant of `fill` typed with an untyped list argument says float64.
+    assert found["filled_by_a_callee"] == {"variable": "values", "elementType": "float64"}
+    # `count` only takes the length: nothing tells the element type.
+    assert found["only_counted_by_a_callee"] == {"variable": "values", "elementType": None}
     if "empty_dict" in found:  # an empty dict is not a list: no list element type
         assert found["empty_dict"]["elementType"] is None
 
