@@ -326,11 +326,15 @@ def find_jitted_functions(source: str, path: str = "<string>") -> list[JitFuncti
 
 @functools.lru_cache(maxsize=8)
 def _find_cached(source: str, path: str) -> tuple[JitFunction, ...]:
-    tree = ast.parse(source, filename=path)
+    return tuple(find_jitted_functions_in_tree(ast.parse(source, filename=path), source))
+
+
+def find_jitted_functions_in_tree(tree: ast.Module, source: str) -> list[JitFunction]:
+    """find_jitted_functions for a caller that already parsed `source` into `tree` (no second parse)."""
     finder = _Finder(source, _Imports(tree))
     finder.visit(tree)
     finder.found.sort(key=lambda f: (f.def_line, f.name))
-    return tuple(finder.found)
+    return finder.found
 
 
 def jitted_function_at(functions: list[JitFunction], line: int) -> JitFunction | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from pyserver.analysis.discovery import JitFunction, find_jitted_functions
+from pyserver.analysis.discovery import JitFunction, find_jitted_functions_in_tree
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
 from pyserver.lsp.text import split_lines
 
@@ -32,10 +32,11 @@ def parse_module(source: str) -> ast.Module | None:
 @lru_cache(maxsize=16)
 def discover(source: str) -> tuple[JitFunction, ...]:
     """Jitted functions of `source`; none while the text does not parse (mid-edit)."""
-    if parse_module(source) is None:
+    tree = parse_module(source)
+    if tree is None:
         return ()
     try:
-        return tuple(find_jitted_functions(source))
+        return tuple(find_jitted_functions_in_tree(tree, source))  # the tree is shared: parse once
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return ()
 

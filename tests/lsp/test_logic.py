@@ -174,3 +174,23 @@ def test_scheduler_publishes_only_the_newest_result_per_document(
         assert all(o.result == o.source and o.error is None for o in published)
 
     asyncio.run(scenario())
+
+
+def test_discovery_for_hovers_and_lenses_parses_a_large_buffer_once(monkeypatch) -> None:
+    import ast
+
+    parts = ["from numba import njit", ""]
+    for i in range(1000):
+        parts += ["@njit", f"def f{i}(a, n):", "    t = a[0] + n", "    t = t * 2.0", "    return t", "", ""]
+    source = "\n".join(parts) + "\n"
+    parses: list[int] = []
+    original = ast.parse
+
+    def counting_parse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        parses.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting_parse)
+    found = discover(source)
+    assert len(found) == 1000 and len(parses) == 1  # the parse behind hovers' ASTs is the one reused
+    assert discover(source) is found and len(parses) == 1
