@@ -28,7 +28,7 @@ from fuzz_sources import (
     mutated,
     utf16_length,
 )
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsp_session import Session, start_session
 from lsprotocol import types as lsp
@@ -68,6 +68,18 @@ def _range_inside(text: str, value: Range, *, utf16: bool = False) -> bool:
     )
 
 
+def known_syntax_range_bug(text: str, message: str, value: Range, *, utf16: bool = False) -> bool:
+    """The known bug (see SYNTAX_RANGE_BUG): a syntax error's range is the one character just past the end
+    of its line. Tolerated here only so that the fuzzers keep looking for other problems; the tests at
+    the end of this file fail on it. Remove this when they pass."""
+    lines = file_lines(text)
+    start, end = value.start, value.end
+    if "syntax error" not in message or start.line != end.line or not 0 <= start.line < len(lines):
+        return False
+    length = utf16_length(lines[start.line]) if utf16 else len(lines[start.line])
+    return start.character == length and end.character == length + 1
+
+
 def assert_sound(text: str, path: str, diagnostics: list[Diagnostic]) -> None:
     for diagnostic in diagnostics:
         where = f"{diagnostic.code} {diagnostic.range} {diagnostic.message[:200]!r}"
@@ -76,7 +88,9 @@ def assert_sound(text: str, path: str, diagnostics: list[Diagnostic]) -> None:
         assert diagnostic.message.strip(), where
         assert "internal error in Numba Lens" not in diagnostic.message, diagnostic.fullMessage
         if diagnostic.path == path:
-            assert _range_inside(text, diagnostic.range), f"range outside the file: {where}"
+            assert _range_inside(text, diagnostic.range) or known_syntax_range_bug(
+                text, diagnostic.message, diagnostic.range
+            ), f"range outside the file: {where}"
         for related in diagnostic.relatedInformation:
             if related.path == path:
                 assert _range_inside(text, related.range), f"related range outside the file: {where}"
@@ -111,10 +125,8 @@ def _timed_analyze(engine: AnalysisEngine, path: Path, source: str | None) -> An
     return result
 
 
-@SYNTAX_RANGE_BUG
 @FUZZ_SETTINGS
 @given(source=fuzzed_sources())
-@example(source=TRUNCATED)
 def test_engine_survives_fuzzed_buffers(engine: AnalysisEngine, source: str) -> None:
     path = Path(engine.workspace_root) / "fuzzed.py"
     path.write_text("", encoding="utf-8")  # the buffer is what counts, as in the editor
@@ -122,10 +134,8 @@ def test_engine_survives_fuzzed_buffers(engine: AnalysisEngine, source: str) -> 
     assert_sound(source, str(path), result.diagnostics)
 
 
-@SYNTAX_RANGE_BUG
 @FUZZ_SETTINGS
 @given(data=fuzzed_bytes())
-@example(data=TRUNCATED.encode())
 def test_engine_survives_fuzzed_files_on_disk(engine: AnalysisEngine, data: bytes) -> None:
     path = Path(engine.workspace_root) / "fuzzed_bytes.py"
     path.write_bytes(data)
@@ -264,10 +274,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerThread]:
     assert alive == [], f"left behind by the language server: {alive}"
 
 
-@SYNTAX_RANGE_BUG
 @FUZZ_SETTINGS
 @given(source=fuzzed_sources(), where=st.tuples(st.integers(0, 200), st.integers(0, 120)))
-@example(source=TRUNCATED_ASSIGNMENT, where=(5, 6))
 def test_language_server_survives_fuzzed_saves(
     server: ServerThread, source: str, where: tuple[int, int]
 ) -> None:
@@ -281,7 +289,9 @@ def test_language_server_survives_fuzzed_saves(
             diagnostic.range.end.line,
             diagnostic.range.end.character,
         )
-        assert _range_inside(source, value, utf16=True), (
+        assert _range_inside(source, value, utf16=True) or known_syntax_range_bug(
+            source, diagnostic.message, value, utf16=True
+        ), (
             diagnostic.code,
             diagnostic.range,
             diagnostic.message,
@@ -301,3 +311,28 @@ def test_language_server_answers_after_fuzzed_edits_and_a_fix(server: ServerThre
     assert server.call(server.save("fuzzed.py", fixed)) == []
     hover = server.call(server.session.hover("fuzzed.py", 5, 11))
     assert hover is not None and "n: int64" in hover
+
+
+# --- the known bug, exactly ---------------------------------------------------------------------------
+@SYNTAX_RANGE_BUG
+@pytest.mark.parametrize("source", [TRUNCATED, TRUNCATED_ASSIGNMENT], ids=["from", "assignment"])
+def test_syntax_error_at_the_end_of_a_line_stays_inside_the_line(engine: AnalysisEngine, source: str) -> None:
+    path = Path(engine.workspace_root) / "truncated.py"
+    path.write_text(source, encoding="utf-8")
+    for result in (engine.analyze(path, source), engine.analyze(path)):
+        (failure,) = result.diagnostics
+        assert "syntax error" in failure.message
+        assert _range_inside(source, failure.range), failure.range
+
+
+@SYNTAX_RANGE_BUG
+def test_syntax_error_at_the_end_of_a_line_stays_inside_the_line_in_the_server(server: ServerThread) -> None:
+    diagnostics = server.call(server.save("fuzzed.py", TRUNCATED_ASSIGNMENT))
+    (failure,) = diagnostics
+    value = Range.of(
+        failure.range.start.line,
+        failure.range.start.character,
+        failure.range.end.line,
+        failure.range.end.character,
+    )
+    assert _range_inside(TRUNCATED_ASSIGNMENT, value, utf16=True), failure.range
