@@ -6,9 +6,18 @@ work even when Numba is broken.
 
 from __future__ import annotations
 
+import os
+import sys
+
+# `python -m pyserver` puts the current directory (the workspace, for the language server and `check`)
+# first on sys.path: a workspace file named like a standard module (typing.py) would then replace it in
+# this process. pyserver itself is already imported, so the entry is not needed (imported as a library,
+# e.g. by tests, nothing changes).
+if __name__ == "__main__" and sys.path and sys.path[0] in ("", os.getcwd()):
+    del sys.path[0]
+
 import argparse
 import importlib
-import sys
 from collections.abc import Sequence
 
 from pyserver import __version__

@@ -74,3 +74,24 @@ def test_a_relative_pythonpath_entry_still_means_the_workspace_root(tmp_path: Pa
         assert result.status == "ok" and result.diagnostics == [], [d.message for d in result.diagnostics]
     finally:
         engine.close()
+
+
+def test_the_command_line_runs_in_a_workspace_with_a_typing_module(tmp_path: Path) -> None:
+    # `python -m pyserver ...` started in the workspace (as `check` and the editor's server are) must not
+    # import the workspace's typing.py in place of the standard one.
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "typing.py").write_text("raise RuntimeError('the workspace copy was imported')\n")
+    (tmp_path / "mod.py").write_text("from numba import njit\n\n@njit\ndef f(x: int):\n    return x + 1\n")
+    for args in (["check", "mod.py"], ["lsp", "--help"], ["record", "--help"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "pyserver", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+        )
+        assert proc.returncode == 0, (args, proc.stderr[-2000:])
