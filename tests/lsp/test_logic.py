@@ -194,3 +194,31 @@ def test_discovery_for_hovers_and_lenses_parses_a_large_buffer_once(monkeypatch)
     found = discover(source)
     assert len(found) == 1000 and len(parses) == 1  # the parse behind hovers' ASTs is the one reused
     assert discover(source) is found and len(parses) == 1
+
+
+def test_a_run_superseded_while_it_waits_for_the_engine_thread_never_starts() -> None:
+    """The engine drops a cancel when no call is in progress, so a run that is still waiting for the engine
+    thread when a newer save arrives must not start at all (it would analyse an old text in full)."""
+
+    async def scenario() -> None:
+        analysed: list[str] = []
+        gate = threading.Event()
+
+        def analyze(uri: str, source: str) -> str:
+            analysed.append(source)
+            return source
+
+        with ThreadPoolExecutor(max_workers=1) as executor:
+            executor.submit(gate.wait, 10)  # the engine thread is busy (e.g. an IR view)
+            scheduler: AnalysisScheduler[str] = AnalysisScheduler(
+                executor, analyze, lambda: None, lambda u, g: None, lambda o: None, lambda u, g: None
+            )
+            scheduler.schedule("a", "old")
+            await asyncio.sleep(0.05)  # "old" holds the lock and waits for the engine thread
+            scheduler.schedule("a", "new")
+            await asyncio.sleep(0.01)
+            gate.set()
+            await scheduler.wait_idle()
+        assert analysed == ["new"]
+
+    asyncio.run(scenario())
