@@ -65,7 +65,15 @@ class Diagnostic:
     relatedInformation: list[RelatedInformation] = field(default_factory=list)
     source: str = "numba"
     # Extensions beyond the contract: the unshortened Numba text, LSP tags, a docs link and
-    # machine-readable data for quick fixes (e.g. {"elementType": "float64"}).
+    # machine-readable data for quick fixes:
+    # - untyped-variable: {"variable": "values", "elementType": "float64" | None}: the element type the
+    #   list's other uses (or a jitted callee it is passed to) give it in Numba's partial typemaps;
+    #   None when nothing tells (never a guess).
+    # - no-signature: {"function", "params", "recorded": ["(array(float64, 1d, C), int64)", ...]}:
+    #   signatures the signatures file holds for the function but cannot use (exact types that do not
+    #   decode here, or that `record` could not store). A usable recorded signature is a source of
+    #   types, so a function that has one never gets no-signature.
+    # - deprecation of nopython=False: {"kind": "nopython-false"}.
     fullMessage: str | None = None
     tags: list[Literal["unnecessary", "deprecated"]] = field(default_factory=list)
     codeDescription: str | None = None
