@@ -987,6 +987,7 @@ class Session:
             if jitframes.classify_frame(frame) != "jit" and self.debugpy is not None:
                 # Left the outermost jitted frame: let debugpy stop in the Python caller.
                 if self._arm_python_caller_stop(gdb_thread):
+                    self._step_to_python_pending = True
                     self._gdb_resume("-exec-continue")
                     return
             body["reason"] = "step"

@@ -138,7 +138,7 @@ def test_next_off_the_end_of_a_jitted_function_lands_in_python(dap: DapClient) -
     assert frames_of(dap, thread)[0][0].startswith("walk(")
     for _ in range(4):
         dap.ok("next", {"threadId": thread})
-        dap.stopped()
+        assert dap.stopped()["reason"] == "step"
         name, _line = frames_of(dap, thread)[0]
         if name == "main":
             break
