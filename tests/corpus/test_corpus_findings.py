@@ -3,6 +3,8 @@ themselves in the same run."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -147,3 +149,36 @@ def test_a_call_to_a_function_with_a_declared_signature_has_its_declared_return_
     (y,) = [v for v in function.signatures[0].variables if v.name == "y"]
     assert y.type == numba_y
     assert function.signatures[0].return_type == str(overload.signature.return_type)
+
+
+EXEC_STRING = """
+from numba import njit
+
+namespace = {"njit": njit}
+exec("@njit\\ndef made_at_run_time(x):\\n    return x + 1\\n", namespace)
+print(namespace["made_at_run_time"](1))
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="record bug: a function compiled from exec'd text (co_filename '<string>') counts as workspace "
+    "code, since realpath('<string>') is under the current directory",
+)
+def test_record_skips_functions_compiled_from_strings(tmp_path: Path) -> None:
+    """Seen recording pynndescent's NNDescent: `<string>::ctor.<locals>.impl` (a function Numba builds
+    with exec) was recorded as if it were a file of the workspace."""
+    (tmp_path / "script.py").write_text(EXEC_STRING, encoding="utf-8")
+    completed = subprocess.run(
+        [sys.executable, "-m", "pyserver", "record", "--", sys.executable, "script.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])),
+    )
+    assert completed.returncode == 0 and completed.stdout.strip() == "2", completed.stderr[-2000:]
+    signatures = tmp_path / ".numba-lens" / "signatures.json"
+    recorded = json.loads(signatures.read_text())["functions"] if signatures.exists() else {}
+    assert [key for key in recorded if key.startswith("<string>")] == []
