@@ -78,11 +78,14 @@ while not os.path.exists({path!r}) and time.monotonic() < deadline:
     time.sleep(0.005)
 """
 
-# Evaluated by debugpy in a Python frame: (module, qualname) of every Numba dispatcher it can see. The
-# first iterable of a comprehension is evaluated in the frame itself, so locals() is the frame's.
+# Evaluated by debugpy in a Python frame: (module, qualname) of every Numba dispatcher it can see, in
+# its globals and locals and as attributes of modules it imported (`kernels.walk(...)`). Objects are
+# matched by their type's module first (numba's), so no user `__getattr__` runs. The first iterable of a
+# comprehension is evaluated in the frame itself, so locals() is the frame's.
 VISIBLE_DISPATCHERS = (
-    "sorted({(v.py_func.__module__, v.py_func.__qualname__) for v in [*globals().values(), *locals().values()] "
-    "if hasattr(v, 'py_func') and hasattr(v, 'overloads')})"
+    "sorted({(v.py_func.__module__, v.py_func.__qualname__) for v in [*globals().values(), *locals().values(), "
+    "*[a for m in list(globals().values()) if type(m).__name__ == 'module' for a in list(vars(m).values())]] "
+    "if type(v).__module__.startswith('numba.') and hasattr(v, 'py_func') and hasattr(v, 'overloads')})"
 )
 
 EXCEPTION_FILTERS = [

@@ -223,3 +223,13 @@ def test_step_in_to_an_imported_jitted_function(dap: DapClient) -> None:
     assert dap.stopped()["reason"] == "step"
     assert (dap.top_frames(thread)[0]["name"], dap.top_frames(thread)[0]["line"]) == ("main", 11)
     assert "imported: 12.0" in dap.output_text()
+
+
+def test_step_in_to_a_jitted_function_called_as_a_module_attribute(dap: DapClient) -> None:
+    program = PROGRAMS / "module_call.py"
+    assert dap.start(program, breakpoints={9: {}})["success"]
+    thread = dap.stopped()["threadId"]
+    dap.ok("stepIn", {"threadId": thread})
+    assert dap.stopped()["reason"] == "step"
+    top = dap.top_frames(thread)[0]
+    assert top["name"].startswith("walk(") and top["source"]["path"] == str(MIXED)
