@@ -595,12 +595,11 @@ class Analyzer:
         try:
             functions = find_jitted_functions(source, path)
         except SyntaxError as exc:
-            line = max((exc.lineno or 1) - 1, 0)
-            col = max((exc.offset or 1) - 1, 0)
+            line, col, end = _syntax_error_span(source, exc)
             result.diagnostics.append(
                 self._diagnostic(
                     path,
-                    Range.of(line, col, line, col + 1),
+                    Range.of(line, col, line, end),
                     "error",
                     "analysis-failed",
                     f"The module could not be analysed: syntax error: {exc.msg}",
@@ -893,6 +892,18 @@ class Analyzer:
                 full=error.traceback_text or None,
             )
         ]
+
+
+def _syntax_error_span(source: str, exc: SyntaxError) -> tuple[int, int, int]:
+    """(0-based line, start, end) of a syntax error, inside its line: Python points one past the end of
+    a line that ends too early (`from`, `x =`); the squiggle then covers the line's last character."""
+    lines = re.split(r"\r\n|\r|\n", source)  # as LSP and the tokenizer count lines
+    line = min(max((exc.lineno or 1) - 1, 0), len(lines) - 1)
+    length = len(lines[line])
+    col = min(max((exc.offset or 1) - 1, 0), length)
+    if col == length and col > 0:
+        col -= 1
+    return line, col, min(col + 1, length)
 
 
 def _skipped_in_notes(data: dict[str, Any], key: str) -> list[str]:

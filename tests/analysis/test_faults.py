@@ -167,6 +167,27 @@ def test_syntax_error(engine, tmp_path: Path) -> None:
     _check_good(engine, tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import math\n\nimport numpy as np\nfrom", (3, 3, 4)),  # the `m` of the truncated `from`
+        ("from numba import njit\n\n\n@njit\ndef f(n: int):\n    lst =", (5, 8, 9)),  # the `=`
+        ("from numba import njit\r\nx = (1,\r\n", (1, 4, 5)),  # the `(` never closed
+    ],
+    ids=["from", "assignment", "crlf"],
+)
+def test_a_syntax_error_at_the_end_of_a_line_stays_inside_the_line(
+    engine, tmp_path: Path, source: str, expected: tuple[int, int, int]
+) -> None:
+    path = tmp_path / "truncated.py"
+    path.write_bytes(source.encode())
+    for result in (engine.analyze(path, source), engine.analyze(path)):
+        (failure,) = result.diagnostics
+        assert "syntax error" in failure.message
+        r = failure.range
+        assert (r.start.line, r.start.character, r.end.character) == expected and r.end.line == r.start.line
+
+
 def test_non_utf8_file(engine, tmp_path: Path) -> None:
     path = tmp_path / "latin.py"
     path.write_bytes(b"from numba import njit\n# caf\xe9\n@njit\ndef f(x: int):\n    return x\n")
