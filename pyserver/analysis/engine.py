@@ -186,6 +186,13 @@ class _Worker:
             return 0.0
 
     def kill(self) -> None:
+        # The worker leads its own session (start_new_session): its group holds whatever the user's module
+        # forked or spawned at import, which must not outlive it. A group id is not reused while a member
+        # lives, so this cannot reach an unrelated group.
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         if self.process.poll() is None:
             try:
                 self.process.kill()

@@ -188,6 +188,44 @@ def test_a_syntax_error_at_the_end_of_a_line_stays_inside_the_line(
         assert (r.start.line, r.start.character, r.end.character) == expected and r.end.line == r.start.line
 
 
+def test_what_a_module_forks_or_spawns_at_import_ends_with_the_worker(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "forks.py",
+        """
+        import os
+        import subprocess
+        import time
+        from numba import njit
+
+        if os.fork() == 0:  # a forked copy of the worker
+            time.sleep(300)
+            os._exit(0)
+        helper = subprocess.Popen(["sleep", "300"])
+
+        @njit
+        def f(x: int):
+            return x
+        """,
+    )
+    engine = AnalysisEngine(tmp_path, timeout_s=60.0)
+    try:
+        result = engine.analyze(path)
+        assert result.status == "ok" and result.functions[0].signatures[0].ok
+        assert engine.worker_pid is not None
+        spawned = psutil.Process(engine.worker_pid).children(recursive=True)
+        assert len(spawned) >= 2, spawned  # the fork and `sleep`
+        engine.recycle()  # as after a time-out or a crash
+        assert all(_gone(child.pid) for child in spawned), [
+            c.pid for c in spawned if psutil.pid_exists(c.pid)
+        ]
+        assert engine.analyze(path).status == "ok"
+        spawned = psutil.Process(engine.worker_pid).children(recursive=True)
+    finally:
+        engine.close()
+    assert all(_gone(child.pid) for child in spawned), "what the module started outlived engine.close()"
+
+
 def test_non_utf8_file(engine, tmp_path: Path) -> None:
     path = tmp_path / "latin.py"
     path.write_bytes(b"from numba import njit\n# caf\xe9\n@njit\ndef f(x: int):\n    return x\n")
