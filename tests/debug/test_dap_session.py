@@ -233,3 +233,16 @@ def test_step_in_to_a_jitted_function_called_as_a_module_attribute(dap: DapClien
     assert dap.stopped()["reason"] == "step"
     top = dap.top_frames(thread)[0]
     assert top["name"].startswith("walk(") and top["source"]["path"] == str(MIXED)
+
+
+def test_threads_are_one_list_keyed_by_native_id(dap: DapClient) -> None:
+    program = PROGRAMS / "threads.py"
+    assert dap.start(program, breakpoints={8: {}})["success"]
+    stop = dap.stopped()
+    threads = {t["id"]: t["name"] for t in dap.ok("threads")["threads"]}
+    # The stop names the worker by its native id, which is also how gdb lists it, with its Python name.
+    assert stop["threadId"] in threads and threads[stop["threadId"]].startswith("worker-1")
+    assert any(name.startswith("MainThread") for name in threads.values())
+    frames = dap.top_frames(stop["threadId"])
+    assert (frames[0]["name"], frames[0]["line"]) == ("work", 8)
+    assert dap.scope_variables(frames[0]["id"])["Locals"]["value"]["value"] == "42"
