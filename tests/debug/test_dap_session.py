@@ -246,3 +246,29 @@ def test_threads_are_one_list_keyed_by_native_id(dap: DapClient) -> None:
     frames = dap.top_frames(stop["threadId"])
     assert (frames[0]["name"], frames[0]["line"]) == ("work", 8)
     assert dap.scope_variables(frames[0]["id"])["Locals"]["value"]["value"] == "42"
+
+
+def test_tuple_named_tuple_and_record_values(dap: DapClient) -> None:
+    program = PROGRAMS / "shapes.py"
+    assert dap.start(program, breakpoints={16: {}})["success"]
+    thread = dap.stopped()["threadId"]
+    frame = dap.top_frames(thread)[0]
+    assert frame["name"].startswith("shapes(") and frame["line"] == 16
+    variables = dap.scope_variables(frame["id"])
+
+    def children(variable: dict) -> list[tuple[str, str]]:
+        kids = dap.ok("variables", {"variablesReference": variable["variablesReference"]})["variables"]
+        return [(k["name"], k["value"]) for k in kids]
+
+    local_vars = variables["Locals"]
+    assert local_vars["t"]["value"] == "(3, 2.5)" and children(local_vars["t"]) == [
+        ("[0]", "3"),
+        ("[1]", "2.5"),
+    ]
+    assert local_vars["p"]["value"] == "Point(1.5, 2.5)"
+    assert [value for _, value in children(local_vars["p"])] == ["1.5", "2.5"]
+    recs = variables["Arguments"]["recs"]
+    assert recs["value"].endswith("shape=(2,)")
+    records = dap.ok("variables", {"variablesReference": recs["variablesReference"]})["variables"]
+    assert [r["value"] for r in records] == ["(7, 0.5)", "(8, 1.5)"]
+    assert children(records[1]) == [("id", "8"), ("w", "1.5")]
