@@ -531,10 +531,14 @@ class Session:
         def alive() -> bool:
             if self.gdb is not None:
                 return not self.gdb.exited.is_set() and self._exit_code is None
-            return self.process is not None and self.process.poll() is None
+            if self.process is not None:
+                return self.process.poll() is None
+            return True  # attach to host/port: nothing of ours to watch
 
         try:
-            client.connect(port, DEBUGPY_CONNECT_TIMEOUT_S, alive)
+            client.connect(
+                port, 10.0 if self.attached and self.gdb is None else DEBUGPY_CONNECT_TIMEOUT_S, alive
+            )
         except ConnectionError as exc:
             raise DapError(
                 f"The program did not start debugpy: {exc}. See the program output above."

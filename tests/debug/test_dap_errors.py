@@ -84,3 +84,11 @@ def test_ptrace_refusal_is_explained() -> None:
     hint = ptrace_hint("During startup program exited with code 127.\nptrace: Operation not permitted.")
     assert hint is not None and "ptrace_scope" in hint and "SYS_PTRACE" in hint
     assert ptrace_hint("No symbol table is loaded.") is None
+
+
+def test_attach_where_nothing_listens(dap: DapClient) -> None:
+    from pyserver.debug.session import free_port
+
+    response = dap.request("attach", {"host": "127.0.0.1", "port": free_port()}, timeout=60)
+    assert response["success"] is False and "Nothing answers as debugpy" in response["message"]
+    assert_still_serving(dap)
