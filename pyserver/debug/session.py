@@ -540,6 +540,8 @@ class Session:
                 port, 10.0 if self.attached and self.gdb is None else DEBUGPY_CONNECT_TIMEOUT_S, alive
             )
         except ConnectionError as exc:
+            if self.attached:
+                raise DapError(f"Nothing answers as debugpy on 127.0.0.1:{port}: {exc}.") from None
             raise DapError(
                 f"The program did not start debugpy: {exc}. See the program output above."
             ) from None
