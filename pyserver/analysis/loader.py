@@ -158,14 +158,28 @@ class Loader:
             if entry not in sys.path:
                 sys.path.insert(0, entry)
         name, package = module_name_for(path, self.root)
+        is_package = os.path.basename(path) == "__init__.py"
+        parent = name.rpartition(".")[0]
+        if parent:
+            _import_parents(parent)  # as Python does before running pkg/core.py as pkg.core
         for key in [k for k in self.recorded if k[0] == path]:
             del self.recorded[key]
         module = types.ModuleType(name)
         module.__file__ = path
         module.__package__ = package
         module.__builtins__ = __builtins__  # type: ignore[attr-defined]
+        # A package stays a package (its submodules import), and the module has the spec Python gives it.
+        locations = [os.path.dirname(path)] if is_package else None
+        module.__spec__ = importlib.util.spec_from_file_location(  # type: ignore[attr-defined]
+            name, path, submodule_search_locations=locations
+        )
+        if locations is not None:
+            module.__path__ = locations
         previous = sys.modules.get(name)
         sys.modules[name] = module
+        parent_module = sys.modules.get(parent) if parent else None
+        if parent_module is not None:
+            setattr(parent_module, name.rpartition(".")[2], module)  # `from pkg import core` sees it
         result = LoadResult(module)
         try:
             if selective:
@@ -197,6 +211,23 @@ class Loader:
             sys.modules[name] = previous
         else:
             sys.modules.pop(name, None)
+
+
+def _import_parents(package: str) -> None:
+    """Import the packages above a module first, as `import pkg.core` does: their __init__ may import
+    the module itself (from its file) and must find it complete, not half-run. A package that fails to
+    import is left to the module's own imports to report."""
+    parts = package.split(".")
+    for end in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:end])
+        if prefix in sys.modules:
+            continue
+        try:
+            importlib.import_module(prefix)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            return
 
 
 def _stamp(path: str) -> tuple[int, int]:
