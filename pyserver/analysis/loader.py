@@ -105,6 +105,8 @@ class Loader:
     def is_workspace_file(self, path: str) -> bool:
         if path in self._extra_files:
             return True
+        if path.startswith("<"):
+            return False  # code compiled from a string ("<string>"), not a file under the root
         known = self._workspace_files.get(path)
         if (
             known is None

@@ -23,8 +23,8 @@ class _Recorder:
 
     def function_path(self, py_func: Any) -> str | None:
         code = getattr(py_func, "__code__", None)
-        if code is None:
-            return None
+        if code is None or code.co_filename.startswith("<"):
+            return None  # compiled from a string ("<string>"): no file of the workspace
         real = os.path.realpath(code.co_filename)
         if not real.startswith(self.root + os.sep):
             return None

@@ -159,6 +159,21 @@ def test_library_functions_are_not_recorded(tmp_path: Path) -> None:
     assert list(data["functions"]) == ["uses_numpy.py::s"]
 
 
+def test_functions_compiled_from_strings_are_not_recorded(tmp_path: Path) -> None:
+    # co_filename "<string>": realpath() would put it under the current directory, but it is no file.
+    (tmp_path / "builds.py").write_text(
+        "from numba import njit\n\n"
+        "namespace = {'njit': njit}\n"
+        "exec('@njit\\ndef made_at_run_time(x):\\n    return x + 1\\n', namespace)\n"
+        "print(namespace['made_at_run_time'](1))\n\n"
+        "@njit\ndef written(x):\n    return x\n\nwritten(1)\n"
+    )
+    proc = record(tmp_path, "--", sys.executable, "builds.py")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / ".numba-lens" / "signatures.json").read_text())
+    assert list(data["functions"]) == ["builds.py::written"]
+
+
 def test_usage_errors(tmp_path: Path) -> None:
     assert record(tmp_path).returncode == 2
     assert record(tmp_path, "--", "definitely-not-a-command-xyz").returncode == 2
