@@ -50,6 +50,37 @@ def _patch_numba() -> None:
     dispatcher = sys.modules.get("numba.core.dispatcher")
     if dispatcher is not None and not hasattr(dispatcher.Dispatcher.compile, "__wrapped__"):
         dispatcher.Dispatcher.compile = _untraced(dispatcher.Dispatcher.compile)
+    if os.environ.get("NUMBA_LENS_UNDER_GDB") == "1":
+        _patch_gdb_hooks()
+
+
+def _patch_gdb_hooks() -> None:
+    """Under the adapter's gdb, `numba.gdb()` must not fork a second gdb: it becomes
+    `numba.gdb_breakpoint()` (a call to numba_gdb_breakpoint, where the adapter stops), and
+    `numba.gdb_init()` does nothing (the program already runs under gdb)."""
+    try:
+        from numba.misc import gdb_hook
+    except ImportError:
+        return
+    breakpoint_codegen = gdb_hook.gen_bp_impl
+
+    def gen_gdb_impl(const_args, do_break):
+        if do_break:
+            return breakpoint_codegen()
+        from numba.core import types
+        from numba.core.extending import intrinsic
+
+        @intrinsic
+        def gdb_init_noop(tyctx):
+            def codegen(cgctx, builder, signature, args):
+                return cgctx.get_constant(types.none, None)
+
+            return types.void(), codegen
+
+        return gdb_init_noop
+
+    gdb_hook.gen_gdb_impl = gen_gdb_impl
+    gdb_hook._confirm_gdb = lambda need_ptrace_attach=True: None
 
 
 # Top-level packages imported without tracing (library code: never "my code" for debugpy).

@@ -121,6 +121,10 @@ class GdbBreakpoint:
     hits: int = 0
 
 
+# A source file of Numba itself (its overload bodies, e.g. numba/misc/gdb_hook.py), never the user's.
+NUMBA_OWN_SOURCE = re.compile(r"[/\\]numba[/\\](misc|core|np|cpython|typed|experimental)[/\\]")
+
+
 @dataclass
 class SourceBreakpoints:
     gdb: list[GdbBreakpoint] = field(default_factory=list)
@@ -171,6 +175,8 @@ class Session:
         self.stop_on_entry = False
         self._last_signal: dict[str, str] = {}
         self._reverse: dict[int, tuple[threading.Event, list[Message]]] = {}
+        self._in_code_bp_number: str | None = None
+        self._finishing_in_code_bp = False
         self.client_runs_in_terminal = False
         self.terminal: TerminalHolder | None = None
         self.console = "internalConsole"
@@ -459,6 +465,7 @@ class Session:
         if stop_at:
             bp = self._insert_function_breakpoint({"name": str(stop_at)}, temporary=True)
             self.log(f"stopAtJitFunction -> gdb breakpoint {bp.number}")
+        self._insert_in_code_breakpoint()
         try:
             start_inferior(
                 self.gdb,
@@ -471,6 +478,17 @@ class Session:
         except GdbCommandError as exc:
             hint = ptrace_hint(exc.message)
             raise DapError(hint or f"gdb could not start the program: {exc.message}") from None
+
+    def _insert_in_code_breakpoint(self) -> None:
+        """`numba.gdb_breakpoint()` (and, under the adapter, `numba.gdb()`: see debuggee_boot.py) call the C
+        function numba_gdb_breakpoint: break there (pending until Numba's helper library loads), then
+        finish to the jitted caller, so the stop shows the user's line, not Numba's helper."""
+        assert self.gdb is not None
+        try:
+            reply = self.gdb.execute("-break-insert -f numba_gdb_breakpoint")
+            self._in_code_bp_number = str(reply.get("bkpt", {}).get("number"))
+        except GdbCommandError as exc:
+            self.log(f"no in-code breakpoints: {exc.message}")
 
     def _launch_plain(
         self,
@@ -967,6 +985,24 @@ class Session:
             bp = self.gdb_bps.get(str(payload.get("bkptno"))) if reason == "breakpoint-hit" else None
         self._delete_step_in_temps()
         body: dict[str, Any] = {"threadId": native, "allThreadsStopped": True}
+        if reason == "breakpoint-hit" and str(payload.get("bkptno")) == self._in_code_bp_number:
+            # In Numba's helper: finish to the jitted caller; that stop is reported as the breakpoint.
+            self._finishing_in_code_bp = True
+            self._resumed()
+            self.gdb.execute(f"-exec-finish --thread {gdb_thread} --frame 0")
+            return
+        if self._finishing_in_code_bp:
+            if NUMBA_OWN_SOURCE.search(str(frame.get("fullname") or frame.get("file") or "")):
+                # numba.gdb()'s overload body (numba/misc/gdb_hook.py): one more level to the user's line.
+                self._resumed()
+                self.gdb.execute(f"-exec-finish --thread {gdb_thread} --frame 0")
+                return
+            self._finishing_in_code_bp = False
+            self._pause_via_gdb = False
+            self.stream.event(
+                "stopped", {**body, "reason": "breakpoint", "description": "numba.gdb_breakpoint()"}
+            )
+            return
         if reason == "breakpoint-hit":
             if bp is not None and bp.hit_mode == "%":
                 bp.hits += 1
