@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from pyserver.debug import jitframes
 from pyserver.debug.dap import DapError, DapStream, Message
 from pyserver.debug.debugpy_client import DebugpyClient, Reply
@@ -177,6 +179,8 @@ class Session:
         self._reverse: dict[int, tuple[threading.Event, list[Message]]] = {}
         self._in_code_bp_number: str | None = None
         self._finishing_in_code_bp = False
+        self._watching_debuggee = False
+        self._shutting_down = False
         self.client_runs_in_terminal = False
         self.terminal: TerminalHolder | None = None
         self.console = "internalConsole"
@@ -934,15 +938,52 @@ class Session:
             self._on_gdb_stopped(record.payload)
         elif record.message == "thread-group-exited" and not self._detaching:
             code = record.payload.get("exit-code")
-            self._program_exited(int(code, 8) if code else 0)
+            if code:
+                self._program_exited(int(code, 8))
+            else:
+                # Killed by a signal: the *stopped "exited-signalled" that follows says which.
+                timer = threading.Timer(2.0, self._program_exited, args=(None,))
+                timer.daemon = True
+                timer.start()
         elif record.message == "thread-group-started":
             try:
                 self.inferior_pid = int(record.payload.get("pid", 0)) or self.inferior_pid
             except ValueError:
                 pass
+            if self.inferior_pid and not self._watching_debuggee:
+                self._watching_debuggee = True
+                threading.Thread(target=self._watch_debuggee, name="debuggee-watch", daemon=True).start()
         elif record.message == "gdb-exited" and not self._detaching:
-            if not self.ended.is_set() and self._exit_code is None:
-                self._program_exited(None)
+            if not self.ended.is_set() and self._exit_code is None and not self._shutting_down:
+                self.output(
+                    "gdb exited unexpectedly (it was killed or crashed): the debug session ends. "
+                    "The program ended with it.\n",
+                    "important",
+                )
+                self._program_exited(128 + signal.SIGKILL)  # the debuggee dies with gdb (PR_SET_PDEATHSIG)
+
+    def _watch_debuggee(self) -> None:
+        """gdb notices a debuggee killed while stopped only when it resumes it: watch the pid, and when it
+        has died (a zombie gdb has not reaped yet), let gdb resume so that it reports the exit status."""
+        pid = self.inferior_pid
+        while pid and not self.ended.wait(0.5):
+            try:
+                dead = psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+            except psutil.NoSuchProcess:
+                dead = True
+            if not dead or self._detaching or self._shutting_down:
+                continue
+            if self.owner == "gdb" and self.gdb is not None:
+                self.log(f"debuggee {pid} died while stopped: resuming gdb to collect its exit status")
+                try:
+                    self._resumed()
+                    self.gdb.execute("-exec-continue --all", timeout=10)
+                except GdbCommandError as exc:
+                    self.log(f"-exec-continue after the debuggee died: {exc.message}")
+            if not self.ended.wait(5.0):
+                self.output(f"The program (pid {pid}) ended while it was stopped.\n", "important")
+                self._program_exited(-1)  # its exit status is unknown
+            return
 
     def _on_breakpoint_modified(self, record: dict[str, Any]) -> None:
         with self._lock:
@@ -966,6 +1007,14 @@ class Session:
 
     def _on_gdb_stopped(self, payload: dict[str, Any]) -> None:
         reason = str(payload.get("reason", ""))
+        if reason == "exited-signalled":
+            name = str(payload.get("signal-name", ""))
+            number = getattr(signal, name, None) if name.startswith("SIG") else None
+            self.output(
+                f"The program was killed by {name} ({payload.get('signal-meaning', '')}).\n", "important"
+            )
+            self._program_exited(128 + int(number) if number is not None else None)
+            return
         if reason.startswith("exited"):
             code = payload.get("exit-code")
             self._program_exited(int(code, 8) if code else 0)
@@ -1708,6 +1757,7 @@ class Session:
 
     def shutdown(self) -> None:
         """End gdb, debugpy's adapter and the debuggee; idempotent."""
+        self._shutting_down = True
         with self._shutdown_lock:
             descendants = all_descendants(os.getpid())
             if self.debugpy is not None:

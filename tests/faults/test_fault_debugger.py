@@ -80,11 +80,6 @@ def leave(dap: DapClient) -> None:
     assert dap.proc.wait(60) == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adapter bug: gdb does not report a stopped inferior that was killed until it resumes, and the "
-    "adapter does not watch the debuggee's pid: no exited/terminated, the session shows a stale stop",
-)
 def test_debuggee_killed_while_stopped(dap: DapClient) -> None:
     stopped_in_jitted_code(dap)
     debuggee = find(dap, str(MIXED))
@@ -94,18 +89,13 @@ def test_debuggee_killed_while_stopped(dap: DapClient) -> None:
     ends_cleanly(dap)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adapter bug: when gdb dies the session ends with exited(0) and terminated but no message "
-    "saying that gdb exited (the user sees the program 'finish' normally)",
-)
 def test_gdb_killed_while_stopped(dap: DapClient) -> None:
     stopped_in_jitted_code(dap)
     gdb = find(dap, "--interpreter=mi")
     gdb.send_signal(signal.SIGKILL)
-    dap.event("terminated")
+    dap.event("exited")
     output = dap.output_text().lower()
-    assert "gdb" in output, f"no word about gdb in the output: {output[-2000:]!r}"
+    assert "gdb exited unexpectedly" in output, f"no word about gdb in the output: {output[-2000:]!r}"
     ends_cleanly(dap)
 
 
