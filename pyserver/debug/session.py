@@ -181,6 +181,7 @@ class Session:
         self._finishing_in_code_bp = False
         self._watching_debuggee = False
         self._shutting_down = False
+        self._program_output_tail = ""
         self.client_runs_in_terminal = False
         self.terminal: TerminalHolder | None = None
         self.console = "internalConsole"
@@ -282,7 +283,32 @@ class Session:
             return value
 
     def output(self, text: str, category: str = "console") -> None:
+        if category in ("stdout", "stderr"):
+            self._program_output_tail = (self._program_output_tail + text)[-8000:]
         self.stream.event("output", {"category": category, "output": text})
+
+    def _debugpy_listen_failure(self, port: int, alive: Callable[[], bool]) -> str | None:
+        """Why the program's debugpy cannot be ready, if it is already known (not after a long time-out)."""
+        if "Address already in use" in self._program_output_tail:
+            return (
+                f"debugpy could not listen on 127.0.0.1:{port}: the address is already in use by another "
+                "program (the port was taken between choosing it and starting the program). Start the "
+                "session again."
+            )
+        if not alive():
+            return "The program ended before debugpy was ready. See the program output above."
+        return None
+
+    def _wait_debugpy(self, reply: Reply, what: str, port: int, alive: Callable[[], bool]) -> Message:
+        deadline = time.monotonic() + DEBUGPY_CONNECT_TIMEOUT_S
+        while time.monotonic() < deadline:
+            answer = reply.wait(0.25)
+            if answer is not None:
+                return answer
+            failure = self._debugpy_listen_failure(port, alive)
+            if failure is not None:
+                raise DapError(failure)
+        raise DapError(f"debugpy did not answer {what!r} within {DEBUGPY_CONNECT_TIMEOUT_S:.0f} s.")
 
     # --- initialize / launch -------------------------------------------------------------------------
     def on_initialize(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -562,6 +588,9 @@ class Session:
                 port, 10.0 if self.attached and self.gdb is None else DEBUGPY_CONNECT_TIMEOUT_S, alive
             )
         except ConnectionError as exc:
+            failure = self._debugpy_listen_failure(port, alive)
+            if failure is not None and not self.attached:
+                raise DapError(failure) from None
             if self.attached:
                 raise DapError(f"Nothing answers as debugpy on 127.0.0.1:{port}: {exc}.") from None
             raise DapError(
@@ -579,8 +608,7 @@ class Session:
                 "supportsRunInTerminalRequest": False,
             },
         )
-        if init.wait(DEBUGPY_CONNECT_TIMEOUT_S) is None:
-            raise DapError("debugpy did not answer 'initialize'.")
+        self._wait_debugpy(init, "initialize", port, alive)
         # Our own launches run debugpy's in-process server, which takes `launch` (stopOnEntry included);
         # attaching to a program that runs debugpy's adapter takes `attach`.
         attach = client.request(
@@ -597,8 +625,13 @@ class Session:
             },
         )
         attach.then(lambda r: self.log(f"debugpy attach: {r.get('success')} {r.get('message', '')}"))
-        if not initialized.wait(DEBUGPY_CONNECT_TIMEOUT_S):
-            raise DapError("debugpy did not get ready (no 'initialized' event).")
+        deadline = time.monotonic() + DEBUGPY_CONNECT_TIMEOUT_S
+        while not initialized.wait(0.25):
+            failure = self._debugpy_listen_failure(port, alive)
+            if failure is not None:
+                raise DapError(failure)
+            if time.monotonic() > deadline:
+                raise DapError("debugpy did not get ready (no 'initialized' event).")
         if self.inferior_pid is None and self.gdb is not None:
             self.inferior_pid = self._gdb_inferior_pid()
         self.stream.event("initialized")
