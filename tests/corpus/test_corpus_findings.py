@@ -62,9 +62,6 @@ def _errors(result: object) -> list[str]:
     return [f"{d.code}: {d.message}" for d in result.diagnostics if d.severity == "error"]  # type: ignore[attr-defined]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="analysis bug: Loader.load runs a package module before importing its package"
-)
 def test_a_package_module_loads_after_its_package_as_python_imports_it(
     package: Path, engine: AnalysisEngine
 ) -> None:
@@ -87,10 +84,6 @@ def test_a_package_module_loads_after_its_package_as_python_imports_it(
     assert scale.signatures and scale.signatures[0].return_type == "float64"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="analysis bug: Loader.load replaces a package by a module without __path__ when it analyses __init__.py",
-)
 def test_analysing_a_package_init_keeps_the_package_a_package(package: Path, engine: AnalysisEngine) -> None:
     # The editor opens __init__.py: after that, the package's other modules must still import.
     engine.analyze(package / "pkg" / "__init__.py")
@@ -160,11 +153,6 @@ print(namespace["made_at_run_time"](1))
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="record bug: a function compiled from exec'd text (co_filename '<string>') counts as workspace "
-    "code, since realpath('<string>') is under the current directory",
-)
 def test_record_skips_functions_compiled_from_strings(tmp_path: Path) -> None:
     """Seen recording pynndescent's NNDescent: `<string>::ctor.<locals>.impl` (a function Numba builds
     with exec) was recorded as if it were a file of the workspace."""

@@ -37,13 +37,6 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKLOAD = Path(__file__).resolve().parent / "pynndescent_workload.py"
 STEP_TIMEOUT_S = 1500  # a cold compile of the workload on a loaded 2-core machine
 pytestmark = pytest.mark.timeout(3600)
-# Run with the loader fixed locally (the package imported before its module), these tests gave: 0 errors,
-# all 114 recorded signatures typed, 1,746 variables equal to Numba's, 447 LSP hovers equal to Numba's.
-LOADER_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="analysis bug: the loader runs a package module before its package, so 9 of pynndescent's "
-    "modules fail to load (see test_corpus_findings.py)",
-)
 
 
 @dataclass
@@ -173,7 +166,6 @@ def test_the_workload_was_recorded(corpus: Corpus, capsys: pytest.CaptureFixture
     assert outside == [], f"recorded functions that are not workspace code: {outside}"
 
 
-@LOADER_BUG
 def test_check_reports_no_false_error(corpus: Corpus, capsys: pytest.CaptureFixture[str]) -> None:
     diagnostics = corpus.check_json["diagnostics"]
     errors = [d for d in diagnostics if d["severity"] == "error"]
@@ -193,7 +185,6 @@ def test_check_reports_no_false_error(corpus: Corpus, capsys: pytest.CaptureFixt
     assert engine_errors == []
 
 
-@LOADER_BUG
 def test_every_recorded_signature_is_typed(corpus: Corpus) -> None:
     by_key = {f"{f['path']}::{f['name']}": f for f in corpus.check_json["functions"]}
     untyped = []
@@ -295,12 +286,6 @@ def compare_variables(corpus: Corpus) -> Comparison:
     return comparison
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="analysis bugs: the loader runs a package module before its package (see test_corpus_findings.py); "
-    "with that fixed locally, 36 SSA versions such as n_right.1.2 (rp_trees.py) were shown that Numba's "
-    "compiled overload does not have",
-)
 def test_variable_types_equal_numbas(corpus: Corpus, capsys: pytest.CaptureFixture[str]) -> None:
     comparison = compare_variables(corpus)
     _report(
@@ -315,7 +300,6 @@ def test_variable_types_equal_numbas(corpus: Corpus, capsys: pytest.CaptureFixtu
         )
     assert comparison.variables >= 1000
     assert comparison.missing == [], "variables Numba types that Numba Lens does not show"
-    assert comparison.not_in_numba == [], "variables Numba Lens shows that Numba does not have"
     assert comparison.wrong == [], "types that differ from Numba's:\n" + "\n".join(
         f"{key}{text}: {name}: shown {shown}, Numba {expected}"
         for key, text, name, shown, expected in comparison.wrong
@@ -343,7 +327,6 @@ def _row_types(row: str) -> set[str]:
     return set(text.split(" | "))
 
 
-@LOADER_BUG
 def test_lsp_hover_shows_numbas_types_in_distances(
     corpus: Corpus, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -391,3 +374,14 @@ def test_lsp_hover_shows_numbas_types_in_distances(
     _report(capsys, f"LSP hovers on distances.py compared with Numba: {checked}, {len(wrong)} differ")
     assert checked >= 300
     assert wrong == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="analysis bug: in a warm worker some functions are shown with SSA versions of an already-SSA IR "
+    "(e.g. n_right.1.2 in rp_trees.py) that Numba's compiled overload does not have; their types agree "
+    "and the hover folds them to the source name, but the IR is reconstructed twice somewhere",
+)
+def test_no_variable_versions_that_numba_does_not_have(corpus: Corpus) -> None:
+    comparison = compare_variables(corpus)
+    assert comparison.not_in_numba == [], "variables Numba Lens shows that Numba does not have"

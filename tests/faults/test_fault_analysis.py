@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import psutil
-import pytest
 import pytest_asyncio
 from fault_helpers import Census
 from lsp_session import Session, first, start_session
@@ -129,11 +128,6 @@ def bounded(x: int):
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: only the worker is killed, not its process group: a fork or a subprocess started "
-    "at import outlives the server (fix: os.killpg on the worker's session in _Worker.kill)",
-)
 async def test_module_that_forks_spawns_and_starts_threads_at_import(tmp_path: Path) -> None:
     census = Census()  # checked here, not in a fixture, so the result is this test's own
     root = tmp_path / "ws"

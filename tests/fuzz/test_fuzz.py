@@ -40,14 +40,10 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 20.0  # the analysis time-out (the editor's default)
 HANG_MARGIN_S = 120.0  # worker restart and Numba import on a loaded 2-core machine
 T = TypeVar("T")
-# Found by this fuzzer: a syntax error at the end of a line gets a range one past the line's end
-# (`...\nfrom` gives 3:4-3:5 on a 4-character line), from the engine, `check` and the server.
+# Found by this fuzzer (now fixed): a syntax error at the end of a line got a range one past the line's
+# end (`...\nfrom` gave 3:4-3:5 on a 4-character line), from the engine, `check` and the server.
 TRUNCATED = "import math\n\nimport numpy as np\nfrom"
 TRUNCATED_ASSIGNMENT = "from numba import njit\n\n\n@njit\ndef f(n: int):\n    lst ="
-SYNTAX_RANGE_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="analysis bug: a syntax error at the end of a line has a range past the line's end (see TRUNCATED)",
-)
 pytestmark = pytest.mark.timeout(max(900, EXAMPLES * 60))
 
 
@@ -68,18 +64,6 @@ def _range_inside(text: str, value: Range, *, utf16: bool = False) -> bool:
     )
 
 
-def known_syntax_range_bug(text: str, message: str, value: Range, *, utf16: bool = False) -> bool:
-    """The known bug (see SYNTAX_RANGE_BUG): a syntax error's range is the one character just past the end
-    of its line. Tolerated here only so that the fuzzers keep looking for other problems; the tests at
-    the end of this file fail on it. Remove this when they pass."""
-    lines = file_lines(text)
-    start, end = value.start, value.end
-    if "syntax error" not in message or start.line != end.line or not 0 <= start.line < len(lines):
-        return False
-    length = utf16_length(lines[start.line]) if utf16 else len(lines[start.line])
-    return start.character == length and end.character == length + 1
-
-
 def assert_sound(text: str, path: str, diagnostics: list[Diagnostic]) -> None:
     for diagnostic in diagnostics:
         where = f"{diagnostic.code} {diagnostic.range} {diagnostic.message[:200]!r}"
@@ -88,9 +72,7 @@ def assert_sound(text: str, path: str, diagnostics: list[Diagnostic]) -> None:
         assert diagnostic.message.strip(), where
         assert "internal error in Numba Lens" not in diagnostic.message, diagnostic.fullMessage
         if diagnostic.path == path:
-            assert _range_inside(text, diagnostic.range) or known_syntax_range_bug(
-                text, diagnostic.message, diagnostic.range
-            ), f"range outside the file: {where}"
+            assert _range_inside(text, diagnostic.range), f"range outside the file: {where}"
         for related in diagnostic.relatedInformation:
             if related.path == path:
                 assert _range_inside(text, related.range), f"related range outside the file: {where}"
@@ -289,9 +271,7 @@ def test_language_server_survives_fuzzed_saves(
             diagnostic.range.end.line,
             diagnostic.range.end.character,
         )
-        assert _range_inside(source, value, utf16=True) or known_syntax_range_bug(
-            source, diagnostic.message, value, utf16=True
-        ), (
+        assert _range_inside(source, value, utf16=True), (
             diagnostic.code,
             diagnostic.range,
             diagnostic.message,
@@ -313,8 +293,7 @@ def test_language_server_answers_after_fuzzed_edits_and_a_fix(server: ServerThre
     assert hover is not None and "n: int64" in hover
 
 
-# --- the known bug, exactly ---------------------------------------------------------------------------
-@SYNTAX_RANGE_BUG
+# --- the bug it found, exactly ---------------------------------------------------------------------------
 @pytest.mark.parametrize("source", [TRUNCATED, TRUNCATED_ASSIGNMENT], ids=["from", "assignment"])
 def test_syntax_error_at_the_end_of_a_line_stays_inside_the_line(engine: AnalysisEngine, source: str) -> None:
     path = Path(engine.workspace_root) / "truncated.py"
@@ -325,7 +304,6 @@ def test_syntax_error_at_the_end_of_a_line_stays_inside_the_line(engine: Analysi
         assert _range_inside(source, failure.range), failure.range
 
 
-@SYNTAX_RANGE_BUG
 def test_syntax_error_at_the_end_of_a_line_stays_inside_the_line_in_the_server(server: ServerThread) -> None:
     diagnostics = server.call(server.save("fuzzed.py", TRUNCATED_ASSIGNMENT))
     (failure,) = diagnostics
