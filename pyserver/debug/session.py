@@ -121,6 +121,7 @@ class GdbBreakpoint:
     hit_mode: str = ""  # "" | "==" | ">=" | ">" | "%"
     hit_n: int = 0
     hits: int = 0
+    parfor_only: bool = False  # set on "<string>" lines: only a parfor gufunc's stop is this breakpoint
 
 
 # A source file of Numba itself (its overload bodies, e.g. numba/misc/gdb_hook.py), never the user's.
@@ -182,6 +183,8 @@ class Session:
         self._watching_debuggee = False
         self._shutting_down = False
         self._program_output_tail = ""
+        self.parfor_sources: dict[str, str] = {}  # user file with prange breakpoints -> its function
+        self.worker_names: dict[int, str] = {}  # native id -> "numba worker N"
         self.client_runs_in_terminal = False
         self.terminal: TerminalHolder | None = None
         self.console = "internalConsole"
@@ -761,9 +764,15 @@ class Session:
             for old in state.gdb:
                 self._delete_gdb_breakpoint(old.number)
             state.gdb = []
+        prange_lines = prange_body_lines(path, functions)
         for index, bp in enumerate(requested):
             line = int(bp.get("line", 0))
-            if self.gdb is not None and in_jit(line):
+            if self.gdb is not None and line in prange_lines:
+                # The body runs in a separate gufunc whose debug info names the file "<string>" (with the
+                # user's line numbers): break there, not at the outer function's nearest line.
+                self.parfor_sources[path] = prange_lines[line]
+                results[index] = self._insert_line_breakpoint(path, bp, state, gdb_file="<string>")
+            elif self.gdb is not None and in_jit(line):
                 results[index] = self._insert_line_breakpoint(path, bp, state)
         # debugpy side: everything else, in one request for the whole source.
         python_indexes = [i for i, r in enumerate(results) if r is None]
@@ -792,7 +801,7 @@ class Session:
         return {"==": n - 1, ">=": n - 1, ">": n}.get(mode, 0)
 
     def _insert_line_breakpoint(
-        self, path: str, bp: dict[str, Any], state: SourceBreakpoints
+        self, path: str, bp: dict[str, Any], state: SourceBreakpoints, *, gdb_file: str | None = None
     ) -> dict[str, Any]:
         assert self.gdb is not None
         line = int(bp["line"])
@@ -807,13 +816,17 @@ class Session:
         ignore = self._ignore_count(hit_mode, hit_n)
         if ignore:
             options.append(f"-i {ignore}")
+        location = (
+            c_string(f"{path}:{line}") if gdb_file is None else f"--source {c_string(gdb_file)} --line {line}"
+        )
         try:
-            reply = self.gdb.execute(f"-break-insert {' '.join(options)} {c_string(f'{path}:{line}')}")
+            reply = self.gdb.execute(f"-break-insert {' '.join(options)} {location}")
         except GdbCommandError as exc:
             return {"id": self.new_id(), "verified": False, "line": line, "message": exc.message}
         record = reply.get("bkpt", {})
         created = GdbBreakpoint(self.new_id(), str(record.get("number")), path, line, bp.get("logMessage"))
         created.hit_mode, created.hit_n = hit_mode, hit_n
+        created.parfor_only = gdb_file is not None
         state.gdb.append(created)
         with self._lock:
             self.gdb_bps[created.number] = created
@@ -1086,6 +1099,9 @@ class Session:
             )
             return
         if reason == "breakpoint-hit":
+            if bp is not None and bp.parfor_only and PARFOR_GUFUNC not in str(frame.get("func", "")):
+                self._gdb_resume("-exec-continue")  # other code compiled from a string, same line number
+                return
             if bp is not None and bp.hit_mode == "%":
                 bp.hits += 1
                 if bp.hits % bp.hit_n:
@@ -1353,9 +1369,31 @@ class Session:
                 continue
             native = int(match.group(1))
             name = names_by_native.get(native) or ("MainThread" if native == self.inferior_pid else "")
+            name = name or self._worker_name(native, str(thread.get("id")))
             label = name or str(thread.get("name") or "thread")
             result.append({"id": native, "name": f"{label} ({native})"})
         return {"threads": result}
+
+    def _worker_name(self, native: int, gdb_thread: str) -> str:
+        """ "numba worker N" for a thread of Numba's threading layer (workqueue, OpenMP or TBB), found by
+        its stack; cached, as a thread's start routine never changes."""
+        if native in self.worker_names:
+            return self.worker_names[native]
+        assert self.gdb is not None
+        try:
+            stack = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread}").get("stack", [])
+        except GdbCommandError:
+            return ""
+        text = " ".join(f"{f.get('func', '')} {f.get('from', '')} {f.get('file', '')}" for f in stack)
+        if re.search(r"libgomp|gomp_thread|workqueue|thread_worker|libtbb|tbbpool|" + PARFOR_GUFUNC, text):
+            kind = "numba worker"
+        elif "blas_thread_server" in text:
+            kind = "BLAS worker"  # OpenBLAS's own pool (numpy), not Numba's
+        else:
+            return ""
+        name = f"{kind} {sum(1 for n in self.worker_names.values() if n.startswith(kind)) + 1}"
+        self.worker_names[native] = name
+        return name
 
     def _forward(self, command: str, args: dict[str, Any]) -> dict[str, Any]:
         if self.debugpy is None:
@@ -1419,10 +1457,13 @@ class Session:
             if kind == "jit":
                 ref = FrameRef("jit", thread_id, gdb_thread, level, path=str(item.get("fullname", "")))
                 ref.line = int(item.get("line", 0))
+                name = jitframes.jit_frame_name(str(item.get("func", "?")))
+                if PARFOR_GUFUNC in str(item.get("func", "")):
+                    name, ref.path = self._parfor_frame(ref.path)
                 frames.append(
                     {
                         "id": self._remember_frame(ref),
-                        "name": jitframes.jit_frame_name(str(item.get("func", "?"))),
+                        "name": name,
                         "source": {"path": ref.path, "name": os.path.basename(ref.path)},
                         "line": ref.line,
                         "column": 1,
@@ -1442,6 +1483,14 @@ class Session:
                 frames.append(frame)
         frames.extend(self._gdb_python_frames(thread_id, gdb_thread))
         return frames
+
+    def _parfor_frame(self, gdb_path: str) -> tuple[str, str]:
+        """A prange body's gufunc: its debug info names the file "<string>" but keeps the user's line
+        numbers. With one file holding prange breakpoints, that is the file; else the path stays unknown."""
+        if os.path.basename(gdb_path) == "<string>" and len(self.parfor_sources) == 1:
+            path, function = next(iter(self.parfor_sources.items()))
+            return f"prange body of {function}", path
+        return "prange body", gdb_path
 
     def _gdb_python_frames(self, thread_id: int, gdb_thread: str) -> list[dict[str, Any]]:
         """The Python frames of a thread held by gdb, read from CPython's structures (read-only)."""
@@ -1827,6 +1876,34 @@ class Session:
                 shutil.rmtree(self._sync_dir, ignore_errors=True)
             if self.terminal is not None:
                 self.terminal.close()
+
+
+PARFOR_GUFUNC = "__numba_parfor_gufunc"
+
+
+def prange_body_lines(path: str, functions: list[Any]) -> dict[int, str]:
+    """1-based lines inside `for ... in prange(...)` bodies of parallel=True functions -> the function."""
+    parallel = [f for f in functions if f.options.get("parallel")]
+    if not parallel:
+        return {}
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.For) or not isinstance(node.iter, ast.Call):
+            continue
+        callee = node.iter.func
+        name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", "")
+        if name != "prange":
+            continue
+        owner = next((f for f in parallel if f.def_line <= node.lineno <= f.end_line), None)
+        if owner is None or not node.body:
+            continue
+        for line in range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1):
+            lines[line] = owner.name
+    return lines
 
 
 def ptrace_hint(gdb_message: str) -> str | None:

@@ -45,3 +45,36 @@ def test_gdb_breakpoint_and_gdb_stop_at_the_callers_line_without_a_second_gdb(da
     dap.ok("continue", {"threadId": stop["threadId"]})
     dap.event("exited")
     assert "scaled: 37.0" in dap.output_text()
+
+
+PARALLEL = PROGRAMS / "parallel_sum.py"
+PRANGE_BODY_LINE = 14  # out[r] = row_total   (inside the prange body)
+
+
+def test_prange_body_breakpoint_stops_worker_threads_with_their_own_locals(dap: DapClient) -> None:
+    assert dap.start(PARALLEL, breakpoints={PRANGE_BODY_LINE: {}})["success"]
+    stop = dap.stopped()
+    assert stop["reason"] == "breakpoint"
+    threads = {t["id"]: t["name"] for t in dap.ok("threads")["threads"]}
+    assert any(name.startswith("numba worker ") for name in threads.values()), threads
+    # The thread that hit the breakpoint is at the body's line, in the user's file, with its own row's total
+    # (row r of arange(32).reshape(8, 4) sums to 16 r + 6); other threads in the body can be inspected too.
+    rows = {f"{16.0 * r + 6.0}" for r in range(8)}
+    in_body = 0
+    for thread_id in threads:
+        frames = dap.top_frames(thread_id)
+        if not frames or not frames[0]["name"].startswith("prange body"):
+            continue
+        in_body += 1
+        top = frames[0]
+        assert top["name"] == "prange body of row_sums" and top["source"]["path"] == str(PARALLEL), top
+        assert 11 <= top["line"] <= PRANGE_BODY_LINE, top
+        row_total = dap.scope_variables(top["id"])["Locals"]["row_total"]["value"]
+        if thread_id == stop["threadId"]:
+            assert top["line"] == PRANGE_BODY_LINE and row_total in rows, (top, row_total)
+        assert [f["name"] for f in frames[1:]] in ([], ["row_sums(array(float64, 2d, C))", "<module>"])
+    assert in_body >= 1
+    dap.ok("setBreakpoints", {"source": {"path": str(PARALLEL)}, "breakpoints": []})
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    dap.event("exited")
+    assert "sums: [  6.  22.  38.  54.  70.  86. 102. 118.]" in dap.output_text()
