@@ -183,6 +183,9 @@ class Session:
         self._watching_debuggee = False
         self._shutting_down = False
         self._program_output_tail = ""
+        self.record_reverse = False  # launch attribute "reverse"
+        self._recording = False
+        self._reverse_pending = False
         self.parfor_sources: dict[str, str] = {}  # user file with prange breakpoints -> its function
         self.worker_names: dict[int, str] = {}  # native id -> "numba worker N"
         self.client_runs_in_terminal = False
@@ -339,6 +342,9 @@ class Session:
         self.just_my_code = bool(args.get("justMyCode", True))
         self.stop_on_entry = bool(args.get("stopOnEntry", False))
         self.console = str(args.get("console") or "internalConsole")
+        self.record_reverse = bool(args.get("reverse", False)) and self.mode == "mixed"
+        if self.record_reverse:
+            self.stream.event("capabilities", {"capabilities": {"supportsStepBack": True}})
         cwd = str(args.get("cwd") or os.getcwd())
         if not os.path.isdir(cwd):
             raise DapError(f'The "cwd" folder does not exist: {cwd}. Fix "cwd" in launch.json.')
@@ -391,6 +397,14 @@ class Session:
             env["NUMBA_ENABLE_CUDASIM"] = "1"
         if args.get("boundscheck"):
             env["NUMBA_BOUNDSCHECK"] = "1"
+        if args.get("reverse") and self.mode == "mixed":
+            # gdb's `record full` cannot record AVX (VEX-encoded) instructions: jitted code is compiled for
+            # a generic x86-64 CPU, and glibc told not to pick its AVX string functions.
+            env.setdefault("NUMBA_CPU_NAME", "generic")
+            env.setdefault(
+                "GLIBC_TUNABLES",
+                "glibc.cpu.hwcaps=-AVX_Usable,-AVX2_Usable,-AVX512F_Usable,-AVX,-AVX2,-AVX512F",
+            )
         env["PYTHONUNBUFFERED"] = "1"
         env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
         return env
@@ -489,6 +503,13 @@ class Session:
         self.gdb.add_listener(self._on_gdb_record)
         self.values = ValuesBridge(self.gdb, self.log)
         configure_gdb(self.gdb)
+        if self.record_reverse:
+            # A bounded log: the oldest instructions are dropped rather than stopping the program.
+            for setting in (
+                "set record full insn-number-max 1000000",
+                "set record full stop-at-limit off",
+            ):
+                self.gdb.execute_console(setting)
         try:
             self.gdb.execute_console(f"source {PYFRAMES_SCRIPT}")
         except GdbCommandError as exc:
@@ -1094,6 +1115,7 @@ class Session:
                 return
             self._finishing_in_code_bp = False
             self._pause_via_gdb = False
+            self._update_recording(frame)
             self.stream.event(
                 "stopped", {**body, "reason": "breakpoint", "description": "numba.gdb_breakpoint()"}
             )
@@ -1126,8 +1148,14 @@ class Session:
                 body["reason"] = "function breakpoint" if bp is not None and bp.function else "breakpoint"
                 if bp is not None:
                     body["hitBreakpointIds"] = [bp.dap_id]
-        elif reason in ("end-stepping-range", "function-finished", "location-reached"):
-            if jitframes.classify_frame(frame) != "jit" and self.debugpy is not None:
+        elif reason in ("end-stepping-range", "function-finished", "location-reached", "no-history"):
+            if reason == "no-history":
+                body["description"] = "Reached the start of the recording (reverse debugging)"
+            elif (
+                jitframes.classify_frame(frame) != "jit"
+                and self.debugpy is not None
+                and not self._reverse_pending
+            ):
                 # Left the outermost jitted frame: let debugpy stop in the Python caller.
                 if self._arm_python_caller_stop(gdb_thread):
                     self._step_to_python_pending = True
@@ -1150,9 +1178,35 @@ class Session:
         else:
             body["reason"] = "pause" if self._pause_via_gdb else "step"
         self._pause_via_gdb = False
+        self._reverse_pending = False
         if self._attach_continue:
             return  # the stop that attaching causes: the session continues it
+        self._update_recording(frame)
         self.stream.event("stopped", body)
+
+    def _update_recording(self, frame: dict[str, Any]) -> None:
+        """With "reverse": true, gdb records (record full) only while the program stops in jitted code:
+        recording starts at a jitted stop and ends at the first stop outside jitted code."""
+        if not self.record_reverse or self.gdb is None:
+            return
+        in_jit = jitframes.classify_frame(frame) == "jit"
+        try:
+            if in_jit and not self._recording:
+                # Only the stopped thread runs while recording (scheduler locking): recording every
+                # thread (debugpy's included) would be far slower, and gdb's multi-threaded replay is fragile.
+                self.gdb.execute_console("set scheduler-locking on")
+                # libstdc++'s xmethods (loaded with libstdc++, so disabled here, not at start) fail on
+                # Numba's anonymous structs and break reverse steps; jitted code has no C++ methods.
+                self.gdb.execute_console("disable xmethod")
+                self.gdb.execute_console("record full")
+                self._recording = True
+            elif not in_jit and self._recording:
+                self.gdb.execute_console("record stop")
+                self.gdb.execute_console("set scheduler-locking replay")
+                self._recording = False
+        except GdbCommandError as exc:
+            self.log(f"record: {exc.message}")
+            self.output(f"Reverse debugging is unavailable here: gdb says {exc.message}\n", "important")
 
     def _format_log_message(self, template: str, gdb_thread: str) -> str:
         assert self.gdb is not None
@@ -1738,6 +1792,43 @@ class Session:
         for number in temps:
             if self.gdb is not None:
                 self._delete_gdb_breakpoint(number)
+
+    def _reverse_step(self, args: dict[str, Any], gdb_command: str) -> dict[str, Any]:
+        owner = self._require_stopped()
+        if not self.record_reverse:
+            raise DapError(
+                'Stepping back needs "reverse": true in launch.json (gdb then records jitted code).'
+            )
+        if owner != "gdb" or not self._recording:
+            raise DapError(
+                "Stepping back works only inside jitted functions (gdb records them); "
+                "this stop is in Python code, which is not recorded."
+            )
+        thread_id = int(args.get("threadId", 0))
+        gdb_thread = self.gdb_threads.get(thread_id, "1")
+        self._reverse_pending = True
+        assert self.gdb is not None
+        self._sync_debugpy_backlog(gdb_thread)
+        self._resumed()
+        try:
+            self.gdb.execute(f"{gdb_command} --thread {gdb_thread} --reverse", timeout=GDB_TIMEOUT_S)
+        except GdbCommandError as exc:
+            # Nothing ran (typically: the recording starts here): still stopped where it was.
+            self._reverse_pending = False
+            with self._lock:
+                self.owner = "gdb"
+                self.stopped_thread = thread_id
+            self.stream.event("stopped", {"threadId": thread_id, "allThreadsStopped": True, "reason": "step"})
+            raise DapError(
+                f"Cannot step back here (the recording starts at this stop?): {exc.message}"
+            ) from None
+        return {}
+
+    def on_step_back(self, args: dict[str, Any]) -> dict[str, Any]:
+        return self._reverse_step(args, "-exec-next")
+
+    def on_reverse_continue(self, args: dict[str, Any]) -> dict[str, Any]:
+        return self._reverse_step(args, "-exec-continue")
 
     def on_next(self, args: dict[str, Any]) -> dict[str, Any]:
         return self._step(args, "-exec-next", "next")

@@ -78,3 +78,47 @@ def test_prange_body_breakpoint_stops_worker_threads_with_their_own_locals(dap: 
     dap.ok("continue", {"threadId": stop["threadId"]})
     dap.event("exited")
     assert "sums: [  6.  22.  38.  54.  70.  86. 102. 118.]" in dap.output_text()
+
+
+MIXED = PROGRAMS / "mixed.py"
+WALK_BODY_LINE = 12  # total += x * 2.0   (in the jitted walk)
+
+
+def local_value(dap: DapClient, thread: int, name: str) -> str:
+    frame_id = dap.top_frames(thread)[0]["id"]
+    return str(dap.ok("evaluate", {"expression": name, "frameId": frame_id, "context": "watch"})["result"])
+
+
+def test_reverse_steps_inside_jitted_code(dap: DapClient) -> None:
+    assert dap.start(MIXED, breakpoints={WALK_BODY_LINE: {}, 19: {}}, reverse=True)["success"]
+    capabilities = dap.event("capabilities")
+    assert capabilities["capabilities"]["supportsStepBack"] is True
+    # The Python stop (line 19) is not recorded: stepping back there is a clear error.
+    stop = dap.stopped()
+    refused = dap.request("stepBack", {"threadId": stop["threadId"]})
+    assert refused["success"] is False and "jitted" in refused["message"]
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    stop = dap.stopped()  # i == 0 in walk: recording starts here
+    thread = stop["threadId"]
+    assert dap.top_frames(thread)[0]["name"].startswith("walk(")
+    assert float(local_value(dap, thread, "x")) == 1.0  # a[0]
+    dap.ok("continue", {"threadId": thread})
+    stop = dap.stopped()
+    assert float(local_value(dap, thread, "x")) == 2.0 and float(local_value(dap, thread, "total")) == 2.0
+    # Back in time: the previous hit of the breakpoint, with the values of then.
+    dap.ok("reverseContinue", {"threadId": thread})
+    stop = dap.stopped()
+    assert stop["reason"] in ("breakpoint", "step")
+    assert float(local_value(dap, thread, "x")) == 1.0  # the first iteration again
+    # Forward one line, then one line back: the body line of the first iteration again.
+    dap.ok("next", {"threadId": thread})
+    dap.stopped()
+    assert dap.top_frames(thread)[0]["line"] != WALK_BODY_LINE
+    dap.ok("stepBack", {"threadId": thread})
+    stop = dap.stopped()
+    assert stop["reason"] == "step"
+    top = dap.top_frames(thread)[0]
+    assert top["name"].startswith("walk(") and top["line"] == WALK_BODY_LINE, top
+    assert float(local_value(dap, thread, "x")) == 1.0
+    dap.ok("setBreakpoints", {"source": {"path": str(MIXED)}, "breakpoints": []})
+    dap.ok("disconnect", {"terminateDebuggee": True})
