@@ -30,8 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from pyserver.debug import jitframes
 from pyserver.debug.dap import DapError, DapStream, Message
 from pyserver.debug.debugpy_client import DebugpyClient, Reply
@@ -1034,10 +1032,7 @@ class Session:
         has died (a zombie gdb has not reaped yet), let gdb resume so that it reports the exit status."""
         pid = self.inferior_pid
         while pid and not self.ended.wait(0.5):
-            try:
-                dead = psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-            except psutil.NoSuchProcess:
-                dead = True
+            dead = process_is_dead(pid)
             if not dead or self._detaching or self._shutting_down:
                 continue
             if self.owner == "gdb" and self.gdb is not None:
@@ -2013,6 +2008,16 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def process_is_dead(pid: int) -> bool:
+    """Gone, or a zombie nobody has reaped yet (from /proc: psutil is a test-only dependency)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read().decode(errors="replace")
+        return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
 
 
 def all_descendants(pid: int) -> set[int]:

@@ -49,6 +49,14 @@ def status_title(view: FunctionView, busy: bool) -> str:
     return f"{shown} · {status}" if shown else status
 
 
+def debug_choices(kind: str) -> list[tuple[str, str]]:
+    """The debug lenses of one function: (title, launch mode). A CUDA kernel runs in the simulator; other
+    kernels run with gdb and debugpy, or as plain Python with the JIT off (every debugpy feature)."""
+    if kind == "cuda":
+        return [("Debug in CUDA simulator", "cudasim")]
+    return [("Debug JIT function", "mixed"), ("Debug as Python", "python")]
+
+
 def code_lenses(
     uri: str,
     source: str,
@@ -74,14 +82,15 @@ def code_lenses(
             else status_title(view, busy)
         )
         lenses.append(Lens(line, title, ""))
-        lenses.append(
-            Lens(
-                line,
-                "Debug JIT function",
-                "numbaLens.debugJitFunction",
-                [{"uri": uri, "function": function.name, "line": function.def_line, "mode": "mixed"}],
+        for title, mode in debug_choices(function.kind):
+            lenses.append(
+                Lens(
+                    line,
+                    title,
+                    "numbaLens.debugJitFunction",
+                    [{"uri": uri, "function": function.name, "line": function.def_line, "mode": mode}],
+                )
             )
-        )
         if view.info is not None and view.info.signatures:
             for title, command in IR_COMMANDS:
                 lenses.append(Lens(line, title, command, [{"uri": uri, "line": function.def_line - 1}]))

@@ -347,9 +347,16 @@ async def test_code_lenses_show_signatures_status_and_commands(session: Session)
     at_walk = [lens.command for lens in lenses if lens.range.start.line == 10 and lens.command]
     titles = [c.title for c in at_walk]
     assert titles[0] == "(array(float64, 1d, A), int64) -> float64 · nopython ✓" and at_walk[0].command == ""
-    debug = next(c for c in at_walk if c.command == "numbaLens.debugJitFunction")
-    assert list(debug.arguments or []) == [
-        {"uri": session.uri("kernels.py"), "function": "walk", "line": 12, "mode": "mixed"}
+    debug = [c for c in at_walk if c.command == "numbaLens.debugJitFunction"]
+    assert [(c.title, list(c.arguments or [])) for c in debug] == [
+        (
+            "Debug JIT function",
+            [{"uri": session.uri("kernels.py"), "function": "walk", "line": 12, "mode": "mixed"}],
+        ),
+        (
+            "Debug as Python",
+            [{"uri": session.uri("kernels.py"), "function": "walk", "line": 12, "mode": "python"}],
+        ),
     ]
     shown = {c.command: c.arguments for c in at_walk if c.command.startswith("numbaLens.show")}
     assert set(shown) == {

@@ -222,3 +222,26 @@ def test_a_run_superseded_while_it_waits_for_the_engine_thread_never_starts() ->
         assert analysed == ["new"]
 
     asyncio.run(scenario())
+
+
+def test_debug_lenses_offer_each_launch_mode_for_the_kind_of_kernel() -> None:
+    from pyserver.analysis.discovery import find_jitted_functions
+    from pyserver.lsp.lenses import code_lenses
+
+    source = (
+        "from numba import cuda, njit\n\n\n@njit\ndef cpu(x):\n    return x\n\n\n"
+        "@cuda.jit\ndef gpu(a):\n    a[0] = 1\n"
+    )
+    kinds = {f.name: f.kind for f in find_jitted_functions(source)}
+    assert kinds == {"cpu": "njit", "gpu": "cuda"}
+    lenses = code_lenses("file:///k.py", source, None, busy=False, trusted=True)
+    debug = [
+        (lens.title, lens.arguments[0]["function"], lens.arguments[0]["mode"])
+        for lens in lenses
+        if lens.command == "numbaLens.debugJitFunction"
+    ]
+    assert debug == [
+        ("Debug JIT function", "cpu", "mixed"),
+        ("Debug as Python", "cpu", "python"),
+        ("Debug in CUDA simulator", "gpu", "cudasim"),
+    ]
