@@ -175,6 +175,7 @@ class Session:
         self._detaching = False
         self.stop_on_entry = False
         self._last_signal: dict[str, str] = {}
+        self._python_stop_at: str | None = None  # stopAtJitFunction in modes python/cudasim
         self._reverse: dict[int, tuple[threading.Event, list[Message]]] = {}
         self._in_code_bp_number: str | None = None
         self._finishing_in_code_bp = False
@@ -391,6 +392,9 @@ class Session:
             env["NUMBA_LENS_UNDER_GDB"] = "1"
         elif self.mode == "python":
             env["NUMBA_DISABLE_JIT"] = "1"
+        if self.mode in ("python", "cudasim") and args.get("stopAtJitFunction"):
+            # "module::Class.method" or "name": debugpy matches the bare function name.
+            self._python_stop_at = str(args["stopAtJitFunction"]).split("::")[-1].split(".")[-1]
         elif self.mode == "cudasim":
             env["NUMBA_ENABLE_CUDASIM"] = "1"
         if args.get("boundscheck"):
@@ -738,6 +742,13 @@ class Session:
         self._start_debugpy(port, args, connect_only=True)
 
     def on_configuration_done(self, args: dict[str, Any]) -> dict[str, Any]:
+        if self.debugpy is not None and self.gdb is None and self._python_stop_at:
+            # Modes python/cudasim: the jitted function is plain Python, so debugpy's function breakpoint
+            # (matched on the code object's name) stops at its first line; cleared at the first stop.
+            reply = self.debugpy.request(
+                "setFunctionBreakpoints", {"breakpoints": [{"name": self._python_stop_at}]}
+            )
+            reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
         if self.debugpy is not None:
             reply = self.debugpy.request("configurationDone")
             reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
@@ -1307,6 +1318,9 @@ class Session:
         event = message.get("event")
         body = dict(message.get("body") or {})
         if event == "stopped":
+            if self._python_stop_at and body.get("reason") == "function breakpoint":
+                self._python_stop_at = None  # one-shot, as stopAtJitFunction is in mixed mode
+                self.debugpy.request("setFunctionBreakpoints", {"breakpoints": []})  # type: ignore[union-attr]
             if self._drop_debugpy_pause and body.get("reason") == "pause":
                 self._drop_debugpy_pause = False
                 self.debugpy.request("continue", {"threadId": body.get("threadId")})  # type: ignore[union-attr]

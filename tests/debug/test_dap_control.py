@@ -140,6 +140,16 @@ def test_python_mode_debugs_jitted_functions_as_python(dap: DapClient) -> None:
     assert dap.event("exited")["exitCode"] == 0
 
 
+def test_python_mode_stops_at_the_jitted_function(dap: DapClient) -> None:
+    """The "Debug as Python" lens: stopAtJitFunction stops in the function (debugpy function breakpoint)."""
+    assert dap.start(MIXED, mode="python", stopAtJitFunction="__main__::walk")["success"]
+    stop = dap.stopped()
+    frames = dap.top_frames(stop["threadId"])
+    assert frames[0]["name"] == "walk" and frames[0]["source"]["path"] == str(MIXED)
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    assert dap.event("exited")["exitCode"] == 0
+
+
 def test_stop_on_entry(dap: DapClient) -> None:
     assert dap.start(MIXED, stopOnEntry=True)["success"]
     stop = dap.stopped()
