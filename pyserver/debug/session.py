@@ -175,7 +175,7 @@ class Session:
         self._detaching = False
         self.stop_on_entry = False
         self._last_signal: dict[str, str] = {}
-        self._python_stop_at: str | None = None  # stopAtJitFunction in modes python/cudasim
+        self._python_stop_at: str | None = None  # stopAtJitFunction in mode python
         self._reverse: dict[int, tuple[threading.Event, list[Message]]] = {}
         self._in_code_bp_number: str | None = None
         self._finishing_in_code_bp = False
@@ -392,7 +392,7 @@ class Session:
             env["NUMBA_LENS_UNDER_GDB"] = "1"
         elif self.mode == "python":
             env["NUMBA_DISABLE_JIT"] = "1"
-        if self.mode in ("python", "cudasim") and args.get("stopAtJitFunction"):
+        if self.mode == "python" and args.get("stopAtJitFunction"):
             # "module::Class.method" or "name": debugpy matches the bare function name.
             self._python_stop_at = str(args["stopAtJitFunction"]).split("::")[-1].split(".")[-1]
         elif self.mode == "cudasim":
@@ -743,7 +743,7 @@ class Session:
 
     def on_configuration_done(self, args: dict[str, Any]) -> dict[str, Any]:
         if self.debugpy is not None and self.gdb is None and self._python_stop_at:
-            # Modes python/cudasim: the jitted function is plain Python, so debugpy's function breakpoint
+            # Mode python: the jitted function is plain Python, so debugpy's function breakpoint
             # (matched on the code object's name) stops at its first line; cleared at the first stop.
             reply = self.debugpy.request(
                 "setFunctionBreakpoints", {"breakpoints": [{"name": self._python_stop_at}]}
