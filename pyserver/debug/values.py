@@ -884,19 +884,7 @@ class JitValueReader:
             expr = f"{name}[{index}]"
             child = self._decode_bytes(report, member, member_layout, chunk, child_name, expr)
             children.append(child)
-        text = "(" + ", ".join(c.value for c in children) + ("," if len(children) == 1 else "") + ")"
-        if numba_type.class_name:
-            text = f"{numba_type.class_name}{text}"
-        handle = ChildrenHandle("static", report.thread_id, report.frame_level, items=children)
-        return JitVariable(
-            name,
-            text,
-            numba_type.text,
-            children=handle if children else None,
-            named_count=len(children),
-            raw=children,
-            evaluate_name=name,
-        )
+        return tuple_variable(name, numba_type, report, children)
 
     def _decode_bytes(
         self,
@@ -1108,20 +1096,7 @@ class JitValueReader:
                             evaluate_name=f"{name}[{index}]",
                         )
                     )
-                text = "(" + ", ".join(c.value for c in children) + ("," if len(children) == 1 else "") + ")"
-                if numba_type.class_name:
-                    text = f"{numba_type.class_name}{text}"
-                handle = ChildrenHandle("static", report.thread_id, report.frame_level, items=children)
-                return JitVariable(
-                    name,
-                    text,
-                    numba_type.text,
-                    children=handle if children else None,
-                    named_count=len(children),
-                    raw=children,
-                    evaluate_name=name,
-                    note=note,
-                )
+                return tuple_variable(name, numba_type, report, children, note=note)
             if kind == "array" and py_kind == "ndarray" and int(passed["nd"]) == numba_type.ndim:
                 shape = tuple(int(s) for s in passed["shape"])
                 strides = tuple(int(s) for s in passed["strides"])
@@ -1403,6 +1378,31 @@ _COMPARES: dict[type, Callable[[Any, Any], bool]] = {
     ast.Gt: lambda a, b: a > b,
     ast.GtE: lambda a, b: a >= b,
 }
+
+
+def tuple_variable(
+    name: str,
+    numba_type: NumbaType,
+    report: _FrameReport,
+    children: list[JitVariable],
+    *,
+    note: str = "",
+) -> JitVariable:
+    """A tuple (or named tuple) shown as Python prints it, expanding to its members."""
+    text = "(" + ", ".join(c.value for c in children) + ("," if len(children) == 1 else "") + ")"
+    if numba_type.class_name:
+        text = f"{numba_type.class_name}{text}"
+    handle = ChildrenHandle("static", report.thread_id, report.frame_level, items=children)
+    return JitVariable(
+        name,
+        text,
+        numba_type.text,
+        children=handle if children else None,
+        named_count=len(children),
+        raw=children,
+        evaluate_name=name,
+        note=note,
+    )
 
 
 def _scalar_variable(expression: str, value: Any) -> JitVariable:
