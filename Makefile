@@ -79,6 +79,9 @@ test: setup
 	$(MAKE) --no-print-directory test-e2e
 
 test-python: $(STAMPS)/venv $(STAMPS)/apt
+	$(PY) -m ruff check pyserver tests bench
+	$(PY) -m ruff format --check pyserver tests bench
+	$(PY) -m mypy
 	$(PY) -m pytest -q -p no:cacheprovider tests
 
 test-ts: $(STAMPS)/npm
