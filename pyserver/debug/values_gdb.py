@@ -228,16 +228,9 @@ def _py_object(address, minor, depth=0):
         out["kind"], out["value"] = "float", repr(struct.unpack("<d", _read(address + 16, 8))[0])
     elif tp_name == "numpy.float32":
         out["kind"], out["value"] = "float", repr(struct.unpack("<f", _read(address + 16, 4))[0])
-    elif tp_name in ("complex", "numpy.complex128"):
-        real, imag = struct.unpack("<dd", _read(address + 16, 16))
-        out["kind"], out["value"], out["real"], out["imag"] = (
-            "complex",
-            repr(complex(real, imag)),
-            repr(real),
-            repr(imag),
-        )
-    elif tp_name == "numpy.complex64":
-        real, imag = struct.unpack("<ff", _read(address + 16, 8))
+    elif tp_name in ("complex", "numpy.complex128", "numpy.complex64"):
+        fmt, size = ("<ff", 8) if tp_name == "numpy.complex64" else ("<dd", 16)
+        real, imag = struct.unpack(fmt, _read(address + 16, size))
         out["kind"], out["value"], out["real"], out["imag"] = (
             "complex",
             repr(complex(real, imag)),
