@@ -72,7 +72,9 @@ def test_log_points_in_both_worlds(dap: DapClient) -> None:
     assert re.findall(r"k is (\d)", text) == ["0", "1", "2", "3", "4"]
     jit_logs = re.findall(r"^i=(\d+)$", text, flags=re.M)
     assert len(jit_logs) == 50 and jit_logs[:10] == [str(i) for i in range(10)]
-    assert "results: [45.0, 46.0, 47.0, 48.0, 49.0]" in text
+    # The program's line arrives whole, though debugpy's log points (another channel, sent by a thread
+    # of the debuggee) may come before or after it.
+    assert re.search(r"^results: \[45.0, 46.0, 47.0, 48.0, 49.0\]$", text, flags=re.M)
 
 
 def test_every_nth_hit_in_jitted_code(dap: DapClient) -> None:

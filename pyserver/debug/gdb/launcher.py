@@ -8,6 +8,7 @@ through gdb's JIT interface); `-inferior-tty-set` keeps the program's output out
 from __future__ import annotations
 
 import os
+import select
 import shlex
 import threading
 import tty
@@ -15,6 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pyserver.debug.gdb.backend import GdbBackend, c_string
+
+# How long a partial line waits for the rest of it before it is shown anyway.
+PARTIAL_LINE_DELAY_S = 0.05
 
 BOOTSTRAP = Path(__file__).resolve().parent.parent / "debuggee_boot.py"
 
@@ -34,17 +38,36 @@ class InferiorPty:
         self._thread.start()
 
     def _pump(self) -> None:
+        # Whole lines are forwarded at once, so that output from another source (debugpy's log points)
+        # never lands inside one of the program's lines; a partial line (a prompt) follows after a pause.
+        pending = b""
         try:
             while True:
+                ready, _, _ = select.select(
+                    [self.master_fd], [], [], PARTIAL_LINE_DELAY_S if pending else None
+                )
+                if not ready:
+                    self._forward(pending)
+                    pending = b""
+                    continue
                 try:
                     data = os.read(self.master_fd, 65536)
                 except OSError:
                     break
                 if not data:
                     break
-                self._on_output(data.decode("utf-8", errors="replace"))
+                pending += data
+                end = pending.rfind(b"\n") + 1
+                if end:
+                    self._forward(pending[:end])
+                    pending = pending[end:]
         finally:
+            self._forward(pending)
             self.drained.set()
+
+    def _forward(self, data: bytes) -> None:
+        if data:
+            self._on_output(data.decode("utf-8", errors="replace"))
 
     def close(self) -> None:
         if self._closed:
