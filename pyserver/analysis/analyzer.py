@@ -27,6 +27,7 @@ from pyserver.analysis import numba_api, report
 from pyserver.analysis.discovery import JitFunction, find_jitted_functions
 from pyserver.analysis.loader import Loader, LoadResult
 from pyserver.analysis.model import (
+    CallerSite,
     CallType,
     Diagnostic,
     FileResult,
@@ -40,7 +41,18 @@ from pyserver.record import store, types_codec
 
 MEMO_LIMIT = 4000
 MAX_CALLEE_DEPTH = 30
+MAX_CROSS_FILE_CALLS = 64  # per callee: the distinct (argument types, call site) pairs kept
 ANALYSED_KINDS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass-method"}
+
+
+@dataclass
+class CallerLink:
+    """A call site that passes a candidate's argument types."""
+
+    path: str
+    function: str  # the caller's qualified name
+    line: int  # 1-based
+    range: Range | None = None  # the call, in a caller of another file; None: computed in this file
 
 
 @dataclass
@@ -50,7 +62,23 @@ class Candidate:
     args: tuple[Any, ...]
     return_type: Any | None
     source: str
-    callers: list[tuple[str, int]] = field(default_factory=list)  # (caller qualname, call line)
+    callers: list[CallerLink] = field(default_factory=list)
+
+
+@dataclass
+class CrossFileCall:
+    """Argument types a jitted caller passes to a jitted function of another workspace file."""
+
+    args: tuple[Any, ...]
+    params: str  # the callee's parameters when the caller was typed: a changed `def` drops the entry
+    link: CallerLink
+
+
+def _params_text(py_func: Any) -> str:
+    try:
+        return str(inspect.signature(py_func))
+    except (TypeError, ValueError):
+        return "?"
 
 
 @dataclass
@@ -126,6 +154,11 @@ class Analyzer:
         self._current_path = ""
         # (path, function) -> argument-type candidates, in the order of FunctionInfo.signatures.
         self.last_candidates: dict[tuple[str, str], list[Candidate]] = {}
+        # Callers in other files: (callee's real path, qualname) -> the types they pass, kept from the
+        # analysis of the callers' files (replaced when a caller's file is analysed again).
+        self.cross_file_calls: dict[tuple[str, str], list[CrossFileCall]] = {}
+        # path -> the cross-file caller types its last analysis saw, to tell when they changed.
+        self._cross_file_seen: dict[str, set[tuple[str, str]]] = {}
 
     # ---------------------------------------------------------------------------------------- keys
 
@@ -375,6 +408,15 @@ class Analyzer:
         # cache=True index files (unpickled: the worker only runs in trusted workspaces).
         for args in numba_api.cache_index_signatures(py_func, path):
             add(args, None, "cache")
+        # Jitted callers in other workspace files (seen when their files were analysed).
+        params_text = _params_text(py_func)
+        for call in self.cross_file_calls.get((os.path.realpath(path), function.name), []):
+            if call.params != params_text:
+                continue  # the `def` changed since: the caller's types may no longer fit
+            add(call.args, None, "caller")
+            candidate = next(c for c in found if c.args == call.args)
+            if candidate.source == "caller" and call.link not in candidate.callers:
+                candidate.callers.append(call.link)
         return found
 
     # ----------------------------------------------------------------------------------- reporting
@@ -463,9 +505,11 @@ class Analyzer:
         diagnostics: list[Diagnostic] = []
         caller_related = [
             RelatedInformation(
-                path, index.error_range("Invalid use of", line), f"called from '{caller}' with {signature}"
+                link.path,
+                link.range or index.error_range("Invalid use of", link.line),
+                f"called from '{link.function}' with {signature}",
             )
-            for caller, line in candidate.callers
+            for link in candidate.callers
         ]
         function_node = index.function_node(function.def_line)
         for error in inference.errors:
@@ -610,6 +654,9 @@ class Analyzer:
             result.elapsed_ms = (time.perf_counter() - started) * 1000.0
             return result
         self._discovered = {path: functions}
+        self._forget_cross_file_calls_from(path)
+        real_path = os.path.realpath(path)
+        self._cross_file_seen[real_path] = self._cross_file_types().get(real_path, set())
         load = self.loader.load(path, source, selective=selective)
         recovered = None
         if load.error is not None and load.error.kind == "exception" and not selective:
@@ -673,6 +720,13 @@ class Analyzer:
                 break
         for name, cands in candidates.items():
             self.last_candidates[(path, name)] = list(cands)
+            by_args = {"(" + ", ".join(str(a) for a in c.args) + ")": c for c in cands}
+            for signature_result in infos[name].signatures:
+                found = by_args.get("(" + ", ".join(signature_result.args) + ")")
+                if found is not None and found.source == "caller":
+                    signature_result.callers = [
+                        CallerSite(link.path, link.function, link.line) for link in found.callers
+                    ]
             if not cands:
                 function = by_name[name]
                 result.diagnostics.append(self._no_signature(path, function, unusable.get(name, [])))
@@ -680,6 +734,12 @@ class Analyzer:
             identifier = numba_api.function_id(records[name].py_func)
             (result.inferred if identifier in self._fresh else result.reused).append(name)
         result.diagnostics = _dedupe(result.diagnostics)
+        now = self._cross_file_types()
+        result.callers_changed = sorted(
+            file
+            for file, seen in self._cross_file_seen.items()
+            if file != real_path and now.get(file, set()) != seen
+        )
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result
 
@@ -725,14 +785,53 @@ class Analyzer:
             (e.callee, e.callee_args or (), e.line or 0) for e in inference.errors if e.callee is not None
         ]
         for callee, args, line in calls:
-            if callee[0] != path or callee[1] not in candidates:
+            if callee[0] != path:
+                self._remember_cross_file_call(path, function, callee, tuple(args), line, index)
+                continue
+            if callee[1] not in candidates:
                 continue
             existing = next((c for c in candidates[callee[1]] if c.args == args), None)
             if existing is None:
                 existing = Candidate(tuple(args), None, "caller")
                 candidates[callee[1]].append(existing)
-            if existing.source == "caller" and (function.name, line) not in existing.callers:
-                existing.callers.append((function.name, line))
+            link = CallerLink(path, function.name, line)
+            if existing.source == "caller" and link not in existing.callers:
+                existing.callers.append(link)
+
+    def _remember_cross_file_call(
+        self,
+        path: str,
+        function: JitFunction,
+        callee: tuple[str, str],
+        args: tuple[Any, ...],
+        line: int,
+        index: report.SourceIndex,
+    ) -> None:
+        """Keep the types a caller of this file passes to a jitted function of another workspace file,
+        for when that file is analysed (issue 3, source 5, across modules)."""
+        record = self.loader.recorded.get(callee)
+        if record is None or not self.loader.is_workspace_file(callee[0]) or not line:
+            return
+        if not all(isinstance(a, numba_api.Type) and a.is_precise() for a in args):
+            return
+        call_range = index._call_on_line(line, callee[1].split(".")[-1]) or index.line_range(line)
+        link = CallerLink(path, function.name, line, call_range)
+        calls = self.cross_file_calls.setdefault((os.path.realpath(callee[0]), callee[1]), [])
+        if any(c.args == args and c.link == link for c in calls) or len(calls) >= MAX_CROSS_FILE_CALLS:
+            return
+        calls.append(CrossFileCall(args, _params_text(record.py_func), link))
+
+    def _forget_cross_file_calls_from(self, path: str) -> None:
+        """Drop what this file's callers passed: its analysis records it again."""
+        for calls in self.cross_file_calls.values():
+            calls[:] = [c for c in calls if c.link.path != path]
+
+    def _cross_file_types(self) -> dict[str, set[tuple[str, str]]]:
+        by_file: dict[str, set[tuple[str, str]]] = {}
+        for (file, qualname), calls in self.cross_file_calls.items():
+            for call in calls:
+                by_file.setdefault(file, set()).add((qualname, repr(call.args)))
+        return by_file
 
     def _object_mode(
         self,

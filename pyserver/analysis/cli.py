@@ -187,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
     engine = AnalysisEngine(base, timeout_s=args.timeout, signature_files=signature_files)
     results: list[FileResult] = []
+    analysed: dict[str, int] = {}  # real path -> index in results
     try:
         for file in files:
             try:
@@ -201,7 +202,20 @@ def run(args: argparse.Namespace) -> int:
                 continue  # nothing for Numba here: do not execute it
             if engine.worker_pid is None:
                 engine.start()  # a missing or broken Numba is a usage problem (exit 2), not a finding
+            analysed[os.path.realpath(file)] = len(results)
             results.append(engine.analyze(file))
+        # A jitted function called from a file checked after its own gets that caller's argument types:
+        # check its file again (mostly answered from the worker's cache) until no caller's types change.
+        changed = [r.callers_changed for r in results]
+        for _round in range(len(results)):
+            stale = sorted({name for names in changed for name in names if name in analysed})
+            if not stale:
+                break
+            changed = []
+            for stale_path in stale:
+                again = engine.analyze(stale_path)
+                results[analysed[stale_path]] = again
+                changed.append(again.callers_changed)
     except AnalysisUnavailable as exc:
         print(f"pyserver check: {exc}", file=sys.stderr)
         print(

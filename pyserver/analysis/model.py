@@ -107,6 +107,15 @@ class CallType:
 
 
 @dataclass
+class CallerSite:
+    """A call of a checked jitted function that passes a signature's argument types (source "caller")."""
+
+    path: str  # the caller's file: this file, or another workspace module that imports the callee
+    function: str  # the caller's qualified name
+    line: int  # 1-based line of the call
+
+
+@dataclass
 class SignatureResult:
     args: list[str]  # Numba type strings, one per parameter
     source: TypeSource
@@ -120,6 +129,7 @@ class SignatureResult:
     compile_ms: float | None = None  # only when a real compile ran (object mode, IR views)
     exact: str | None = None  # exact encoding of the argument types (JSON, pyserver.record.types_codec)
     call_types: list[CallType] = field(default_factory=list)
+    callers: list[CallerSite] = field(default_factory=list)  # for source "caller": the calls passing them
 
     @property
     def text(self) -> str:
@@ -151,6 +161,10 @@ class FileResult:
     # "ok" | "failed" (load, crash, time-out, memory) | "cancelled" | "untrusted" | "partial" (the module
     # hung or crashed at import; its definitions alone were loaded and checked: see skipped_statements)
     status: str = "ok"
+    # Other files, analysed earlier by the same worker, whose jitted functions this file's callers now
+    # pass argument types their last analysis did not have (or no longer pass): analyse them again to
+    # show those types (`check` does; a server may for open documents).
+    callers_changed: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
