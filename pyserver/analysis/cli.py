@@ -79,6 +79,10 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
                         "source": s.source,
                         "ok": s.ok,
                         "lifted_loops": s.lifted_loops,
+                        "callers": [
+                            {"path": _display(c.path, base), "function": c.function, "line": c.line}
+                            for c in s.callers
+                        ],
                     }
                     for s in function.signatures
                 ],

@@ -86,6 +86,7 @@ def test_clean_file_exits_0_and_json_shape() -> None:
             "source": "annotation",
             "ok": True,
             "lifted_loops": [],
+            "callers": [],
         }
     ]
 

@@ -148,7 +148,12 @@ def test_check_gives_an_earlier_file_the_types_of_a_later_caller(tmp_path: Path)
     payload = json.loads(completed.stdout)
     assert payload["diagnostics"] == []
     signatures = {f["name"]: f["signatures"] for f in payload["functions"]}
-    assert [(s["source"], s["args"], s["ok"]) for s in signatures["walk"]] == [
-        ("caller", ["array(float64, 1d, C)", "int64"], True)
+    assert [(s["source"], s["args"], s["ok"], s["callers"]) for s in signatures["walk"]] == [
+        (
+            "caller",
+            ["array(float64, 1d, C)", "int64"],
+            True,
+            [{"path": "b_main.py", "function": "run", "line": 9}],
+        )
     ]
     assert [(s["source"], s["ok"]) for s in signatures["scale"]] == [("caller", True)]
