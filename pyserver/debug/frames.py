@@ -39,8 +39,11 @@ _ABI_TAG = re.compile(r"\[abi:[^\]]*\]")
 # An escape as the mangler writes it: "_" plus two hex digits of one UTF-8 byte.
 _ESCAPE_RUN = re.compile(r"(?:_[0-9a-fA-F]{2})+")
 
+# The kernel Numba generates for an array expression (`c = a * b + 1.0`), called once per element. Its
+# debug info names the user's file, with lines of the generated code (1 or 2), not the user's line.
+ARRAY_EXPR_KERNEL = "__numba_array_expr_"
 # Helpers Numba's runtime or generated code calls; never user code.
-_NUMBA_HELPER_PREFIXES = ("numba_", "NRT_", "nrt_", "_numba_", "__numba_array_expr_", "Numba_")
+_NUMBA_HELPER_PREFIXES = ("numba_", "NRT_", "nrt_", "_numba_", ARRAY_EXPR_KERNEL, "Numba_")
 # Dispatcher machinery in numba/_dispatcher.cpp (and its helpers).
 _DISPATCHER_FUNCS = {
     "compile_and_invoke",
@@ -252,3 +255,10 @@ def classify_frame(frame: dict[str, Any]) -> FrameKind:
     if "libpython" in from_lib or _is_libpython_file(file) or bare.startswith(("_Py", "Py")):
         return "cpython"
     return "other"
+
+
+def is_numba_library_frame(frame: dict[str, Any]) -> bool:
+    """A frame of Numba's own library code compiled with the user's (`numba::np::npyimpl::_broadcast_onto`,
+    the implementation of `a.sum()`...): it has debug info and a source line, in Numba's files."""
+    parsed = parse_jit_frame_name(str(frame.get("func") or ""))
+    return parsed is not None and (parsed.module == "numba" or parsed.module.startswith("numba."))

@@ -17,3 +17,11 @@ def jit_frame_name(func: str) -> str:
     `walk(array(float64, 1d, C), int64)`; gdb's own text when the name is not a Numba symbol."""
     parsed = frames.parse_jit_frame_name(func)
     return parsed.display if parsed is not None else func
+
+
+def is_numba_library_frame(frame: dict[str, Any]) -> bool:
+    """Numba's own library code compiled with the user's (numba::np::npyimpl::…), not the user's code."""
+    return frames.is_numba_library_frame(frame)
+
+
+ARRAY_EXPR_KERNEL = frames.ARRAY_EXPR_KERNEL

@@ -50,6 +50,13 @@ DEBUGPY_CONNECT_TIMEOUT_S = 90.0
 DEBUGPY_REPLY_TIMEOUT_S = 10.0
 GDB_TIMEOUT_S = 30.0
 SYNC_TIMEOUT_S = 10.0
+# A step from a line of jitted code that ends on the same line (an array expression's loop stops once
+# per element) is repeated this many times, then finished with breakpoints on the function's other lines.
+SAME_LINE_STEPS = 25
+# At most this many intermediate stops (out of Numba's helpers, back onto the line) per step request.
+MAX_STEP_ROUNDS = 200
+# How deep to look for the user's jitted frame under Numba's helpers when a step stops inside them.
+USER_FRAME_SEARCH = 32
 # Python frames of these files are the debugger's own machinery, hidden unless showInternalFrames.
 INTERNAL_PY_FILES = ("<frozen runpy>", str(BOOTSTRAP), "/debugpy/", "/pydevd", "_pydev")
 
@@ -77,6 +84,11 @@ deadline = time.monotonic() + {timeout}
 while not os.path.exists({path!r}) and time.monotonic() < deadline:
     time.sleep(0.005)
 """
+
+# The condition of the cudasim kernel stop: true for the first kernel thread that reaches the line, false for
+# every other, decided inside the program (dict.setdefault is atomic), so no second thread stops there before
+# the adapter has removed the breakpoint.
+KERNEL_STOP_ONCE = "(lambda claim: __import__('sys').__dict__.setdefault('_numba_lens_kernel_stop', claim) is claim)(object())"
 
 # Evaluated by debugpy in a Python frame: (module, qualname) of every Numba dispatcher it can see, in
 # its globals and locals and as attributes of modules it imported (`kernels.walk(...)`). Objects are
@@ -122,6 +134,21 @@ class GdbBreakpoint:
     parfor_only: bool = False  # set on "<string>" lines: only a parfor gufunc's stop is this breakpoint
 
 
+@dataclass
+class LineStep:
+    """A step over or into from a line of the user's jitted code, carried on until another line of the
+    user's code: gdb alone stops inside Numba's helpers and once per element of an array expression."""
+
+    command: str  # "-exec-next" | "-exec-step"
+    gdb_thread: str
+    func: str  # gdb's name of the user's frame it started in
+    line: int
+    path: str
+    rounds: int = 0
+    same_line: int = 0
+    temps: list[str] = field(default_factory=list)  # temporary breakpoints on the function's other lines
+
+
 # A source file of Numba itself (its overload bodies, e.g. numba/misc/gdb_hook.py), never the user's.
 NUMBA_OWN_SOURCE = re.compile(r"[/\\]numba[/\\](misc|core|np|cpython|typed|experimental)[/\\]")
 
@@ -130,6 +157,23 @@ NUMBA_OWN_SOURCE = re.compile(r"[/\\]numba[/\\](misc|core|np|cpython|typed|exper
 class SourceBreakpoints:
     gdb: list[GdbBreakpoint] = field(default_factory=list)
     debugpy_ids: dict[int, int] = field(default_factory=dict)  # debugpy id -> our id
+    # The editor's breakpoints of this source that debugpy holds, and our ids for them (None: never set).
+    python_requested: list[dict[str, Any]] | None = None
+    python_ids: list[int] = field(default_factory=list)
+    source: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class KernelStop:
+    """stopAtJitFunction in mode cudasim: a one-shot debugpy line breakpoint on the kernel's first body
+    statement, sent along with the editor's breakpoints of that file. The simulator runs a kernel's threads
+    as Python threads where debugpy's function breakpoints do not fire; line breakpoints do."""
+
+    name: str
+    path: str
+    line: int
+    dap_id: int  # our id for it: never shown to the editor
+    active: bool = True
 
 
 class Session:
@@ -176,6 +220,7 @@ class Session:
         self.stop_on_entry = False
         self._last_signal: dict[str, str] = {}
         self._python_stop_at: str | None = None  # stopAtJitFunction in mode python
+        self._kernel_stop: KernelStop | None = None  # stopAtJitFunction in mode cudasim
         self._reverse: dict[int, tuple[threading.Event, list[Message]]] = {}
         self._in_code_bp_number: str | None = None
         self._finishing_in_code_bp = False
@@ -190,6 +235,7 @@ class Session:
         self.client_runs_in_terminal = False
         self.terminal: TerminalHolder | None = None
         self.console = "internalConsole"
+        self._line_step: LineStep | None = None
 
     # --- main loop -----------------------------------------------------------------------------------
     def serve(self) -> int:
@@ -368,6 +414,8 @@ class Session:
         env = self._debuggee_env(args)
         self._check_numba(python, env)
         argv_args = [str(a) for a in (args.get("args") or [])]
+        if self.mode == "cudasim" and args.get("stopAtJitFunction"):
+            self._kernel_stop = self._locate_kernel(str(args["stopAtJitFunction"]), program, cwd, env)
         port = free_port()
         if self.mode == "mixed":
             self._launch_mixed(args, python, program, module, argv_args, env, cwd, port)
@@ -375,6 +423,45 @@ class Session:
             self._launch_plain(python, program, module, argv_args, env, cwd, port)
         self._start_debugpy(port, args)
         return {}
+
+    def _locate_kernel(
+        self, target: str, program: str | None, cwd: str, env: dict[str, str | None]
+    ) -> KernelStop | None:
+        """The file and first body line of the kernel `target` ("add_one", "__main__::add_one" or
+        "pkg::kernels::add_one", as the lens writes it), found without running anything."""
+        from pyserver.analysis.discovery import find_jitted_functions
+
+        parts = target.split("::")
+        module, name = parts[:-1], parts[-1]
+        candidates: list[Path] = []
+        if not module or module == ["__main__"]:
+            if program:
+                candidates.append(Path(program))
+        else:
+            roots = [Path(program).parent] if program else []
+            roots.append(Path(cwd))
+            roots += [Path(p) for p in str(env.get("PYTHONPATH") or "").split(os.pathsep) if p]
+            for root in roots:
+                base = root.joinpath(*module)
+                candidates += [base.with_suffix(".py"), base / "__init__.py"]
+        for path in candidates:
+            try:
+                source = path.read_text(encoding="utf-8")
+                functions = find_jitted_functions(source, str(path))
+                tree = ast.parse(source)
+            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+                continue
+            function = next((f for f in functions if f.name == name), None)
+            line = first_body_line(tree, function.def_line) if function is not None else None
+            if line is not None:
+                self.log(f"stopAtJitFunction {target} -> {path}:{line}")
+                return KernelStop(name, str(path.resolve()), line, self.new_id())
+        self.output(
+            f'stopAtJitFunction: no kernel "{target}" found in {", ".join(map(str, candidates)) or "the program"}'
+            "; the program runs without stopping there. Set a breakpoint in the kernel instead.\n",
+            "important",
+        )
+        return None
 
     def _debuggee_env(self, args: dict[str, Any]) -> dict[str, str | None]:
         env: dict[str, str | None] = {}
@@ -505,6 +592,7 @@ class Session:
         self.gdb.add_listener(self._on_gdb_record)
         self.values = ValuesBridge(self.gdb, self.log)
         configure_gdb(self.gdb)
+        self._configure_stepping()
         if self.record_reverse:
             # A bounded log: the oldest instructions are dropped rather than stopping the program.
             for setting in (
@@ -534,6 +622,19 @@ class Session:
         except GdbCommandError as exc:
             hint = ptrace_hint(exc.message)
             raise DapError(hint or f"gdb could not start the program: {exc.message}") from None
+
+    def _configure_stepping(self) -> None:
+        """Steps never enter an array expression's generated kernel (its debug info points at the first
+        lines of the user's file, not at the expression) and, with justMyCode, Numba's own library code."""
+        assert self.gdb is not None
+        skips = [f"skip -rfu {jitframes.ARRAY_EXPR_KERNEL}"]
+        if self.just_my_code:
+            skips.append("skip -rfu ^numba::")
+        for command in skips:
+            try:
+                self.gdb.execute_console(command)
+            except GdbCommandError as exc:
+                self.log(f"{command}: {exc.message}")
 
     def _insert_in_code_breakpoint(self) -> None:
         """`numba.gdb_breakpoint()` (and, under the adapter, `numba.gdb()`: see debuggee_boot.py) call the C
@@ -728,6 +829,7 @@ class Session:
         self.gdb.add_listener(self._on_gdb_record)
         self.values = ValuesBridge(self.gdb, self.log)
         configure_gdb(self.gdb)
+        self._configure_stepping()
         try:
             self.gdb.execute_console(f"source {PYFRAMES_SCRIPT}")
         except GdbCommandError as exc:
@@ -742,6 +844,7 @@ class Session:
         self._start_debugpy(port, args, connect_only=True)
 
     def on_configuration_done(self, args: dict[str, Any]) -> dict[str, Any]:
+        self._send_kernel_stop()
         if self.debugpy is not None and self.gdb is None and self._python_stop_at:
             # Mode python: the jitted function is plain Python, so debugpy's function breakpoint
             # (matched on the code object's name) stops at its first line; cleared at the first stop.
@@ -890,10 +993,22 @@ class Session:
         except GdbCommandError as exc:
             self.log(f"-break-delete {number}: {exc.message}")
 
+    def _kernel_stop_in(self, path: str, bps: list[dict[str, Any]]) -> KernelStop | None:
+        """The pending cudasim kernel stop to send with this source's breakpoints, if it is in this file and
+        the editor has no breakpoint of its own on that line."""
+        stop = self._kernel_stop
+        if stop is None or not stop.active or not same_file(path, stop.path):
+            return None
+        if any(int(bp.get("line", 0)) == stop.line for bp in bps):
+            return None
+        return stop
+
     def _set_python_breakpoints(
         self, source: dict[str, Any], bps: list[dict[str, Any]], state: SourceBreakpoints
     ) -> list[dict[str, Any]]:
         our_ids = [self.new_id() for _ in bps]
+        with self._lock:
+            state.python_requested, state.python_ids, state.source = list(bps), our_ids, dict(source)
         placeholders = [
             {
                 "id": our_id,
@@ -905,19 +1020,26 @@ class Session:
         ]
         if self.debugpy is None:
             return placeholders
-        reply = self.debugpy.request("setBreakpoints", {"source": source, "breakpoints": bps})
+        kernel_stop = self._kernel_stop_in(str(source.get("path") or ""), bps)
+        sent = bps + (
+            [{"line": kernel_stop.line, "condition": KERNEL_STOP_ONCE}] if kernel_stop is not None else []
+        )
+        sent_ids = our_ids + ([kernel_stop.dap_id] if kernel_stop is not None else [])
+        reply = self.debugpy.request("setBreakpoints", {"source": source, "breakpoints": sent})
 
         def translate(response: Message) -> list[dict[str, Any]]:
             out = []
             their = (response.get("body") or {}).get("breakpoints") or []
             with self._lock:
                 state.debugpy_ids = {}
-                for our_id, theirs, placeholder in zip(our_ids, their, placeholders, strict=False):
+                for index, (our_id, theirs) in enumerate(zip(sent_ids, their, strict=False)):
                     item = dict(theirs)
                     if "id" in theirs:
                         state.debugpy_ids[int(theirs["id"])] = our_id
+                    if index >= len(bps):
+                        continue  # the kernel stop: not the editor's
                     item["id"] = our_id
-                    item.setdefault("line", placeholder["line"])
+                    item.setdefault("line", placeholders[index]["line"])
                     out.append(item)
             return out
 
@@ -946,6 +1068,50 @@ class Session:
                 else "Set when debugpy can answer (the program is in native code that holds the GIL)"
             )
         return placeholders
+
+    def _send_kernel_stop(self) -> None:
+        """Before configurationDone: the kernel stop goes to debugpy even if the editor has no breakpoint
+        in the kernel's file."""
+        stop = self._kernel_stop
+        if stop is None or self.debugpy is None:
+            return
+        with self._lock:
+            already = any(
+                same_file(path, stop.path) and state.python_requested is not None
+                for path, state in self.sources.items()
+            )
+        if not already:
+            state = self.sources.setdefault(stop.path, SourceBreakpoints())
+            self._set_python_breakpoints({"path": stop.path, "name": os.path.basename(stop.path)}, [], state)
+
+    def _remove_kernel_stop(self, stop: KernelStop) -> None:
+        """After its stop: the kernel's file keeps the editor's breakpoints only. Called on debugpy's event
+        thread, so nothing waits for the answer; our ids for the editor's breakpoints stay the same."""
+        stop.active = False
+        if self.debugpy is None:
+            return
+        with self._lock:
+            found = [
+                (path, state)
+                for path, state in self.sources.items()
+                if same_file(path, stop.path) and state.python_requested is not None
+            ]
+        for _path, state in found:
+            bps, ids = list(state.python_requested or []), list(state.python_ids)
+            reply = self.debugpy.request("setBreakpoints", {"source": state.source, "breakpoints": bps})
+
+            def remap(response: Message, state: SourceBreakpoints = state, ids: list[int] = ids) -> None:
+                their = (response.get("body") or {}).get("breakpoints") or []
+                with self._lock:
+                    if state.python_ids != ids:
+                        return  # the editor has set this file's breakpoints again meanwhile
+                    state.debugpy_ids = {
+                        int(theirs["id"]): our_id
+                        for our_id, theirs in zip(ids, their, strict=False)
+                        if "id" in theirs
+                    }
+
+            reply.then(remap)
 
     def _debugpy_patience(self) -> float:
         """How long a request may wait for debugpy. While the program runs in mixed mode, a thread in
@@ -1106,6 +1272,12 @@ class Session:
         with self._lock:
             bp = self.gdb_bps.get(str(payload.get("bkptno"))) if reason == "breakpoint-hit" else None
         self._delete_step_in_temps()
+        if self._line_step is not None:
+            verdict = self._continue_line_step(self._line_step, reason, payload, gdb_thread, frame)
+            if verdict == "absorbed":
+                return
+            if verdict == "step":
+                reason = "end-stepping-range"
         body: dict[str, Any] = {"threadId": native, "allThreadsStopped": True}
         if reason == "breakpoint-hit" and str(payload.get("bkptno")) == self._in_code_bp_number:
             # In Numba's helper: finish to the jitted caller; that stop is reported as the breakpoint.
@@ -1129,6 +1301,10 @@ class Session:
         if reason == "breakpoint-hit":
             if bp is not None and bp.parfor_only and PARFOR_GUFUNC not in str(frame.get("func", "")):
                 self._gdb_resume("-exec-continue")  # other code compiled from a string, same line number
+                return
+            if bp is not None and bp.path and jitframes.ARRAY_EXPR_KERNEL in str(frame.get("func", "")):
+                # A generated kernel whose debug info claims a line of the user's file: not that line.
+                self._gdb_resume("-exec-continue")
                 return
             if bp is not None and bp.hit_mode == "%":
                 bp.hits += 1
@@ -1321,6 +1497,18 @@ class Session:
             if self._python_stop_at and body.get("reason") == "function breakpoint":
                 self._python_stop_at = None  # one-shot, as stopAtJitFunction is in mixed mode
                 self.debugpy.request("setFunctionBreakpoints", {"breakpoints": []})  # type: ignore[union-attr]
+            stop = self._kernel_stop
+            hit = [int(i) for i in body.get("hitBreakpointIds") or []]
+            if stop is not None and any(self._our_bp_id(i) == stop.dap_id for i in hit):
+                if stop.active:
+                    self._remove_kernel_stop(stop)
+                body["reason"] = "function breakpoint"
+                body["description"] = f"Paused at the first line of kernel {stop.name} (stopAtJitFunction)"
+                rest = [i for i in hit if self._our_bp_id(i) != stop.dap_id]
+                if rest:
+                    body["hitBreakpointIds"] = rest
+                else:
+                    body.pop("hitBreakpointIds", None)
             if self._drop_debugpy_pause and body.get("reason") == "pause":
                 self._drop_debugpy_pause = False
                 self.debugpy.request("continue", {"threadId": body.get("threadId")})  # type: ignore[union-attr]
@@ -1745,6 +1933,8 @@ class Session:
         thread_id = int(args.get("threadId", 0))
         if owner == "gdb":
             gdb_thread = self.gdb_threads.get(thread_id, "1")
+            if gdb_command in ("-exec-next", "-exec-step") and self._start_line_step(gdb_command, gdb_thread):
+                return {}
             self._gdb_resume(f"{gdb_command} --thread {gdb_thread}")
             return {}
         assert self.debugpy is not None
@@ -1758,6 +1948,134 @@ class Session:
         self._resumed()
         self.debugpy.request(debugpy_command, {"threadId": theirs})
         return {}
+
+    def _is_user_frame(self, frame: dict[str, Any]) -> bool:
+        """A frame of the user's jitted code: not a generated kernel, a C helper or (with justMyCode)
+        Numba's own library code."""
+        if jitframes.classify_frame(frame) != "jit":
+            return False
+        return not (self.just_my_code and jitframes.is_numba_library_frame(frame))
+
+    def _user_frame_level(self, gdb_thread: str) -> tuple[int, dict[str, Any]] | None:
+        """The innermost user frame of the thread's jitted code (level, frame), or None when the jitted
+        code ends (Numba's wrapper, the dispatcher or Python) before one."""
+        assert self.gdb is not None
+        raw = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread} 0 {USER_FRAME_SEARCH}").get(
+            "stack", []
+        )
+        for item in raw:
+            if self._is_user_frame(item):
+                return int(item.get("level", 0)), item
+            if jitframes.classify_frame(item) in ("wrapper", "dispatcher", "python-eval"):
+                return None
+        return None
+
+    def _start_line_step(self, command: str, gdb_thread: str) -> bool:
+        """Step over/into from the user's jitted line (LineStep); False when the thread is not in the
+        user's jitted code (gdb's own step is right there)."""
+        try:
+            found = self._user_frame_level(gdb_thread)
+        except GdbCommandError as exc:
+            self.log(f"line step: {exc.message}")
+            return False
+        if found is None:
+            return False
+        level, frame = found
+        self._line_step = LineStep(
+            command,
+            gdb_thread,
+            str(frame.get("func", "")),
+            int(frame.get("line") or 0),
+            str(frame.get("fullname") or ""),
+        )
+        if level == 0:
+            self._gdb_resume(f"{command} --thread {gdb_thread}")
+        else:
+            # Stopped inside a hidden frame (a kernel, a helper): back to the user's line first.
+            self._gdb_resume(f"-exec-finish --thread {gdb_thread} --frame {level - 1}")
+        return True
+
+    def _continue_line_step(
+        self, step: LineStep, reason: str, payload: dict[str, Any], gdb_thread: str, frame: dict[str, Any]
+    ) -> str:
+        """A stop during a LineStep: "absorbed" (the step goes on), "step" (report it as the step's end)
+        or "other" (the step is over; the stop is what it is: a breakpoint, a signal, leaving jitted code)."""
+        assert self.gdb is not None
+        own_temp = reason == "breakpoint-hit" and str(payload.get("bkptno")) in step.temps
+        if own_temp:
+            self._end_line_step()
+            return "step"
+        if gdb_thread != step.gdb_thread or reason not in ("end-stepping-range", "function-finished"):
+            self._end_line_step()
+            return "other"
+        step.rounds += 1
+        try:
+            if self._is_user_frame(frame):
+                same = str(frame.get("func", "")) == step.func and int(frame.get("line") or 0) == step.line
+                if not same or step.rounds > MAX_STEP_ROUNDS:
+                    self._end_line_step()
+                    return "step"
+                step.same_line += 1
+                if step.same_line <= SAME_LINE_STEPS or step.temps:
+                    self._gdb_resume(f"{step.command} --thread {gdb_thread}")
+                    return "absorbed"
+                step.temps = self._other_line_breakpoints(step)
+                self._gdb_resume(f"-exec-finish --thread {gdb_thread} --frame 0")
+                return "absorbed"
+            found = self._user_frame_level(gdb_thread)
+            if found is None or found[0] == 0 or step.rounds > MAX_STEP_ROUNDS:
+                self._end_line_step()
+                return "other"
+            self._gdb_resume(f"-exec-finish --thread {gdb_thread} --frame {found[0] - 1}")
+            return "absorbed"
+        except GdbCommandError as exc:
+            self.log(f"line step: {exc.message}")
+            self._end_line_step()
+            return "other"
+
+    def _other_line_breakpoints(self, step: LineStep) -> list[str]:
+        """Temporary breakpoints (this thread only) on every other statement line of the jitted function
+        being stepped: the loop of one line runs at full speed instead of one stop per iteration."""
+        assert self.gdb is not None
+        try:
+            from pyserver.analysis.discovery import find_jitted_functions, jitted_function_at
+
+            source = Path(step.path).read_text(encoding="utf-8")
+            function = jitted_function_at(find_jitted_functions(source, step.path), step.line)
+            tree = ast.parse(source)
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError, ImportError) as exc:
+            self.log(f"line step: no lines of {step.path}: {exc}")
+            return []
+        if function is None:
+            return []
+        lines = sorted(
+            {
+                node.lineno
+                for node in ast.walk(tree)
+                if isinstance(node, ast.stmt) and function.def_line < node.lineno <= function.end_line
+            }
+            - {step.line}
+        )
+        temps = []
+        for line in lines:
+            try:
+                reply = self.gdb.execute(
+                    f"-break-insert -t -p {step.gdb_thread} {c_string(f'{step.path}:{line}')}"
+                )
+                temps.append(str(reply.get("bkpt", {}).get("number")))
+            except GdbCommandError as exc:
+                self.log(f"line step: no breakpoint at line {line}: {exc.message}")
+        return temps
+
+    def _end_line_step(self) -> None:
+        step, self._line_step = self._line_step, None
+        if step is None or self.gdb is None:
+            return
+        for number in step.temps:
+            try:
+                self.gdb.execute(f"-break-delete {number}")
+            except GdbCommandError:
+                pass  # a temporary breakpoint that was hit is gone already
 
     def _arm_step_in_temps(self, debugpy_thread: int) -> None:
         assert self.gdb is not None and self.debugpy is not None
@@ -2004,6 +2322,27 @@ def prange_body_lines(path: str, functions: list[Any]) -> dict[int, str]:
         for line in range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1):
             lines[line] = owner.name
     return lines
+
+
+def first_body_line(tree: ast.Module, def_line: int) -> int | None:
+    """The line of the first statement in the body of the function defined at `def_line` (a docstring
+    runs no code, so the statement after it)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno == def_line:
+            body = node.body
+            if (
+                len(body) > 1
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
+                body = body[1:]
+            return body[0].lineno if body else None
+    return None
+
+
+def same_file(first: str, second: str) -> bool:
+    return os.path.normcase(os.path.realpath(first)) == os.path.normcase(os.path.realpath(second))
 
 
 def ptrace_hint(gdb_message: str) -> str | None:

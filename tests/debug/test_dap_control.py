@@ -176,6 +176,82 @@ def test_cudasim_mode_stops_inside_a_kernel(dap: DapClient) -> None:
     assert "cudasim: [1. 1. 1. 1.]" in dap.output_text()
 
 
+CUDA_KERNEL = PROGRAMS / "cuda_kernel.py"
+KERNEL_FIRST_LINE = 9  # i = cuda.grid(1)   (the first statement of add_one)
+KERNEL_BODY_LINE = 11  # a[i] += 1
+
+
+def thread_index(dap: DapClient, frame_id: int) -> tuple[int, int]:
+    """(i, cuda.threadIdx.x) as the stopped kernel thread sees them."""
+
+    def value(expression: str) -> int:
+        return int(
+            dap.ok("evaluate", {"expression": expression, "frameId": frame_id, "context": "watch"})["result"]
+        )
+
+    return value("i"), value("cuda.threadIdx.x")
+
+
+def test_cudasim_stop_at_jit_function_stops_at_the_kernels_first_line(dap: DapClient) -> None:
+    """The "Debug in CUDA simulator" lens: stopAtJitFunction stops at the kernel's first line, once."""
+    assert dap.start(CUDA_KERNEL, mode="cudasim", stopAtJitFunction="add_one", breakpoints={})["success"]
+    stop = dap.stopped()
+    assert stop["reason"] == "function breakpoint" and "hitBreakpointIds" not in stop, stop
+    thread = stop["threadId"]
+    frames = dap.top_frames(thread)
+    assert (frames[0]["name"], frames[0]["line"]) == ("add_one", KERNEL_FIRST_LINE), frames[0]
+    assert frames[0]["source"]["path"] == str(CUDA_KERNEL)
+    assert "a" in dap.scope_variables(frames[0]["id"])["Locals"]
+    dap.ok("next", {"threadId": thread})
+    assert dap.stopped()["reason"] == "step"
+    frames = dap.top_frames(thread)
+    assert frames[0]["line"] == KERNEL_FIRST_LINE + 1
+    i, thread_x = thread_index(dap, frames[0]["id"])
+    assert i == thread_x and 0 <= i < 4
+    # One-shot: the other three kernel threads run through the line without stopping.
+    dap.ok("continue", {"threadId": thread})
+    assert dap.event("exited")["exitCode"] == 0
+    assert len(dap.events("stopped")) == 2
+    assert "cudasim: [1. 1. 1. 1.]" in dap.output_text()
+
+
+def test_cudasim_stop_at_jit_function_keeps_the_users_breakpoints_in_the_kernel(dap: DapClient) -> None:
+    """The kernel stop and the editor's breakpoints of the same file go to debugpy together, neither
+    replacing the other, and the editor's survive the kernel stop's removal (condition included)."""
+    user_breakpoint = {KERNEL_BODY_LINE: {"condition": "i == 2"}}
+    assert dap.start(
+        CUDA_KERNEL, mode="cudasim", stopAtJitFunction="__main__::add_one", breakpoints=user_breakpoint
+    )["success"]
+    # The editor sees its own breakpoint only, verified.
+    assert [(b["line"], b["verified"]) for b in dap.last_breakpoints] == [(KERNEL_BODY_LINE, True)]
+    user_bp = dap.last_breakpoints[0]["id"]
+    stop = dap.stopped()
+    assert stop["reason"] == "function breakpoint"
+    assert dap.top_frames(stop["threadId"])[0]["line"] == KERNEL_FIRST_LINE
+    # The simulator's kernel threads run concurrently: thread 2 may reach its breakpoint while the first
+    # thread is still stopped (debugpy reports both stops), or only after it continues.
+    try:
+        stop = dap.stopped(timeout=3)
+    except AssertionError:
+        dap.ok("continue", {"threadId": stop["threadId"]})
+        stop = dap.stopped()
+    assert stop["reason"] == "breakpoint" and stop.get("hitBreakpointIds") == [user_bp], stop
+    frames = dap.top_frames(stop["threadId"])
+    assert (frames[0]["name"], frames[0]["line"]) == ("add_one", KERNEL_BODY_LINE)
+    assert thread_index(dap, frames[0]["id"]) == (2, 2)
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    assert dap.event("exited")["exitCode"] == 0
+    assert len(dap.events("stopped")) == 2
+    assert "cudasim: [1. 1. 1. 1.]" in dap.output_text()
+
+
+def test_cudasim_stop_at_an_unknown_kernel_says_so_and_runs(dap: DapClient) -> None:
+    assert dap.start(CUDA_KERNEL, mode="cudasim", stopAtJitFunction="no_such_kernel")["success"]
+    assert dap.event("exited")["exitCode"] == 0
+    assert 'no kernel "no_such_kernel"' in dap.output_text()
+    assert "cudasim: [1. 1. 1. 1.]" in dap.output_text()
+
+
 @pytest.mark.parametrize("mode", ["mixed", "python"])
 def test_integrated_terminal_console(dap: DapClient, tmp_path: Path, mode: str) -> None:
     program = tmp_path / "ask.py"

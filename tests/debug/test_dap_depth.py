@@ -122,3 +122,72 @@ def test_reverse_steps_inside_jitted_code(dap: DapClient) -> None:
     assert float(local_value(dap, thread, "x")) == 1.0
     dap.ok("setBreakpoints", {"source": {"path": str(MIXED)}, "breakpoints": []})
     dap.ok("disconnect", {"terminateDebuggee": True})
+
+
+ARRAY_EXPR = PROGRAMS / "array_expr.py"
+SERIAL_EXPR_LINE = 11  # c = a * b + 1.0   (in scale_add)
+PARALLEL_EXPR_LINE = 19  # c = a * b + 1.0   (in scale_add_parallel, parallel=True)
+SIZE = 2000  # c[i] = 2 i + 1, so c.sum() + n = SIZE**2 + SIZE
+
+
+def assert_no_generated_frames(frames: list[dict]) -> None:
+    """Numba's generated kernels and library code are never shown as the user's frames."""
+    for frame in frames:
+        assert "__numba_array_expr" not in frame["name"] and "_broadcast_onto" not in frame["name"], frame
+        path = (frame.get("source") or {}).get("path", "")
+        assert "site-packages/numba/" not in path or frame.get("presentationHint") == "subtle", frame
+
+
+def test_array_expression_lines_stop_and_step_in_the_users_function(dap: DapClient) -> None:
+    breakpoints = {SERIAL_EXPR_LINE: {}, PARALLEL_EXPR_LINE: {}}
+    assert dap.start(ARRAY_EXPR, breakpoints=breakpoints)["success"]
+    stop = dap.stopped()
+    thread = stop["threadId"]
+    assert stop["reason"] == "breakpoint"
+    frames = dap.top_frames(thread)
+    top = frames[0]
+    assert top["name"] == "scale_add(array(float64, 1d, C), array(float64, 1d, C))", top
+    assert top["source"]["path"] == str(ARRAY_EXPR) and top["line"] == SERIAL_EXPR_LINE, top
+    assert_no_generated_frames(frames)
+    local = dap.scope_variables(top["id"])
+    assert local["Locals"]["n"]["value"] == str(SIZE)
+    assert local["Arguments"]["a"]["value"].startswith("array(float64, 1d, C)")
+    assert float(local_value(dap, thread, "a[3]")) == 3.0 and float(local_value(dap, thread, "b[3]")) == 2.0
+    # Step in: the line's generated kernel (called once per element) and Numba's own helpers are not
+    # the user's code, so one step goes to the next line of scale_add, with c computed.
+    dap.ok("stepIn", {"threadId": thread})
+    stop = dap.stopped()
+    assert stop["reason"] == "step"
+    frames = dap.top_frames(thread)
+    assert frames[0]["name"].startswith("scale_add(") and frames[0]["line"] == SERIAL_EXPR_LINE + 1, frames[0]
+    assert_no_generated_frames(frames)
+    assert float(local_value(dap, thread, "c[0]")) == 1.0
+    assert float(local_value(dap, thread, f"c[{SIZE - 1}]")) == 2.0 * (SIZE - 1) + 1.0
+    dap.ok("next", {"threadId": thread})
+    dap.stopped()
+    assert dap.top_frames(thread)[0]["line"] == SERIAL_EXPR_LINE + 2
+    assert float(local_value(dap, thread, "total")) == float(SIZE**2 + SIZE)
+    # parallel=True: the expression becomes a parfor run by worker threads; the breakpoint stops the
+    # calling thread in the user's function, and one step over goes to the next line.
+    dap.ok("continue", {"threadId": thread})
+    stop = dap.stopped()
+    thread = stop["threadId"]
+    assert stop["reason"] == "breakpoint"
+    frames = dap.top_frames(thread)
+    assert frames[0]["name"].startswith("scale_add_parallel(") and frames[0]["line"] == PARALLEL_EXPR_LINE
+    assert_no_generated_frames(frames)
+    assert dap.scope_variables(frames[0]["id"])["Locals"]["n"]["value"] == str(SIZE)
+    dap.ok("next", {"threadId": thread})
+    stop = dap.stopped()
+    assert stop["reason"] == "step"
+    frames = dap.top_frames(thread)
+    assert frames[0]["name"].startswith("scale_add_parallel(") and frames[0]["line"] == PARALLEL_EXPR_LINE + 1
+    # Numba fuses the expression with c.sum() into one parfor (no `c` remains); the sum is right.
+    dap.ok("next", {"threadId": thread})
+    dap.stopped()
+    assert dap.top_frames(thread)[0]["line"] == PARALLEL_EXPR_LINE + 2
+    assert float(local_value(dap, thread, "total")) == float(SIZE**2 + SIZE)
+    dap.ok("continue", {"threadId": thread})
+    dap.event("exited")
+    text = dap.output_text()
+    assert f"serial: {float(SIZE**2 + SIZE)}" in text and f"parallel: {float(SIZE**2 + SIZE)}" in text, text
