@@ -1729,7 +1729,11 @@ class Session:
                     "column": 0,
                     "presentationHint": "subtle",
                 }
-                if item.get("fullname"):
+                if jitframes.ARRAY_EXPR_KERNEL in str(item.get("func", "")):
+                    # Its debug info names the user's file at the generated code's line 1 or 2: no source
+                    # rather than a wrong line of the user's file.
+                    frame["line"] = 0
+                elif item.get("fullname"):
                     frame["source"] = {"path": item["fullname"], "presentationHint": "deemphasize"}
                 frames.append(frame)
         frames.extend(self._gdb_python_frames(thread_id, gdb_thread))

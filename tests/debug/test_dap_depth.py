@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -191,3 +192,43 @@ def test_array_expression_lines_stop_and_step_in_the_users_function(dap: DapClie
     dap.event("exited")
     text = dap.output_text()
     assert f"serial: {float(SIZE**2 + SIZE)}" in text and f"parallel: {float(SIZE**2 + SIZE)}" in text, text
+
+
+def test_a_stop_inside_the_generated_kernel_is_shown_and_stepped_as_the_users_line(dap: DapClient) -> None:
+    """Where a pause lands during a long array expression: inside the generated kernel. The kernel is an
+    internal frame (no source: its debug info says line 1 of the user's file); the user's frame is on the
+    expression's line; a step goes on from the user's line, not from the kernel's."""
+    assert dap.start(ARRAY_EXPR, breakpoints={SERIAL_EXPR_LINE: {}}, showInternalFrames=True)["success"]
+    stop = dap.stopped()
+    thread = stop["threadId"]
+    top = dap.top_frames(thread)[0]
+    inserted = dap.ok(
+        "evaluate",
+        {
+            "expression": "`rbreak ^_3cdynamic_3e::__numba_array_expr_",
+            "frameId": top["id"],
+            "context": "repl",
+        },
+    )["result"]
+    kernel_bp = re.search(r"Breakpoint (\d+) at", inserted)
+    assert kernel_bp is not None, inserted
+    dap.ok("continue", {"threadId": thread})
+    stop = dap.stopped()
+    frames = dap.top_frames(thread)
+    kernel = frames[0]
+    assert "__numba_array_expr_" in kernel["name"] and kernel["presentationHint"] == "subtle", kernel
+    assert "source" not in kernel and kernel["line"] == 0, kernel
+    users = [f for f in frames if f.get("presentationHint") != "subtle"]
+    assert users[0]["name"].startswith("scale_add(") and users[0]["line"] == SERIAL_EXPR_LINE, users[0]
+    assert users[0]["source"]["path"] == str(ARRAY_EXPR)
+    assert dap.scope_variables(users[0]["id"])["Locals"]["n"]["value"] == str(SIZE)
+    dap.ok(
+        "evaluate",
+        {"expression": f"`delete {kernel_bp.group(1)}", "frameId": users[0]["id"], "context": "repl"},
+    )
+    dap.ok("next", {"threadId": thread})
+    assert dap.stopped()["reason"] == "step"
+    top = dap.top_frames(thread)[0]
+    assert top["name"].startswith("scale_add(") and top["line"] == SERIAL_EXPR_LINE + 1, top
+    assert float(local_value(dap, thread, f"c[{SIZE - 1}]")) == 2.0 * (SIZE - 1) + 1.0
+    dap.ok("disconnect", {"terminateDebuggee": True})

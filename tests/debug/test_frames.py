@@ -13,8 +13,29 @@ sys.path.insert(0, str(PROGRAMS))
 
 from harness import run_to_line  # noqa: E402
 
-from pyserver.debug.frames import c_type_to_numba, classify_frame, parse_jit_frame_name  # noqa: E402
+from pyserver.debug.frames import (  # noqa: E402
+    c_type_to_numba,
+    classify_frame,
+    is_numba_library_frame,
+    parse_jit_frame_name,
+)
 
+# As gdb 13 names an array expression's generated kernel and a Numba library function compiled with the user's
+# code (tests/debug/programs/array_expr.py): the kernel's debug info claims the user's file, at line 1.
+ARRAY_EXPR_KERNEL_FRAME = {
+    "func": "_3cdynamic_3e::__numba_array_expr_0x7fffdd0642d0[abi:v5][abi:c8tJTC_2fWwGaMLSgd6CjA4xXKR0tsqKIYSQsmjfC9LThg"
+    "geGLFtVQlYhUhSSAmlJgEkUQ0zUB](double, double)",
+    "file": "array_expr.py",
+    "fullname": "/work/tests/debug/programs/array_expr.py",
+    "line": "1",
+}
+NUMBA_LIBRARY_FRAME = {
+    "func": "numba::np::npyimpl::_broadcast_onto[abi:v6][abi:c8tJTC_2fWQA93W1AaAIYB](long long, long long*, long long, "
+    "long long*)",
+    "file": "npyimpl.py",
+    "fullname": "/venv/lib/python3.11/site-packages/numba/np/npyimpl.py",
+    "line": "350",
+}
 DESIGN_NAME = "__main__::kernel[abi:v1][abi:c8tJTC_2fWwGaMLSgd6CjA4xXKR0tsqKIYSQsqDQwVMEsTAA_3d_3d](Array<double, 1, C, mutable, aligned>, long long)"
 
 
@@ -80,6 +101,14 @@ def test_escaped_identifiers_are_decoded_only_where_unambiguous():
 )
 def test_classify_literal_frames(frame, kind):
     assert classify_frame(frame) == kind
+
+
+def test_generated_kernels_and_numba_library_code_are_not_user_code():
+    assert classify_frame(ARRAY_EXPR_KERNEL_FRAME) == "other"
+    # Numba's library code is real jitted code with real sources, told apart by its module.
+    assert classify_frame(NUMBA_LIBRARY_FRAME) == "jit" and is_numba_library_frame(NUMBA_LIBRARY_FRAME)
+    assert not is_numba_library_frame({"func": DESIGN_NAME, "file": "prog.py", "line": "8"})
+    assert not is_numba_library_frame({"func": "pkg::numba_tools::walk[abi:v1](double)", "line": "3"})
 
 
 @pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is not installed")
