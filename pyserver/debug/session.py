@@ -415,7 +415,9 @@ class Session:
         self._check_numba(python, env)
         argv_args = [str(a) for a in (args.get("args") or [])]
         if self.mode == "cudasim" and args.get("stopAtJitFunction"):
-            self._kernel_stop = self._locate_kernel(str(args["stopAtJitFunction"]), program, cwd, env)
+            self._kernel_stop = self._locate_kernel(
+                str(args["stopAtJitFunction"]), program, cwd, env, argv_args
+            )
         port = free_port()
         if self.mode == "mixed":
             self._launch_mixed(args, python, program, module, argv_args, env, cwd, port)
@@ -425,10 +427,11 @@ class Session:
         return {}
 
     def _locate_kernel(
-        self, target: str, program: str | None, cwd: str, env: dict[str, str | None]
+        self, target: str, program: str | None, cwd: str, env: dict[str, str | None], argv_args: list[str]
     ) -> KernelStop | None:
         """The file and first body line of the kernel `target` ("add_one", "__main__::add_one" or
-        "pkg::kernels::add_one", as the lens writes it), found without running anything."""
+        "pkg::kernels::add_one", as the lens writes it), found without running anything. A plain name is
+        in the program, or, for a module launch (`pytest file.py`), in a .py file among its arguments."""
         from pyserver.analysis.discovery import find_jitted_functions
 
         parts = target.split("::")
@@ -437,6 +440,8 @@ class Session:
         if not module or module == ["__main__"]:
             if program:
                 candidates.append(Path(program))
+            else:
+                candidates += [Path(cwd, arg) for arg in argv_args if arg.endswith(".py")]
         else:
             roots = [Path(program).parent] if program else []
             roots.append(Path(cwd))

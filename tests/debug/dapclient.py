@@ -171,7 +171,10 @@ class DapClient:
                 "supportsRunInTerminalRequest": True,
             },
         )
-        seq = self.stream.request("launch", {"program": str(program), "cwd": str(program.parent), **launch})
+        arguments = {"program": str(program), "cwd": str(program.parent), **launch}
+        if launch.get("module"):
+            arguments.pop("program")  # `program` then only names the file the breakpoints are in
+        seq = self.stream.request("launch", arguments)
         self.wait_for(
             lambda m: (
                 (m.get("type") == "event" and m.get("event") == "initialized")

@@ -245,6 +245,22 @@ def test_cudasim_stop_at_jit_function_keeps_the_users_breakpoints_in_the_kernel(
     assert "cudasim: [1. 1. 1. 1.]" in dap.output_text()
 
 
+def test_cudasim_stop_at_jit_function_in_a_test_run_by_pytest(dap: DapClient) -> None:
+    """The lens on a kernel whose entry is a test: `-m pytest file.py`, the kernel found in that file."""
+    check = PROGRAMS / "cuda_kernel_check.py"
+    launch = {"module": "pytest", "args": ["-q", "-p", "no:cacheprovider", "--noconftest", str(check)]}
+    assert dap.start(check, mode="cudasim", stopAtJitFunction="double_it", **launch)["success"]
+    stop = dap.stopped()
+    assert stop["reason"] == "function breakpoint"
+    frames = dap.top_frames(stop["threadId"])
+    assert (frames[0]["name"], frames[0]["line"]) == ("double_it", 9) and frames[0]["source"]["path"] == str(
+        check
+    )
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    assert dap.event("exited")["exitCode"] == 0
+    assert "1 passed" in dap.output_text()
+
+
 def test_cudasim_stop_at_an_unknown_kernel_says_so_and_runs(dap: DapClient) -> None:
     assert dap.start(CUDA_KERNEL, mode="cudasim", stopAtJitFunction="no_such_kernel")["success"]
     assert dap.event("exited")["exitCode"] == 0
