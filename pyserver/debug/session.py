@@ -1005,6 +1005,7 @@ class Session:
         if stop is None or not stop.active or not same_file(path, stop.path):
             return None
         if any(int(bp.get("line", 0)) == stop.line for bp in bps):
+            stop.active = False  # the editor's own breakpoint stops there: never add a second stop later
             return None
         return stop
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import signal
 from collections.abc import Iterator
@@ -10,6 +11,8 @@ from pathlib import Path
 import psutil
 import pytest
 from dapclient import DapClient
+
+from pyserver.debug.session import first_body_line
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 MIXED = PROGRAMS / "mixed.py"
@@ -259,6 +262,13 @@ def test_cudasim_stop_at_jit_function_in_a_test_run_by_pytest(dap: DapClient) ->
     dap.ok("continue", {"threadId": stop["threadId"]})
     assert dap.event("exited")["exitCode"] == 0
     assert "1 passed" in dap.output_text()
+
+
+def test_the_kernel_stop_line_is_the_first_statement_after_a_docstring() -> None:
+    source = 'from numba import cuda\n\n@cuda.jit\ndef k(a):\n    """Doc."""\n\n    a[0] = 1\n'
+    assert first_body_line(ast.parse(source), 4) == 7
+    assert first_body_line(ast.parse("def k(a):\n    a[0] = 1\n"), 1) == 2
+    assert first_body_line(ast.parse("def k(a):\n    a[0] = 1\n"), 2) is None  # no function there
 
 
 def test_cudasim_stop_at_an_unknown_kernel_says_so_and_runs(dap: DapClient) -> None:
