@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Real-editor end-to-end tests: the built .vsix installed into a fresh code-server (VS Code 1.139, web),
-# driven by playwright-core with Debian's Chromium, on a copy of examples/.
+# driven by playwright-core with Debian's Chromium, on a copy of examples/ (the debugger scenario: of
+# tests/e2e/programs/).
 #   usage: scripts/e2e.sh [TOOLS]        (TOOLS: where scripts/install-editor.sh put code-server; .tools)
+#   E2E_ONLY=name[,name]  runs some scenarios only (main, no-numba, untrusted, debugger)
+#   E2E_PUBLISH=1         after a green debugger scenario, copies its README shots into docs/images/
 # Screenshots and the extension's event log go to test-artifacts/e2e/. Exit 0 when every check passed,
 # 1 when one failed. Without Chromium or code-server it says so and skips (exit 0), unless CI=true.
 set -euo pipefail
@@ -85,18 +88,20 @@ echo "e2e: installing $(basename "$VSIX") into a fresh extensions folder"
   || { cat "$SCRATCH/install.log"; echo "e2e: FAILED: could not install the .vsix" >&2; exit 1; }
 node esbuild.mjs --e2e > /dev/null 2>&1
 
-# run_scenario NAME INTERPRETER TRUST: a fresh profile and a fresh copy of examples/, one code-server,
-# one Playwright run of tests/e2e/e2e.ts in that scenario; TRUST is "trusted" or "prompt".
+# run_scenario NAME INTERPRETER TRUST [FOLDER]: a fresh profile and a fresh copy of FOLDER (examples/),
+# one code-server, one Playwright run of tests/e2e/e2e.ts in that scenario; TRUST is "trusted" or "prompt".
 run_scenario() {
-  local name=$1 interpreter=$2 trust=$3
+  local name=$1 interpreter=$2 trust=$3 folder=${4:-examples}
   # E2E_ONLY=name[,name] runs a subset (for working on one scenario).
   if [ -n "${E2E_ONLY:-}" ] && [[ ",$E2E_ONLY," != *",$name,"* ]]; then return 0; fi
   local dir="$SCRATCH/$name" out="$ARTIFACTS/$name"
   mkdir -p "$dir/user-data/User" "$dir/chromium" "$dir/workspace" "$out"
-  # A copy of examples/ (the analysis writes .numba-lens/ and __pycache__/ into the workspace).
-  cp -r "$REPO/examples" "$dir/workspace/examples"
-  find "$dir/workspace/examples" -name __pycache__ -prune -exec rm -rf {} +
-  local workspace="$dir/workspace/examples" events="$out/events.jsonl"
+  # A copy of the folder (the analysis writes .numba-lens/ and __pycache__/ into the workspace).
+  local workspace
+  workspace="$dir/workspace/$(basename "$folder")"
+  cp -r "$REPO/$folder" "$workspace"
+  find "$workspace" -name __pycache__ -prune -exec rm -rf {} +
+  local events="$out/events.jsonl"
   : > "$events"
   cat > "$dir/user-data/User/settings.json" <<JSON
 {
@@ -131,7 +136,7 @@ JSON
     kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.1
   done
-  local status=0
+  local status=0 started=$SECONDS
   if ! $up; then
     tail -20 "$out/code-server.log"; echo "e2e: [$name] FAILED: code-server did not start" >&2; status=1
   else
@@ -142,17 +147,29 @@ JSON
   stop_code_server
   find "$dir/user-data/logs" -name '*Numba Lens*.log' -exec cp {} "$out/" \; 2>/dev/null || true
   check_orphans || { echo "e2e: [$name] FAILED: processes were left behind" >&2; status=1; }
+  echo "e2e: [$name] $([ $status = 0 ] && echo passed || echo FAILED) in $((SECONDS - started)) s"
   [ $status = 0 ] || FAILED_SCENARIOS="$FAILED_SCENARIOS $name"
+  return $status
 }
 
 # The user's view: diagnostics, hover, lenses, the Debug JIT function session, an IR view.
-run_scenario main "$PY" trusted
+run_scenario main "$PY" trusted || true
 # An interpreter without Numba: one clear message with the install command, status "failed", no crash loop.
 # (A bare venv: no site-packages, so no Numba whatever the machine has.)
 python3 -m venv --without-pip "$SCRATCH/bare-venv"
-run_scenario no-numba "$SCRATCH/bare-venv/bin/python" trusted
+run_scenario no-numba "$SCRATCH/bare-venv/bin/python" trusted || true
 # An untrusted workspace: nothing analysed, the status says why; trusting it restarts the server.
-run_scenario untrusted "$PY" prompt
+run_scenario untrusted "$PY" prompt || true
+# The debugger in depth, one session per feature (tests/e2e/scenario-debugger.ts), on tests/e2e/programs/;
+# its cropped shots are the README's debugging images (E2E_PUBLISH=1 copies them to docs/images/).
+if run_scenario debugger "$PY" trusted tests/e2e/programs && [ "${E2E_PUBLISH:-}" = 1 ]; then
+  shots=("$ARTIFACTS/debugger/publish/"*.jpg)
+  if [ -e "${shots[0]}" ]; then
+    mkdir -p "$REPO/docs/images"
+    cp "${shots[@]}" "$REPO/docs/images/"
+    echo "e2e: published ${#shots[@]} debugger shots to docs/images/: $(cd "$ARTIFACTS/debugger/publish" && echo *.jpg)"
+  fi
+fi
 
 if [ -n "$FAILED_SCENARIOS" ]; then
   echo "e2e: FAILED scenarios:$FAILED_SCENARIOS (screenshots and logs in $ARTIFACTS)" >&2
