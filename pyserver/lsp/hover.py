@@ -5,6 +5,7 @@ say, the hover says so and says how to get types."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from pyserver.analysis.model import Diagnostic, FunctionInfo, SignatureResult
 from pyserver.lsp.syntax import NameAt, name_at, names_in, reaching_store
@@ -77,6 +78,20 @@ def _signature_line(signature: SignatureResult) -> str:
     return signature.text
 
 
+def _callers(signature: SignatureResult, most: int = 3) -> str:
+    """Where a caller's types come from: links to the calls (`run` at b.py:9), the first few of them."""
+    if signature.source != "caller" or not signature.callers:
+        return ""
+    links = []
+    for site in signature.callers[:most]:
+        place = f"{Path(site.path).name}:{site.line}"
+        if Path(site.path).is_absolute():
+            place = f"[{place}]({Path(site.path).as_uri()}#L{site.line})"
+        links.append(f"`{site.function}` at {place}")
+    more = len(signature.callers) - most
+    return " (" + ", ".join(links) + (f" and {more} more" if more > 0 else "") + ")"
+
+
 def function_markdown(view: FunctionView, info: FunctionInfo | None, context: HoverContext) -> str:
     function = view.current
     options = ", ".join(
@@ -94,7 +109,7 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
     parts = [header, _code([_signature_line(s) for s in info.signatures])]
     details = []
     for signature in info.signatures:
-        facts = [f"types from {SOURCE_TEXT.get(signature.source, signature.source)}"]
+        facts = [f"types from {SOURCE_TEXT.get(signature.source, signature.source)}{_callers(signature)}"]
         if not signature.ok:
             facts.append(f"{signature.error_count or 'has'} error{'s' if signature.error_count != 1 else ''}")
         if signature.inference_ms is not None:

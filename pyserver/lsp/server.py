@@ -409,6 +409,15 @@ class NumbaLensServer(LanguageServer):
         if result.status != "failed" or uri not in self.typed:
             self.typed[uri] = analysed
         self.publish(uri)
+        self._reanalyse_callees(uri, result.callers_changed)
+
+    def _reanalyse_callees(self, uri: str, paths: list[str]) -> None:
+        """Open documents whose jitted functions this file's callers now give other argument types."""
+        for path in paths:
+            for other in list(self.workspace.text_documents):
+                if other != uri and convert.same_path(to_fs_path(other) or other, path):
+                    logger.info("re-analysing %s: its callers in %s pass new argument types", other, uri)
+                    self.request_analysis(other)
 
     def publish(self, uri: str) -> None:
         analysed = self.analysed.get(uri)

@@ -609,3 +609,44 @@ async def test_progress_and_status_follow_each_analysis(session: Session) -> Non
 
     await session.wait_for(lambda: "WorkDoneProgressEnd" in kinds(), what="progress end")
     assert kinds()[0] == "WorkDoneProgressBegin"
+
+
+SCALER = """\
+from numba import njit
+
+
+@njit
+def scale(values, factor):
+    return values * factor
+"""
+
+SCALER_CALLER = """\
+import numpy as np
+from numba import njit
+
+from scaler import scale
+
+
+@njit
+def run(a: "float64[:]"):
+    return scale(a, 2.5)
+"""
+
+
+async def test_callers_in_another_file_type_an_open_callee(session: Session) -> None:
+    (session.root / "scaler.py").write_text(SCALER)
+    (session.root / "scaler_caller.py").write_text(SCALER_CALLER)
+    diagnostics = await session.open("scaler.py")
+    assert [d.code for d in diagnostics] == ["no-signature"]
+    hover = await session.hover_word("scaler.py", 5, "scale")
+    assert hover is not None and "Types unknown" in hover
+    callee = session.uri("scaler.py")
+    before = session.publish_count(callee)
+    # Opening the caller is enough: the server re-analyses the open callee with the caller's types.
+    await session.open("scaler_caller.py")
+    assert await session.next_publish(callee, before) == []
+    hover = await session.hover_word("scaler.py", 5, "scale")
+    assert hover is not None and "(array(float64, 1d, A), float64) -> array(float64, 1d, C)" in hover
+    assert "types from a caller with known types (`run` at [scaler_caller.py:9](file://" in hover
+    values = await session.hover_word("scaler.py", 6, "values")
+    assert values is not None and "array(float64, 1d, A)" in values
