@@ -33,6 +33,9 @@ const LAUNCH = {
 export function prepareDebuggerWorkspace(): void {
   fs.mkdirSync(path.join(WORKSPACE, ".vscode"), { recursive: true });
   fs.writeFileSync(path.join(WORKSPACE, ".vscode", "launch.json"), JSON.stringify(LAUNCH, null, 2));
+  // The Debug Console would take the lower half of the editor in every shot; the program's output is not
+  // what these shots are about.
+  fs.writeFileSync(path.join(WORKSPACE, ".vscode", "settings.json"), JSON.stringify({ "debug.internalConsoleOptions": "neverOpen" }, null, 2));
   fs.mkdirSync(PUBLISH, { recursive: true });
 }
 
@@ -145,6 +148,7 @@ async function toggleBreakpoint(file: string, needle: string): Promise<number> {
 
 let sessionRunning = false;
 let failures = 0;
+let sessionStarted = 0;
 const toggled: { file: string; needle: string }[] = [];
 
 /** Stop (Shift+F5), then wait until the adapter process has exited. */
@@ -159,8 +163,11 @@ async function endSession(): Promise<void> {
 /** Runs one feature's session; whatever happens, ends it and removes the breakpoints it set. */
 async function session(body: () => Promise<string>): Promise<string> {
   sessionRunning = true;
+  sessionStarted = Date.now();
+  knownBugsSeen.clear();
   try {
-    const detail = await body();
+    let detail = await body();
+    if (knownBugsSeen.size > 0) detail += ` [KNOWN BUG, reported: ${[...knownBugsSeen].join("; ")}]`;
     if (sessionRunning) await endSession();
     return detail;
   } catch (error) {
@@ -270,8 +277,38 @@ async function expectAttribute(locator: Locator, name: string, value: string): P
   throw new Error(`${name} never became ${value}`);
 }
 
+/**
+ * Adapter bugs seen in this scenario and reported to their owner, tolerated (and said in the step's
+ * detail) until fixed; delete an entry when its fix lands. Any other refused request or error toast fails.
+ */
+const KNOWN_ADAPTER_BUGS: { pattern: RegExp; what: string }[] = [
+  {
+    // pyserver/debug/session.py on_set_function_breakpoints: VS Code sends an empty list at every start.
+    pattern: /Function breakpoints on jitted functions need "mode": "mixed"/,
+    what: "the adapter refuses VS Code's empty setFunctionBreakpoints in modes python/cudasim (an error toast)",
+  },
+];
+const knownBugsSeen = new Set<string>();
+
+/** No refused configuration request and no error toast since the session started (known bugs aside). */
+async function expectNoErrors(): Promise<void> {
+  const refused = events()
+    .filter((e) => e.time >= sessionStarted && e.event === "dap" && e.type === "response" && e.success === false)
+    .filter((e) => ["launch", "setBreakpoints", "setFunctionBreakpoints", "setExceptionBreakpoints", "configurationDone", "threads"].includes(String(e.command)))
+    .map((e) => `${String(e.command)}: ${String(e.message)}`);
+  const toasts = (await page.locator(".notifications-toasts .notification-toast:has(.codicon-error)").allTextContents()).map((t) => t.trim());
+  for (const problem of [...refused, ...toasts]) {
+    const known = KNOWN_ADAPTER_BUGS.find((bug) => bug.pattern.test(problem));
+    if (!known) throw new Error(`the user sees an error: ${problem.slice(0, 300)}`);
+    knownBugsSeen.add(known.what);
+  }
+  // Toasts are not what the shots are about.
+  if (toasts.length > 0) await runCommand("Notifications: Clear All Notifications");
+}
+
 /** Saves a README shot: the side bar and the editor ("window"), or the side bar alone; JPEG, cropped. */
 async function publishShot(file: string, region: "window" | "sidebar"): Promise<void> {
+  await expectNoErrors();
   await page.waitForTimeout(400); // let the last rows and decorations paint
   const sidebar = await page.locator(".part.sidebar").boundingBox();
   const editor = await page.locator(".part.editor").boundingBox();
@@ -279,7 +316,7 @@ async function publishShot(file: string, region: "window" | "sidebar"): Promise<
   const clip =
     region === "sidebar"
       ? { x: sidebar.x, y: 0, width: sidebar.width, height: sidebar.y + sidebar.height }
-      : { x: 0, y: 0, width: editor.x + editor.width, height: editor.y + editor.height };
+      : { x: 0, y: 0, width: editor.x + editor.width, height: Math.max(editor.y + editor.height, sidebar.y + sidebar.height) };
   await page.screenshot({ path: path.join(PUBLISH, file), type: "jpeg", quality: 82, clip });
   // The same region losslessly, beside the other step shots (for reviewing the run).
   await page.screenshot({ path: path.join(ARTIFACTS, `readme-${file.replace(/\.jpg$/, ".png")}`), clip });
@@ -325,215 +362,236 @@ export async function debuggerScenario(): Promise<void> {
     await runCommand("View: Show Run and Debug");
     await page.locator(".debug-viewlet, .debug-pane").first().waitFor({ state: "visible", timeout: 30_000 });
     await widenSideBar(560);
+    // The shots show Variables and Call Stack: fold the (empty) Watch and the Breakpoints panes.
+    await collapsePane("Watch");
+    await collapsePane("Breakpoints");
     return `interpreter ${JSON.stringify(server.interpreter)}; ${LAUNCH.configurations.length} launch configurations`;
   });
   if (!ready) return;
 
   await feature("a crash in jitted code stops with the signal, the jitted locals and the Python callers", async () => {
-      const since = Date.now();
-      await startConfiguration("Crash in jitted code");
-      const stopped = await waitForStop(since);
-      const body = stopped.body as { reason: string; description?: string; text?: string };
-      if (body.reason !== "exception" || !/SIGSEGV/.test(String(body.description))) {
-        throw new Error(`stopped ${JSON.stringify(body)}, expected reason exception naming SIGSEGV`);
-      }
-      const faultLine = lineOf("crash.py", "x = a[index] * scale") + 1;
-      const frames = await waitForStack("a stack: fetch at the faulting line, then main and <module>", stopped.time, (f) => f.length >= 3);
-      if (!/^fetch\(/.test(frames[0].name) || frames[0].line !== faultLine || !String(frames[0].path).endsWith("crash.py")) {
-        throw new Error(`top frame ${JSON.stringify(frames[0])}, expected fetch(...) at crash.py:${faultLine}`);
-      }
-      const callers = frames.slice(1).map((f) => f.name);
-      if (!callers.includes("main") || !callers.includes("<module>")) throw new Error(`Python callers missing: ${callers.join(", ")}`);
-      // What the user sees: the exception widget in the editor, the stack and the jitted frame's locals.
-      const widget = page.locator(".exception-widget", { hasText: "SIGSEGV" }).first();
-      await widget.waitFor({ state: "visible", timeout: 30_000 });
-      const widgetText = ((await widget.textContent()) ?? "").replace(/\s+/g, " ").trim();
-      await showRunAndDebug();
-      await callStackRow(/fetch\(array\(float64, 1d, C\), int64\)/);
-      await callStackRow(/^\s*main\s*crash\.py/);
-      await expandScopes();
-      const index = await variableText("index");
-      if (!index.includes("1000000000")) throw new Error(`index reads "${index}"`);
-      const a = await variableText("a");
-      if (!a.includes("shape=(10,)")) throw new Error(`a reads "${a}"`);
-      await publishShot("debug-crash.jpg", "window");
-      return `${body.description}; widget "${widgetText.slice(0, 120)}"; ${index}; ${a}; callers ${callers.join(" < ")}`;
-    });
+    const since = Date.now();
+    await startConfiguration("Crash in jitted code");
+    const stopped = await waitForStop(since);
+    const body = stopped.body as { reason: string; description?: string; text?: string };
+    if (body.reason !== "exception" || !/SIGSEGV/.test(String(body.description))) {
+      throw new Error(`stopped ${JSON.stringify(body)}, expected reason exception naming SIGSEGV`);
+    }
+    const faultLine = lineOf("crash.py", "x = a[index] * scale") + 1;
+    const frames = await waitForStack("a stack: fetch at the faulting line, then main and <module>", stopped.time, (f) => f.length >= 3);
+    if (!/^fetch\(/.test(frames[0].name) || frames[0].line !== faultLine || !String(frames[0].path).endsWith("crash.py")) {
+      throw new Error(`top frame ${JSON.stringify(frames[0])}, expected fetch(...) at crash.py:${faultLine}`);
+    }
+    const callers = frames.slice(1).map((f) => f.name);
+    if (!callers.includes("main") || !callers.includes("<module>")) throw new Error(`Python callers missing: ${callers.join(", ")}`);
+    // What the user sees: the exception widget in the editor, the stack and the jitted frame's locals.
+    const widget = page.locator(".exception-widget", { hasText: "SIGSEGV" }).first();
+    await widget.waitFor({ state: "visible", timeout: 30_000 });
+    const widgetText = ((await widget.textContent()) ?? "").replace(/\s+/g, " ").trim();
+    await showRunAndDebug();
+    await callStackRow(/fetch\(array\(float64, 1d, C\), int64\)/);
+    await callStackRow(/^\s*main\s*crash\.py/);
+    await expandScopes();
+    const index = await variableText("index");
+    if (!index.includes("1000000000")) throw new Error(`index reads "${index}"`);
+    const a = await variableText("a");
+    if (!a.includes("shape=(10,)")) throw new Error(`a reads "${a}"`);
+    await publishShot("debug-crash.jpg", "window");
+    return `${body.description}; widget "${widgetText.slice(0, 120)}"; ${index}; ${a}; callers ${callers.join(" < ")}`;
+  });
 
   await feature("numba.gdb_breakpoint() stops at its own line in the jitted function", async () => {
-      const since = Date.now();
-      await startConfiguration("In-code breakpoint");
-      const stopped = await waitForStop(since);
-      const body = stopped.body as { reason: string; description?: string };
-      if (body.reason !== "breakpoint") throw new Error(`stopped ${JSON.stringify(body)}, expected reason breakpoint`);
-      const line = lineOf("in_code_breakpoint.py", "    numba.gdb_breakpoint()") + 1;
-      const frames = await waitForStack("a stack with scaled on top", stopped.time, (f) => f.length > 0 && /^scaled\(/.test(f[0].name));
-      // gdb reports the stop after the helper returns: at the call's line or the next one.
-      if (frames[0].line !== line && frames[0].line !== line + 1) throw new Error(`stopped at line ${frames[0].line}, expected ${line}`);
-      await showRunAndDebug();
-      await callStackRow(/scaled\(array\(float64, 1d, C\), float64\)/);
-      await expandScopes();
-      const total = await variableText("total");
-      if (!/18\.0/.test(total)) throw new Error(`total reads "${total}", expected 18.0 (0+3+6+9)`);
-      // Under the adapter numba.gdb_breakpoint() never starts a gdb of its own: one gdb in this workspace.
-      const gdbs = gdbProcesses();
-      if (gdbs !== 1) throw new Error(`${gdbs} gdb processes run in the workspace, expected the adapter's one`);
-      await publishShot("debug-gdb-breakpoint.jpg", "window");
-      return `${body.description ?? body.reason} at ${frames[0].name} line ${frames[0].line}; ${total}; one gdb`;
-    });
+    const since = Date.now();
+    await startConfiguration("In-code breakpoint");
+    const stopped = await waitForStop(since);
+    const body = stopped.body as { reason: string; description?: string };
+    if (body.reason !== "breakpoint") throw new Error(`stopped ${JSON.stringify(body)}, expected reason breakpoint`);
+    const line = lineOf("in_code_breakpoint.py", "    numba.gdb_breakpoint()") + 1;
+    const frames = await waitForStack("a stack with scaled on top", stopped.time, (f) => f.length > 0 && /^scaled\(/.test(f[0].name));
+    // gdb reports the stop after the helper returns: at the call's line or the next one.
+    if (frames[0].line !== line && frames[0].line !== line + 1) throw new Error(`stopped at line ${frames[0].line}, expected ${line}`);
+    await showRunAndDebug();
+    await callStackRow(/scaled\(array\(float64, 1d, C\), float64\)/);
+    await expandScopes();
+    const total = await variableText("total");
+    if (!/18\.0/.test(total)) throw new Error(`total reads "${total}", expected 18.0 (0+3+6+9)`);
+    // Under the adapter numba.gdb_breakpoint() never starts a gdb of its own: one gdb in this workspace.
+    const gdbs = gdbProcesses();
+    if (gdbs !== 1) throw new Error(`${gdbs} gdb processes run in the workspace, expected the adapter's one`);
+    await publishShot("debug-gdb-breakpoint.jpg", "window");
+    return `${body.description ?? body.reason} at ${frames[0].name} line ${frames[0].line}; ${total}; one gdb`;
+  });
 
   await feature("prange: the worker threads in the call stack, one stopped in the loop body", async () => {
-      const bodyLine = (await toggleBreakpoint("parallel_sum.py", "out[r] = row_total")) + 1;
-      const since = Date.now();
-      await startConfiguration("prange worker threads");
-      const stopped = await waitForStop(since);
-      const threads = await waitForEvent(
-        "a threads response naming Numba's workers",
-        (e) =>
-          e.event === "dap" &&
-          e.command === "threads" &&
-          e.type === "response" &&
-          Array.isArray(e.threads) &&
-          (e.threads as { name: string }[]).some((t) => t.name.startsWith("numba worker")),
-        30_000,
-        stopped.time,
-      );
-      const names = (threads.threads as { name: string }[]).map((t) => t.name);
-      const frames = await waitForStack("a stack in the prange body", stopped.time, (f) => f.length > 0 && f[0].name === "prange body of row_sums");
-      if (frames[0].line !== bodyLine || !String(frames[0].path).endsWith("parallel_sum.py")) {
-        throw new Error(`top frame ${JSON.stringify(frames[0])}, expected parallel_sum.py:${bodyLine}`);
-      }
-      await showRunAndDebug();
-      await collapsePane("Breakpoints");
-      await callStackRow("prange body of row_sums");
-      const workers = page.locator(".debug-call-stack .monaco-list-row", { hasText: /numba worker \d/ });
-      await workers.first().waitFor({ state: "visible", timeout: 30_000 });
-      const shownWorkers = await workers.count();
-      await expandScopes();
-      const rowTotal = await variableText("row_total");
-      const rows = new Set([0, 1, 2, 3, 4, 5, 6, 7].map((r) => `${16 * r + 6}.0`));
-      const value = rowTotal.split(" = ").pop() ?? "";
-      if (!rows.has(value)) throw new Error(`row_total reads "${rowTotal}", expected one row's sum (16 r + 6)`);
-      await publishShot("debug-prange-threads.jpg", "window");
-      return `threads ${names.join(", ")}; ${shownWorkers} worker rows shown; stopped thread at line ${frames[0].line}, ${rowTotal}`;
-    });
+    const bodyLine = (await toggleBreakpoint("parallel_sum.py", "out[r] = row_total")) + 1;
+    const since = Date.now();
+    await startConfiguration("prange worker threads");
+    const stopped = await waitForStop(since);
+    const threads = await waitForEvent(
+      "a threads response naming Numba's workers",
+      (e) =>
+        e.event === "dap" &&
+        e.command === "threads" &&
+        e.type === "response" &&
+        Array.isArray(e.threads) &&
+        (e.threads as { name: string }[]).some((t) => t.name.startsWith("numba worker")),
+      30_000,
+      stopped.time,
+    );
+    const names = (threads.threads as { name: string }[]).map((t) => t.name);
+    const frames = await waitForStack("a stack in the prange body", stopped.time, (f) => f.length > 0 && f[0].name === "prange body of row_sums");
+    if (frames[0].line !== bodyLine || !String(frames[0].path).endsWith("parallel_sum.py")) {
+      throw new Error(`top frame ${JSON.stringify(frames[0])}, expected parallel_sum.py:${bodyLine}`);
+    }
+    await showRunAndDebug();
+    await callStackRow("prange body of row_sums");
+    const workers = page.locator(".debug-call-stack .monaco-list-row", { hasText: /numba worker \d/ });
+    await workers.first().waitFor({ state: "visible", timeout: 30_000 });
+    const shownWorkers = await workers.count();
+    await expandScopes();
+    const rowTotal = await variableText("row_total");
+    const rows = new Set([0, 1, 2, 3, 4, 5, 6, 7].map((r) => `${16 * r + 6}.0`));
+    const value = rowTotal.split(" = ").pop() ?? "";
+    if (!rows.has(value)) throw new Error(`row_total reads "${rowTotal}", expected one row's sum (16 r + 6)`);
+    await publishShot("debug-prange-threads.jpg", "window");
+    return `threads ${names.join(", ")}; ${shownWorkers} worker rows shown; stopped thread at line ${frames[0].line}, ${rowTotal}`;
+  });
 
   await feature("Debug as Python: the jitted function runs as plain Python under debugpy", async () => {
-      await openFile("walk.py");
-      const defLine = lineOf("walk.py", "def walk(");
-      await goTo(1, 1);
-      const since = Date.now();
-      await (await lensAbove(defLine, "Debug as Python")).click();
-      const stopped = await waitForStop(since);
-      const launch = launchArguments(since);
-      if (launch.mode !== "python") throw new Error(`the lens launched mode ${String(launch.mode)}, expected python`);
-      const frames = await waitForStack("a stack with walk on top", stopped.time, (f) => f.length > 1 && f[0].name === "walk");
-      const callers = frames.slice(1).map((f) => f.name);
-      if (!callers.includes("main")) throw new Error(`no Python caller main: ${callers.join(", ")}`);
-      await showRunAndDebug();
-      await callStackRow(/^\s*walk\s*walk\.py/);
-      await expandScopes();
-      // debugpy's own view of a NumPy array (the JIT is off: `a` is the ndarray itself).
-      const a = await variableText("a");
-      if (!/array\(\[1\., 2\., 3\., 4\., 5\., 6\.\]\)/.test(a)) throw new Error(`a reads "${a}"`);
-      await publishShot("debug-mode-python.jpg", "window");
-      return `stop in ${frames[0].name} line ${frames[0].line} (${(stopped.body as { reason: string }).reason}); ${a}; callers ${callers.join(" < ")}`;
-    });
+    await openFile("walk.py");
+    const defLine = lineOf("walk.py", "def walk(");
+    await goTo(1, 1);
+    const since = Date.now();
+    await (await lensAbove(defLine, "Debug as Python")).click();
+    const stopped = await waitForStop(since);
+    const launch = launchArguments(since);
+    if (launch.mode !== "python") throw new Error(`the lens launched mode ${String(launch.mode)}, expected python`);
+    const entry = await waitForStack("a stack with walk on top", stopped.time, (f) => f.length > 1 && f[0].name === "walk");
+    const callers = entry.slice(1).map((f) => f.name);
+    if (!callers.includes("main")) throw new Error(`no Python caller main: ${callers.join(", ")}`);
+    // debugpy's function breakpoint stops at the function's entry (its decorator line); Step Over, as in
+    // any Python function, reaches its first statement.
+    const over = Date.now();
+    await page.locator(".debug-toolbar .codicon-debug-step-over").first().click();
+    const stepped = await waitForStop(over, "step");
+    const frames = await waitForStack("a stack in walk after Step Over", stepped.time, (f) => f[0].name === "walk");
+    const firstLine = lineOf("walk.py", "total = 0.0") + 1;
+    if (frames[0].line !== firstLine) throw new Error(`Step Over reached line ${frames[0].line}, expected ${firstLine}`);
+    await showRunAndDebug();
+    await callStackRow(/^\s*walk\s*walk\.py/);
+    await expandScopes();
+    // debugpy's own view of a NumPy array (the JIT is off: `a` is the ndarray itself).
+    const a = await variableText("a");
+    if (!/array\(\[1\., 2\., 3\., 4\., 5\., 6\.\]\)/.test(a)) throw new Error(`a reads "${a}"`);
+    await publishShot("debug-mode-python.jpg", "window");
+    return `stop in walk line ${entry[0].line} (${(stopped.body as { reason: string }).reason}), Step Over -> line ${frames[0].line}; ${a}; callers ${callers.join(" < ")}`;
+  });
 
   await feature("Debug in CUDA simulator: a breakpoint inside a @cuda.jit kernel", async () => {
-      const kernelLine = (await toggleBreakpoint("cuda_kernel.py", "a[i] += 1")) + 1;
-      const defLine = lineOf("cuda_kernel.py", "def add_one(");
-      const since = Date.now();
-      await (await lensAbove(defLine, "Debug in CUDA simulator")).click();
-      const stopped = await waitForStop(since);
-      const launch = launchArguments(since);
-      if (launch.mode !== "cudasim") throw new Error(`the lens launched mode ${String(launch.mode)}, expected cudasim`);
-      const frames = await waitForStack("a stack with add_one on top", stopped.time, (f) => f.length > 0 && f[0].name === "add_one");
-      if (frames[0].line !== kernelLine) throw new Error(`stopped at line ${frames[0].line}, expected ${kernelLine}`);
-      await showRunAndDebug();
-      await callStackRow(/^\s*add_one\s*cuda_kernel\.py/);
-      await expandScopes();
-      const i = await variableText("i");
-      if (!/^i = [0-3]$/.test(i)) throw new Error(`i reads "${i}", expected a thread index 0-3`);
-      await publishShot("debug-mode-cudasim.jpg", "window");
-      return `stop in add_one line ${frames[0].line}; ${i}`;
-    });
+    const kernelLine = (await toggleBreakpoint("cuda_kernel.py", "a[i] += 1")) + 1;
+    const defLine = lineOf("cuda_kernel.py", "def add_one(");
+    const since = Date.now();
+    await (await lensAbove(defLine, "Debug in CUDA simulator")).click();
+    let stopped = await waitForStop(since);
+    const launch = launchArguments(since);
+    if (launch.mode !== "cudasim") throw new Error(`the lens launched mode ${String(launch.mode)}, expected cudasim`);
+    let frames = await waitForStack("a stack with add_one on top", stopped.time, (f) => f.length > 0 && f[0].name === "add_one");
+    const firstBodyLine = lineOf("cuda_kernel.py", "i = cuda.grid(1)") + 1;
+    let route = `stop at line ${frames[0].line}`;
+    if (frames[0].line === firstBodyLine) {
+      // The lens's stopAtJitFunction: the kernel's first line in one simulated thread. Continue to the
+      // breakpoint set inside the kernel.
+      const continued = Date.now();
+      await page.locator(".debug-toolbar .codicon-debug-continue").first().click();
+      stopped = await waitForStop(continued);
+      frames = await waitForStack("a stack at the kernel breakpoint", stopped.time, (f) => f[0].name === "add_one" && f[0].line === kernelLine);
+      route += `, Continue -> line ${frames[0].line}`;
+    }
+    if (frames[0].line !== kernelLine) throw new Error(`stopped at line ${frames[0].line}, expected ${kernelLine}`);
+    await showRunAndDebug();
+    await callStackRow(/^\s*add_one\s*cuda_kernel\.py/);
+    await expandScopes();
+    const i = await variableText("i");
+    if (!/^i = [0-3]$/.test(i)) throw new Error(`i reads "${i}", expected a thread index 0-3`);
+    await publishShot("debug-mode-cudasim.jpg", "window");
+    return `add_one: ${route}; ${i}`;
+  });
 
   await feature("reverse debugging: Step Back inside the jitted loop", async () => {
-      const bodyLine = (await toggleBreakpoint("walk.py", "total += x * 2.0")) + 1;
-      const since = Date.now();
-      await startConfiguration("Reverse debugging");
-      const first = await waitForStop(since);
-      await waitForStack("the first stop in walk", first.time, (f) => f.length > 0 && /^walk\(/.test(f[0].name) && f[0].line === bodyLine);
-      // The adapter advertised Step Back: the toolbar shows it (and Reverse Continue).
-      const stepBack = page.locator(".debug-toolbar .codicon-debug-step-back").first();
-      await stepBack.waitFor({ state: "visible", timeout: 30_000 });
-      await page.locator(".debug-toolbar .codicon-debug-reverse-continue").first().waitFor({ state: "visible", timeout: 10_000 });
-      await showRunAndDebug();
-      await expandScopes();
-      const xFirst = await variableText("x");
-      if (xFirst !== "x = 1.0") throw new Error(`at the first stop ${xFirst}, expected x = 1.0 (a[0])`);
-      // Step Over (recorded): the loop moves on to its next iteration and total is 2.0.
-      const over = Date.now();
-      await page.locator(".debug-toolbar .codicon-debug-step-over").first().click();
-      const stepped = await waitForStop(over, "step", 120_000);
-      const next = await waitForStack("a stack in walk after Step Over", stepped.time, (f) => /^walk\(/.test(f[0].name));
-      await expectVariable("total", "total = 2.0");
-      // Step Back: the first iteration's line again, with its values.
-      const back = Date.now();
-      await stepBack.click();
-      await waitForEvent("a stepBack request", (e) => e.event === "dap" && e.type === "request" && e.command === "stepBack", 10_000, back);
-      const reversed = await waitForStop(back, "step", 120_000);
-      const response = events().find((e) => e.time >= back && e.event === "dap" && e.type === "response" && e.command === "stepBack");
-      if (response && response.success === false) throw new Error(`stepBack refused: ${String(response.message)}`);
-      const frames = await waitForStack("a stack in walk after Step Back", reversed.time, (f) => /^walk\(/.test(f[0].name));
-      if (frames[0].line !== bodyLine) throw new Error(`after Step Back at line ${frames[0].line}, expected ${bodyLine} (where the step started)`);
-      await callStackRow(/walk\(array\(float64, 1d, C\), int64\)/);
-      await expectVariable("x", "x = 1.0");
-      await publishShot("debug-reverse.jpg", "window");
-      return `breakpoint at line ${bodyLine} (${xFirst}); Step Over -> line ${next[0].line} (total = 2.0); Step Back -> line ${frames[0].line}, x = 1.0 again`;
-    });
+    const bodyLine = (await toggleBreakpoint("walk.py", "total += x * 2.0")) + 1;
+    const since = Date.now();
+    await startConfiguration("Reverse debugging");
+    const first = await waitForStop(since);
+    await waitForStack("the first stop in walk", first.time, (f) => f.length > 0 && /^walk\(/.test(f[0].name) && f[0].line === bodyLine);
+    // The adapter advertised Step Back: the toolbar shows it (and Reverse Continue).
+    const stepBack = page.locator(".debug-toolbar .codicon-debug-step-back").first();
+    await stepBack.waitFor({ state: "visible", timeout: 30_000 });
+    await page.locator(".debug-toolbar .codicon-debug-reverse-continue").first().waitFor({ state: "visible", timeout: 10_000 });
+    await showRunAndDebug();
+    await expandScopes();
+    const xFirst = await variableText("x");
+    if (xFirst !== "x = 1.0") throw new Error(`at the first stop ${xFirst}, expected x = 1.0 (a[0])`);
+    // Step Over (recorded): the loop moves on to its next iteration and total is 2.0.
+    const over = Date.now();
+    await page.locator(".debug-toolbar .codicon-debug-step-over").first().click();
+    const stepped = await waitForStop(over, "step", 120_000);
+    const next = await waitForStack("a stack in walk after Step Over", stepped.time, (f) => /^walk\(/.test(f[0].name));
+    await expectVariable("total", "total = 2.0");
+    // Step Back: the first iteration's line again, with its values.
+    const back = Date.now();
+    await stepBack.click();
+    await waitForEvent("a stepBack request", (e) => e.event === "dap" && e.type === "request" && e.command === "stepBack", 10_000, back);
+    const reversed = await waitForStop(back, "step", 120_000);
+    const response = events().find((e) => e.time >= back && e.event === "dap" && e.type === "response" && e.command === "stepBack");
+    if (response && response.success === false) throw new Error(`stepBack refused: ${String(response.message)}`);
+    const frames = await waitForStack("a stack in walk after Step Back", reversed.time, (f) => /^walk\(/.test(f[0].name));
+    if (frames[0].line !== bodyLine) throw new Error(`after Step Back at line ${frames[0].line}, expected ${bodyLine} (where the step started)`);
+    await callStackRow(/walk\(array\(float64, 1d, C\), int64\)/);
+    await expectVariable("x", "x = 1.0");
+    await publishShot("debug-reverse.jpg", "window");
+    return `breakpoint at line ${bodyLine} (${xFirst}); Step Over -> line ${next[0].line} (total = 2.0); Step Back -> line ${frames[0].line}, x = 1.0 again`;
+  });
 
   await feature("values: typed List and Dict, a jitclass, a 2-D array by rows, a record array", async () => {
-      const stopLine = (await toggleBreakpoint("values.py", "# STOP")) + 1;
-      const since = Date.now();
-      await startConfiguration("Values in jitted code");
-      const stopped = await waitForStop(since);
-      const frames = await waitForStack("a stack with summarise on top", stopped.time, (f) => f.length > 0 && /^summarise\(/.test(f[0].name));
-      if (frames[0].line !== stopLine) throw new Error(`stopped at line ${frames[0].line}, expected ${stopLine}`);
-      await showRunAndDebug();
-      // Room for the Variables view: fold the other panes, as a user would.
-      await collapsePane("Watch");
-      await collapsePane("Breakpoints");
-      await collapsePane("Call Stack");
-      await expandScopes();
-      const shown: string[] = [];
-      const expect = async (name: string, level: number, pattern: RegExp): Promise<void> => {
-        const text = await variableText(name, level);
-        if (!pattern.test(text)) throw new Error(`${name} reads "${text}", expected ${pattern}`);
-        shown.push(text);
-      };
-      await expect("lst", 2, /\[0\.0, 1\.5, 3\.0, 4\.5\]/);
-      await expect("d", 2, /\{'a': 1, 'bb': 2\}/);
-      await expect("acc", 2, /Acc\(x=2\.5, n=3\)/);
-      await expect("grid", 2, /array\(float64, 2d, C\) shape=\(3, 4\)/);
-      await expect("recs", 2, /shape=\(3,\)/);
-      // Records: the first one, field by field (the only level-3 rows before anything else is open).
-      await expandVariable("recs", 2);
-      await expandVariable("[0]", 3);
-      await expect("id", 4, /^id = 7$/);
-      await expect("w", 4, /^w = 0\.5$/);
-      // The 2-D array by rows; a typed Dict's items; the jitclass's fields.
-      await expandVariable("grid", 2);
-      await expandVariable("d", 2);
-      await expandVariable("acc", 2);
-      const rowTexts = await page.locator('.debug-variables .monaco-list-row[aria-level="3"]').allTextContents();
-      const gridRows = rowTexts.filter((t) => /^\s*\[[0-2]\] =\s*\[\d+\.25(, \d+\.25){3}\]\s*$/.test(t)).length;
-      if (gridRows !== 3) throw new Error(`grid shows ${gridRows} rows of shape (4,): ${rowTexts.join(" | ").slice(0, 400)}`);
-      await expect("x", 3, /^x = 2\.5$/);
-      await expect("'bb'", 3, /^'bb' = 2$/);
-      await expect("cz", 2, /complex128/);
-      await publishShot("debug-values.jpg", "sidebar");
-      return shown.join(" | ").slice(0, 400);
-    });
+    const stopLine = (await toggleBreakpoint("values.py", "# STOP")) + 1;
+    const since = Date.now();
+    await startConfiguration("Values in jitted code");
+    const stopped = await waitForStop(since);
+    const frames = await waitForStack("a stack with summarise on top", stopped.time, (f) => f.length > 0 && /^summarise\(/.test(f[0].name));
+    if (frames[0].line !== stopLine) throw new Error(`stopped at line ${frames[0].line}, expected ${stopLine}`);
+    await showRunAndDebug();
+    // Room for the Variables view: fold the other panes, as a user would.
+    await collapsePane("Watch");
+    await collapsePane("Breakpoints");
+    await collapsePane("Call Stack");
+    await expandScopes();
+    const shown: string[] = [];
+    const expect = async (name: string, level: number, pattern: RegExp): Promise<void> => {
+      const text = await variableText(name, level);
+      if (!pattern.test(text)) throw new Error(`${name} reads "${text}", expected ${pattern}`);
+      shown.push(text);
+    };
+    await expect("lst", 2, /\[0\.0, 1\.5, 3\.0, 4\.5\]/);
+    await expect("d", 2, /\{'a': 1, 'bb': 2\}/);
+    await expect("acc", 2, /Acc\(x=2\.5, n=3\)/);
+    await expect("grid", 2, /array\(float64, 2d, C\) shape=\(3, 4\)/);
+    await expect("recs", 2, /shape=\(3,\)/);
+    // Records: the first one, field by field (the only level-3 rows before anything else is open).
+    await expandVariable("recs", 2);
+    await expandVariable("[0]", 3);
+    await expect("id", 4, /^id = 7$/);
+    await expect("w", 4, /^w = 0\.5$/);
+    // The 2-D array by rows; a typed Dict's items; the jitclass's fields.
+    await expandVariable("grid", 2);
+    await expandVariable("d", 2);
+    await expandVariable("acc", 2);
+    const rowTexts = await page.locator('.debug-variables .monaco-list-row[aria-level="3"]').allTextContents();
+    const gridRows = rowTexts.filter((t) => /^\s*\[[0-2]\] =\s*\[\d+\.25(, \d+\.25){3}\]\s*$/.test(t)).length;
+    if (gridRows !== 3) throw new Error(`grid shows ${gridRows} rows of shape (4,): ${rowTexts.join(" | ").slice(0, 400)}`);
+    await expect("x", 3, /^x = 2\.5$/);
+    await expect("'bb'", 3, /^'bb' = 2$/);
+    await expect("cz", 2, /complex128/);
+    await publishShot("debug-values.jpg", "sidebar");
+    return shown.join(" | ").slice(0, 400);
+  });
 }
