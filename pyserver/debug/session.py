@@ -1111,11 +1111,15 @@ class Session:
                 with self._lock:
                     if state.python_ids != ids:
                         return  # the editor has set this file's breakpoints again meanwhile
-                    state.debugpy_ids = {
-                        int(theirs["id"]): our_id
-                        for our_id, theirs in zip(ids, their, strict=False)
-                        if "id" in theirs
-                    }
+                    # debugpy numbers them anew; a thread may still report a hit under the old number,
+                    # so the old numbers keep their meaning (debugpy never reuses one).
+                    state.debugpy_ids.update(
+                        {
+                            int(theirs["id"]): our_id
+                            for our_id, theirs in zip(ids, their, strict=False)
+                            if "id" in theirs
+                        }
+                    )
 
             reply.then(remap)
 
