@@ -98,7 +98,10 @@ export async function runCommand(title: string): Promise<void> {
   // (Enter at once could run the previous first row); a title shown differently falls back to Enter.
   const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first();
   if (await row.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false)) {
-    await row.click();
+    // Enter runs the focused row: the command's own once the list has settled (else click it).
+    const focused = page.locator(".quick-input-widget .monaco-list-row.focused", { hasText: title });
+    if (await focused.first().waitFor({ state: "visible", timeout: 3_000 }).then(() => true, () => false)) await page.keyboard.press("Enter");
+    else await row.click({ force: true });
   } else {
     await page.locator(".quick-input-widget .monaco-list-row").first().waitFor({ timeout: 10_000 });
     await page.keyboard.press("Enter");

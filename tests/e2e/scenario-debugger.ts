@@ -16,6 +16,13 @@ const LAUNCH = {
   version: "0.2.0",
   configurations: [
     { type: "numba", request: "launch", name: "Crash in jitted code", program: "${workspaceFolder}/crash.py" },
+    {
+      type: "numba",
+      request: "launch",
+      name: "Crash with bounds checking",
+      program: "${workspaceFolder}/crash.py",
+      boundscheck: true,
+    },
     { type: "numba", request: "launch", name: "In-code breakpoint", program: "${workspaceFolder}/in_code_breakpoint.py" },
     {
       type: "numba",
@@ -398,6 +405,24 @@ export async function debuggerScenario(): Promise<void> {
     if (!a.includes("shape=(10,)")) throw new Error(`a reads "${a}"`);
     await publishShot("debug-crash.jpg", "window");
     return `${body.description}; widget "${widgetText.slice(0, 120)}"; ${index}; ${a}; callers ${callers.join(" < ")}`;
+  });
+
+  await feature("boundscheck: true turns the same bug into an IndexError that debugpy reports", async () => {
+    const since = Date.now();
+    await startConfiguration("Crash with bounds checking");
+    const stopped = await waitForStop(since);
+    const launch = launchArguments(since);
+    if (launch.boundscheck !== true) throw new Error(`launched without boundscheck: ${JSON.stringify(launch)}`);
+    const body = stopped.body as { reason: string; description?: string; text?: string };
+    if (body.reason !== "exception") throw new Error(`stopped ${JSON.stringify(body)}, expected reason exception`);
+    const frames = await waitForStack("a Python stack through main", stopped.time, (f) => f.some((frame) => frame.name === "main"));
+    // VS Code's default "Uncaught Exceptions" filter: debugpy stops where the IndexError leaves the program.
+    const widget = page.locator(".exception-widget", { hasText: "IndexError" }).first();
+    await widget.waitFor({ state: "visible", timeout: 30_000 });
+    const widgetText = ((await widget.textContent()) ?? "").replace(/\s+/g, " ").trim();
+    if (/SIGSEGV/.test(widgetText)) throw new Error(`a signal with boundscheck on: ${widgetText}`);
+    await expectNoErrors();
+    return `widget "${widgetText.slice(0, 140)}"; stack ${frames.map((f) => `${f.name}:${f.line}`).join(" < ")}`;
   });
 
   await feature("numba.gdb_breakpoint() stops at its own line in the jitted function", async () => {
