@@ -4,6 +4,7 @@
 // checks what the user sees (call stack, variables, exception widget) and what the adapter said, saves a
 // cropped shot for the README (publish/, copied to docs/images/ by E2E_PUBLISH=1 scripts/e2e.sh), and
 // ends the session (Stop), waiting for the adapter process to exit.
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Locator } from "playwright-core";
@@ -575,6 +576,67 @@ export async function debuggerScenario(): Promise<void> {
     await expectVariable("x", "x = 1.0");
     await publishShot("debug-reverse.jpg", "window");
     return `breakpoint at line ${bodyLine} (${xFirst}); Step Over -> line ${next[0].line} (total = 2.0); Step Back -> line ${frames[0].line}, x = 1.0 again`;
+  });
+
+  await feature("attach by process id, stop in jitted code, detach leaving the program running", async () => {
+    // A program the user started themselves (with NUMBA_DEBUGINFO=1 for jitted lines), then an attach
+    // configuration with its process id.
+    const python = process.env.E2E_PYTHON ?? "python3";
+    const service = spawn(python, ["service.py"], {
+      cwd: WORKSPACE,
+      env: { ...process.env, NUMBA_DEBUGINFO: "1", NUMBA_OPT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    service.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    service.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => service.on("exit", (code) => resolve(code)));
+    try {
+      const deadline = Date.now() + 120_000;
+      while (!output.includes("ready") && Date.now() < deadline && service.exitCode === null) await page.waitForTimeout(200);
+      if (!output.includes("ready")) throw new Error(`service.py did not start: ${output.slice(0, 300)}`);
+      const attach = { type: "numba", request: "attach", name: "Attach to service.py", processId: service.pid };
+      const launchFile = path.join(WORKSPACE, ".vscode", "launch.json");
+      fs.writeFileSync(launchFile, JSON.stringify({ ...LAUNCH, configurations: [...LAUNCH.configurations, attach] }, null, 2));
+      const bodyLine = (await toggleBreakpoint("service.py", "acc += i")) + 1;
+      const since = Date.now();
+      await startConfiguration("Attach to service.py");
+      const stopped = await waitForStop(since, undefined, 180_000);
+      const request = events().find((e) => e.time >= since && e.event === "dap" && e.type === "request" && e.command === "attach");
+      if ((request?.arguments as { processId?: number } | undefined)?.processId !== service.pid) throw new Error(`no attach to ${service.pid}: ${JSON.stringify(request)}`);
+      const frames = await waitForStack("tick above main", stopped.time, (f) => f.length > 1 && /^tick\(/.test(f[0].name) && f[1].name === "main");
+      if (frames[0].line !== bodyLine) throw new Error(`stopped at line ${frames[0].line}, expected ${bodyLine}`);
+      await showRunAndDebug();
+      await callStackRow(/tick\(int64\)/);
+      await expandScopes();
+      // Continue twice: the third iteration of the loop, where i = 2 and acc = 0 + 1 (at the first one
+      // both are 0, which reads as unavailable).
+      for (let k = 0; k < 2; k++) {
+        const continued = Date.now();
+        await page.locator(".debug-toolbar .codicon-debug-continue").first().click();
+        const again = await waitForStop(continued);
+        await waitForStack("tick again", again.time, (f) => /^tick\(/.test(f[0].name) && f[0].line === bodyLine);
+      }
+      await expectVariable("i", "i = 2");
+      await expectVariable("acc", "acc = 1");
+      const i = "i = 2, acc = 1";
+      await publishShot("debug-attach.jpg", "window");
+      // Detach: breakpoint off, then Disconnect (an attach session's Stop button).
+      await removeBreakpoints();
+      const detachAt = Date.now();
+      await page.locator(".debug-toolbar .codicon-debug-disconnect").first().click();
+      await waitForEvent("the debug adapter to exit after Disconnect", (e) => e.event === "dapExit", 30_000, detachAt);
+      sessionRunning = false;
+      const disconnect = events().find((e) => e.time >= detachAt && e.event === "dap" && e.type === "request" && e.command === "disconnect");
+      if ((disconnect?.arguments as { terminateDebuggee?: boolean } | undefined)?.terminateDebuggee === true) throw new Error("Disconnect asked to terminate");
+      // The program runs on, and still calls tick (3 s is 150 of its iterations).
+      await page.waitForTimeout(3000);
+      if (service.exitCode !== null) throw new Error(`the detached program ended with ${service.exitCode}: ${output.slice(-300)}`);
+      return `attached to ${service.pid}, stopped in ${frames[0].name} line ${frames[0].line} under main, after 2 Continues ${i}; detached, still running`;
+    } finally {
+      service.kill("SIGKILL");
+      await exited;
+    }
   });
 
   await feature("values: typed List and Dict, a jitclass, a 2-D array by rows, a record array", async () => {
