@@ -5,6 +5,7 @@
 #   usage: scripts/e2e.sh [TOOLS]        (TOOLS: where scripts/install-editor.sh put code-server; .tools)
 #   E2E_ONLY=name[,name]  runs some scenarios only (main, no-numba, untrusted, debugger)
 #   E2E_PUBLISH=1         after a green debugger scenario, copies its README shots into docs/images/
+#   E2E_STEPS=regex       runs the matching feature steps of the debugger scenario only
 # Screenshots and the extension's event log go to test-artifacts/e2e/. Exit 0 when every check passed,
 # 1 when one failed. Without Chromium or code-server it says so and skips (exit 0), unless CI=true.
 set -euo pipefail
