@@ -17,7 +17,7 @@ PY_SOURCES := $(shell find pyserver -name '*.py' 2>/dev/null)
 # (code-server builds a kerberos module; Playwright drives Debian's Chromium).
 APT_PACKAGES := gdb chromium libkrb5-dev
 
-.PHONY: help setup venv npm vsix apt editor test test-python test-ts test-e2e lint format demo bench fuzz clean
+.PHONY: help setup venv npm vsix apt editor test test-python test-ts test-e2e screenshots lint format demo bench fuzz clean
 
 help:
 	@echo "make demo   set everything up, check examples/, open them in VS Code (or code-server)"
@@ -25,6 +25,7 @@ help:
 	@echo "make bench  run the benchmarks (ratios against Numba's compile and plain gdb)"
 	@echo "make fuzz   long fuzzing run of the checker and the language server"
 	@echo "make lint   ruff, mypy, tsc and eslint"
+	@echo "make screenshots  regenerate the README's debugging screenshots in a real editor"
 
 $(STAMPS):
 	mkdir -p $(STAMPS)
@@ -90,6 +91,10 @@ test-ts: $(STAMPS)/npm
 
 test-e2e: $(STAMPS)/editor $(VSIX)
 	bash scripts/e2e.sh $(TOOLS)
+
+# The README's debugging screenshots: the e2e debugger scenario, copied to docs/images/ when it is green.
+screenshots: $(STAMPS)/editor $(VSIX)
+	E2E_ONLY=debugger E2E_PUBLISH=1 bash scripts/e2e.sh $(TOOLS)
 
 lint: $(STAMPS)/venv $(STAMPS)/npm
 	$(PY) -m ruff check pyserver tests bench
