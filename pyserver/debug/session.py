@@ -157,16 +157,14 @@ NUMBA_OWN_SOURCE = re.compile(r"[/\\]numba[/\\](misc|core|np|cpython|typed|exper
 class SourceBreakpoints:
     gdb: list[GdbBreakpoint] = field(default_factory=list)
     debugpy_ids: dict[int, int] = field(default_factory=dict)  # debugpy id -> our id
-    # The editor's breakpoints of this source that debugpy holds, and our ids for them (None: never set).
+    # The editor's breakpoints of this source that debugpy holds (None: never set).
     python_requested: list[dict[str, Any]] | None = None
-    python_ids: list[int] = field(default_factory=list)
-    source: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class KernelStop:
-    """stopAtJitFunction in mode cudasim: a one-shot debugpy line breakpoint on the kernel's first body
-    statement, sent along with the editor's breakpoints of that file. The simulator runs a kernel's threads
+    """stopAtJitFunction in mode cudasim: a one-shot (conditional) debugpy line breakpoint on the kernel's
+    first body statement, sent along with the editor's breakpoints of that file. The simulator runs a kernel's threads
     as Python threads where debugpy's function breakpoints do not fire; line breakpoints do."""
 
     name: str
@@ -1014,7 +1012,7 @@ class Session:
     ) -> list[dict[str, Any]]:
         our_ids = [self.new_id() for _ in bps]
         with self._lock:
-            state.python_requested, state.python_ids, state.source = list(bps), our_ids, dict(source)
+            state.python_requested = list(bps)
         placeholders = [
             {
                 "id": our_id,
@@ -1089,39 +1087,6 @@ class Session:
         if not already:
             state = self.sources.setdefault(stop.path, SourceBreakpoints())
             self._set_python_breakpoints({"path": stop.path, "name": os.path.basename(stop.path)}, [], state)
-
-    def _remove_kernel_stop(self, stop: KernelStop) -> None:
-        """After its stop: the kernel's file keeps the editor's breakpoints only. Called on debugpy's event
-        thread, so nothing waits for the answer; our ids for the editor's breakpoints stay the same."""
-        stop.active = False
-        if self.debugpy is None:
-            return
-        with self._lock:
-            found = [
-                (path, state)
-                for path, state in self.sources.items()
-                if same_file(path, stop.path) and state.python_requested is not None
-            ]
-        for _path, state in found:
-            bps, ids = list(state.python_requested or []), list(state.python_ids)
-            reply = self.debugpy.request("setBreakpoints", {"source": state.source, "breakpoints": bps})
-
-            def remap(response: Message, state: SourceBreakpoints = state, ids: list[int] = ids) -> None:
-                their = (response.get("body") or {}).get("breakpoints") or []
-                with self._lock:
-                    if state.python_ids != ids:
-                        return  # the editor has set this file's breakpoints again meanwhile
-                    # debugpy numbers them anew; a thread may still report a hit under the old number,
-                    # so the old numbers keep their meaning (debugpy never reuses one).
-                    state.debugpy_ids.update(
-                        {
-                            int(theirs["id"]): our_id
-                            for our_id, theirs in zip(ids, their, strict=False)
-                            if "id" in theirs
-                        }
-                    )
-
-            reply.then(remap)
 
     def _debugpy_patience(self) -> float:
         """How long a request may wait for debugpy. While the program runs in mixed mode, a thread in
@@ -1510,8 +1475,10 @@ class Session:
             stop = self._kernel_stop
             hit = [int(i) for i in body.get("hitBreakpointIds") or []]
             if stop is not None and any(self._our_bp_id(i) == stop.dap_id for i in hit):
-                if stop.active:
-                    self._remove_kernel_stop(stop)
+                # One-shot: its condition is false from now on in the program; sending the file's
+                # breakpoints again to remove it would leave a moment without the editor's own ones,
+                # which another kernel thread could run through. It is left out of later requests.
+                stop.active = False
                 body["reason"] = "function breakpoint"
                 body["description"] = f"Paused at the first line of kernel {stop.name} (stopAtJitFunction)"
                 rest = [i for i in hit if self._our_bp_id(i) != stop.dap_id]
