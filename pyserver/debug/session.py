@@ -163,9 +163,9 @@ class SourceBreakpoints:
 
 @dataclass
 class KernelStop:
-    """stopAtJitFunction in mode cudasim: a one-shot (conditional) debugpy line breakpoint on the kernel's
-    first body statement, sent along with the editor's breakpoints of that file. The simulator runs a kernel's threads
-    as Python threads where debugpy's function breakpoints do not fire; line breakpoints do."""
+    """stopAtJitFunction in modes python and cudasim: a one-shot (conditional) debugpy line breakpoint on the
+    function's first body statement, sent along with the editor's breakpoints of that file. A debugpy function
+    breakpoint would stop on the decorator line, and in the simulator's kernel threads it does not fire."""
 
     name: str
     path: str
@@ -217,8 +217,8 @@ class Session:
         self._detaching = False
         self.stop_on_entry = False
         self._last_signal: dict[str, str] = {}
-        self._python_stop_at: str | None = None  # stopAtJitFunction in mode python
-        self._kernel_stop: KernelStop | None = None  # stopAtJitFunction in mode cudasim
+        self._kernel_stop: KernelStop | None = None  # stopAtJitFunction in modes python and cudasim
+        self._debugpy_function_ids: dict[int, int] = {}  # debugpy's function breakpoint id -> ours
         self._reverse: dict[int, tuple[threading.Event, list[Message]]] = {}
         self._in_code_bp_number: str | None = None
         self._finishing_in_code_bp = False
@@ -412,7 +412,7 @@ class Session:
         env = self._debuggee_env(args)
         self._check_numba(python, env)
         argv_args = [str(a) for a in (args.get("args") or [])]
-        if self.mode == "cudasim" and args.get("stopAtJitFunction"):
+        if self.mode in ("python", "cudasim") and args.get("stopAtJitFunction"):
             self._kernel_stop = self._locate_kernel(
                 str(args["stopAtJitFunction"]), program, cwd, env, argv_args
             )
@@ -459,9 +459,10 @@ class Session:
             if line is not None:
                 self.log(f"stopAtJitFunction {target} -> {path}:{line}")
                 return KernelStop(name, str(path.resolve()), line, self.new_id())
+        what = "kernel" if self.mode == "cudasim" else "jitted function"
         self.output(
-            f'stopAtJitFunction: no kernel "{target}" found in {", ".join(map(str, candidates)) or "the program"}'
-            "; the program runs without stopping there. Set a breakpoint in the kernel instead.\n",
+            f'stopAtJitFunction: no {what} "{target}" found in {", ".join(map(str, candidates)) or "the program"}'
+            f"; the program runs without stopping there. Set a breakpoint in the {what.split()[-1]} instead.\n",
             "important",
         )
         return None
@@ -482,9 +483,6 @@ class Session:
             env["NUMBA_LENS_UNDER_GDB"] = "1"
         elif self.mode == "python":
             env["NUMBA_DISABLE_JIT"] = "1"
-        if self.mode == "python" and args.get("stopAtJitFunction"):
-            # "module::Class.method" or "name": debugpy matches the bare function name.
-            self._python_stop_at = str(args["stopAtJitFunction"]).split("::")[-1].split(".")[-1]
         elif self.mode == "cudasim":
             env["NUMBA_ENABLE_CUDASIM"] = "1"
         if args.get("boundscheck"):
@@ -848,13 +846,6 @@ class Session:
 
     def on_configuration_done(self, args: dict[str, Any]) -> dict[str, Any]:
         self._send_kernel_stop()
-        if self.debugpy is not None and self.gdb is None and self._python_stop_at:
-            # Mode python: the jitted function is plain Python, so debugpy's function breakpoint
-            # (matched on the code object's name) stops at its first line; cleared at the first stop.
-            reply = self.debugpy.request(
-                "setFunctionBreakpoints", {"breakpoints": [{"name": self._python_stop_at}]}
-            )
-            reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
         if self.debugpy is not None:
             reply = self.debugpy.request("configurationDone")
             reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
@@ -997,7 +988,7 @@ class Session:
             self.log(f"-break-delete {number}: {exc.message}")
 
     def _kernel_stop_in(self, path: str, bps: list[dict[str, Any]]) -> KernelStop | None:
-        """The pending cudasim kernel stop to send with this source's breakpoints, if it is in this file and
+        """The pending first-statement stop to send with this source's breakpoints, if it is in this file and
         the editor has no breakpoint of its own on that line."""
         stop = self._kernel_stop
         if stop is None or not stop.active or not same_file(path, stop.path):
@@ -1097,7 +1088,9 @@ class Session:
 
     def on_set_function_breakpoints(self, args: dict[str, Any]) -> dict[str, Any]:
         if self.gdb is None:
-            raise DapError('Function breakpoints on jitted functions need "mode": "mixed".')
+            return {
+                "breakpoints": self._set_debugpy_function_breakpoints(list(args.get("breakpoints") or []))
+            }
         for old in self.function_bps:
             self._delete_gdb_breakpoint(old.number)
         self.function_bps = []
@@ -1112,6 +1105,35 @@ class Session:
             self.function_bps.append(created)
             results.append(self._gdb_bp_to_dap(created, self._last_bp_record))
         return {"breakpoints": results}
+
+    def _set_debugpy_function_breakpoints(self, bps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Modes python and cudasim: jitted functions run as Python, so debugpy's function breakpoints
+        (matched on the function's name) stop in them. VS Code sends this request, often empty, at every
+        start: it never fails as a whole."""
+        if not bps and self.debugpy is None:
+            return []
+        our_ids = [self.new_id() for _ in bps]
+        sent = [{**bp, "name": str(bp.get("name", "")).split("::")[-1].split(".")[-1]} for bp in bps]
+        response = None
+        if self.debugpy is not None:
+            response = self.debugpy.request("setFunctionBreakpoints", {"breakpoints": sent}).wait(
+                self._debugpy_patience()
+            )
+        if response is None or not response.get("success"):
+            reason = (response or {}).get("message") or "debugpy did not answer"
+            return [
+                {"id": our_id, "verified": False, "message": f"Function breakpoint not set: {reason}"}
+                for our_id in our_ids
+            ]
+        theirs = (response.get("body") or {}).get("breakpoints") or []
+        results = []
+        with self._lock:
+            self._debugpy_function_ids = {}
+            for our_id, their in zip(our_ids, theirs, strict=False):
+                if "id" in their:
+                    self._debugpy_function_ids[int(their["id"])] = our_id
+                results.append({**their, "id": our_id})
+        return results
 
     def _insert_function_breakpoint(self, bp: dict[str, Any], *, temporary: bool = False) -> GdbBreakpoint:
         assert self.gdb is not None
@@ -1469,9 +1491,6 @@ class Session:
         event = message.get("event")
         body = dict(message.get("body") or {})
         if event == "stopped":
-            if self._python_stop_at and body.get("reason") == "function breakpoint":
-                self._python_stop_at = None  # one-shot, as stopAtJitFunction is in mixed mode
-                self.debugpy.request("setFunctionBreakpoints", {"breakpoints": []})  # type: ignore[union-attr]
             stop = self._kernel_stop
             hit = [int(i) for i in body.get("hitBreakpointIds") or []]
             if stop is not None and any(self._our_bp_id(i) == stop.dap_id for i in hit):
@@ -1480,7 +1499,8 @@ class Session:
                 # which another kernel thread could run through. It is left out of later requests.
                 stop.active = False
                 body["reason"] = "function breakpoint"
-                body["description"] = f"Paused at the first line of kernel {stop.name} (stopAtJitFunction)"
+                what = "kernel" if self.mode == "cudasim" else "function"
+                body["description"] = f"Paused at the first line of {what} {stop.name} (stopAtJitFunction)"
                 rest = [i for i in hit if self._our_bp_id(i) != stop.dap_id]
                 if rest:
                     body["hitBreakpointIds"] = rest
@@ -1532,6 +1552,8 @@ class Session:
 
     def _our_bp_id(self, theirs: int) -> int:
         with self._lock:
+            if theirs in self._debugpy_function_ids:
+                return self._debugpy_function_ids[theirs]
             for state in self.sources.values():
                 if theirs in state.debugpy_ids:
                     return state.debugpy_ids[theirs]

@@ -143,14 +143,54 @@ def test_python_mode_debugs_jitted_functions_as_python(dap: DapClient) -> None:
     assert dap.event("exited")["exitCode"] == 0
 
 
-def test_python_mode_stops_at_the_jitted_function(dap: DapClient) -> None:
-    """The "Debug as Python" lens: stopAtJitFunction stops in the function (a debugpy function breakpoint,
-    since the function runs as Python). Not in cudasim mode: the simulator's kernel threads do not hit it."""
+def test_python_mode_stops_at_the_jitted_functions_first_statement(dap: DapClient) -> None:
+    """The "Debug as Python" lens: stopAtJitFunction stops at the function's first statement (not on its
+    decorator line), once, as "Debug JIT function" does in mixed mode."""
     program, function = MIXED, "walk"
     assert dap.start(program, mode="python", stopAtJitFunction=f"__main__::{function}")["success"]
     stop = dap.stopped()
+    assert stop["reason"] == "function breakpoint"
     frames = dap.top_frames(stop["threadId"])
     assert frames[0]["name"] == function and frames[0]["source"]["path"] == str(program)
+    assert frames[0]["line"] == first_body_line(ast.parse(program.read_text()), 8) == 9  # total = 0.0
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    assert dap.event("exited")["exitCode"] == 0
+    assert len(dap.events("stopped")) == 1
+
+
+def test_python_mode_stop_at_jit_function_keeps_the_users_breakpoints(dap: DapClient) -> None:
+    """The one-shot stop is merged with the editor's breakpoints of the same file: both stop."""
+    assert dap.start(MIXED, mode="python", stopAtJitFunction="walk", breakpoints={12: {}})["success"]
+    assert dap.last_breakpoints[0]["verified"] is True
+    first = dap.stopped()
+    assert dap.top_frames(first["threadId"])[0]["line"] == 9
+    dap.ok("continue", {"threadId": first["threadId"]})
+    second = dap.stopped()
+    assert second["reason"] == "breakpoint"
+    assert dap.top_frames(second["threadId"])[0]["line"] == 12
+    dap.ok("setBreakpoints", {"source": {"path": str(MIXED)}, "breakpoints": []})
+    dap.ok("continue", {"threadId": second["threadId"]})
+    assert dap.event("exited")["exitCode"] == 0
+
+
+@pytest.mark.parametrize("mode", ["python", "cudasim"])
+def test_function_breakpoints_without_gdb(dap: DapClient, mode: str) -> None:
+    """VS Code sends setFunctionBreakpoints (often empty) at every start: modes without gdb answer it
+    (no error toast), and a named Python function stops there through debugpy."""
+    assert dap.start(MIXED, mode=mode, function_breakpoints=[])["success"]
+    assert dap.last_function_breakpoints == []
+    assert dap.event("exited")["exitCode"] == 0
+
+
+def test_function_breakpoint_in_python_mode_stops_in_the_function(dap: DapClient) -> None:
+    assert dap.start(MIXED, mode="python", function_breakpoints=[{"name": "walk"}])["success"]
+    assert [bp["verified"] for bp in dap.last_function_breakpoints] == [True]
+    stop = dap.stopped()
+    assert stop["reason"] == "function breakpoint"
+    assert stop.get("hitBreakpointIds", [dap.last_function_breakpoints[0]["id"]]) == [
+        dap.last_function_breakpoints[0]["id"]
+    ]
+    assert dap.top_frames(stop["threadId"])[0]["name"] == "walk"
     dap.ok("continue", {"threadId": stop["threadId"]})
     assert dap.event("exited")["exitCode"] == 0
 

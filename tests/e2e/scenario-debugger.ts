@@ -289,13 +289,7 @@ async function expectAttribute(locator: Locator, name: string, value: string): P
  * Adapter bugs seen in this scenario and reported to their owner, tolerated (and said in the step's
  * detail) until fixed; delete an entry when its fix lands. Any other refused request or error toast fails.
  */
-const KNOWN_ADAPTER_BUGS: { pattern: RegExp; what: string }[] = [
-  {
-    // pyserver/debug/session.py on_set_function_breakpoints: VS Code sends an empty list at every start.
-    pattern: /Function breakpoints on jitted functions need "mode": "mixed"/,
-    what: "the adapter refuses VS Code's empty setFunctionBreakpoints in modes python/cudasim (an error toast)",
-  },
-];
+const KNOWN_ADAPTER_BUGS: { pattern: RegExp; what: string }[] = [];
 const knownBugsSeen = new Set<string>();
 
 /** No refused configuration request and no error toast since the session started (known bugs aside). */
@@ -495,14 +489,9 @@ export async function debuggerScenario(): Promise<void> {
     const entry = await waitForStack("a stack with walk on top", stopped.time, (f) => f.length > 1 && f[0].name === "walk");
     const callers = entry.slice(1).map((f) => f.name);
     if (!callers.includes("main")) throw new Error(`no Python caller main: ${callers.join(", ")}`);
-    // debugpy's function breakpoint stops at the function's entry (its decorator line); Step Over, as in
-    // any Python function, reaches its first statement.
-    const over = Date.now();
-    await page.locator(".debug-toolbar .codicon-debug-step-over").first().click();
-    const stepped = await waitForStop(over, "step");
-    const frames = await waitForStack("a stack in walk after Step Over", stepped.time, (f) => f[0].name === "walk");
+    // The session stops at the function's first statement (not its decorator line), as in mixed mode.
     const firstLine = lineOf("walk.py", "total = 0.0") + 1;
-    if (frames[0].line !== firstLine) throw new Error(`Step Over reached line ${frames[0].line}, expected ${firstLine}`);
+    if (entry[0].line !== firstLine) throw new Error(`stopped at line ${entry[0].line}, expected ${firstLine}`);
     await showRunAndDebug();
     await callStackRow(/^\s*walk\s*walk\.py/);
     await expandScopes();
@@ -510,7 +499,7 @@ export async function debuggerScenario(): Promise<void> {
     const a = await variableText("a");
     if (!/array\(\[1\., 2\., 3\., 4\., 5\., 6\.\]\)/.test(a)) throw new Error(`a reads "${a}"`);
     await publishShot("debug-mode-python.jpg", "window");
-    return `stop in walk line ${entry[0].line} (${(stopped.body as { reason: string }).reason}), Step Over -> line ${frames[0].line}; ${a}; callers ${callers.join(" < ")}`;
+    return `stop in walk at its first statement, line ${entry[0].line} (${(stopped.body as { reason: string }).reason}); ${a}; callers ${callers.join(" < ")}`;
   });
 
   await feature("Debug in CUDA simulator: a breakpoint inside a @cuda.jit kernel", async () => {
