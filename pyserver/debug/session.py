@@ -1476,7 +1476,14 @@ class Session:
 
     def _refresh_gdb_threads(self) -> list[dict[str, Any]]:
         assert self.gdb is not None
-        threads = self.gdb.execute("-thread-info").get("threads", [])
+        try:
+            threads = self.gdb.execute("-thread-info").get("threads", [])
+        except GdbCommandError as exc:
+            # -thread-info reads every thread's registers, and one refusal fails it all. While recording
+            # (scheduler locking on), gdb 13's record full lets the other threads run on after a Continue,
+            # so their registers cannot be read: list the threads gdb knows without touching registers.
+            self.log(f"-thread-info: {exc.message}; listing threads by gdb's Python API")
+            threads = self._gdb_threads_without_registers()
         mapping: dict[int, str] = {}
         for thread in threads:
             match = re.search(r"LWP (\d+)", str(thread.get("target-id", "")))
@@ -1485,6 +1492,20 @@ class Session:
         with self._lock:
             self.gdb_threads = mapping
         return list(threads)
+
+    def _gdb_threads_without_registers(self) -> list[dict[str, Any]]:
+        """gdb's threads as -thread-info shapes them (id, target-id with the LWP, name), read from gdb's
+        thread list (gdb.Inferior.threads()), which needs no thread to be held."""
+        assert self.gdb is not None
+        text = self.gdb.execute_console(
+            "python print(__import__('json').dumps([{'id': str(t.num), 'target-id': f'LWP {t.ptid[1]}', "
+            "'name': t.name or ''} for t in gdb.selected_inferior().threads() if t.is_valid()]))"
+        )
+        try:
+            threads = json.loads(text.strip().splitlines()[-1])
+        except (ValueError, IndexError) as exc:
+            raise GdbCommandError("threads", f"gdb listed no threads: {exc}") from None
+        return sorted(threads, key=lambda t: int(t["id"]))
 
     # --- debugpy events ------------------------------------------------------------------------------
     def _on_debugpy_event(self, message: Message) -> None:
@@ -1699,7 +1720,23 @@ class Session:
             gdb_thread = self.gdb_threads.get(thread_id)
         if gdb_thread is None:
             raise DapError(f"Unknown thread {thread_id}.")
-        raw = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread}").get("stack", [])
+        try:
+            raw = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread}").get("stack", [])
+        except GdbCommandError as exc:
+            if not self._recording or "registers" not in exc.message:
+                raise
+            # gdb 13's record full let this thread run on (see _refresh_gdb_threads): it has no stack to show.
+            ref = FrameRef("internal", thread_id, gdb_thread, 0)
+            label = "Running: gdb records another thread and does not hold this one"
+            return [
+                {
+                    "id": self._remember_frame(ref),
+                    "name": label,
+                    "line": 0,
+                    "column": 0,
+                    "presentationHint": "label",
+                }
+            ]
         frames: list[dict[str, Any]] = []
         for item in raw:
             kind = jitframes.classify_frame(item)

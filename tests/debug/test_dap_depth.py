@@ -103,8 +103,13 @@ def test_reverse_steps_inside_jitted_code(dap: DapClient) -> None:
     thread = stop["threadId"]
     assert dap.top_frames(thread)[0]["name"].startswith("walk(")
     assert float(local_value(dap, thread, "x")) == 1.0  # a[0]
+    threads_before = dap.ok("threads")["threads"]
     dap.ok("continue", {"threadId": thread})
     stop = dap.stopped()
+    # A Continue while recording: the thread list is still right (gdb 13 lets the other threads run on
+    # then, and -thread-info fails on their registers), and the stopped thread has its stack.
+    assert dap.ok("threads")["threads"] == threads_before
+    assert dap.top_frames(thread)[0]["name"].startswith("walk(")
     assert float(local_value(dap, thread, "x")) == 2.0 and float(local_value(dap, thread, "total")) == 2.0
     # Back in time: the previous hit of the breakpoint, with the values of then.
     dap.ok("reverseContinue", {"threadId": thread})
