@@ -228,6 +228,7 @@ class Session:
         self.record_reverse = False  # launch attribute "reverse"
         self._recording = False
         self._reverse_pending = False
+        self._forward_continue = False  # a Continue while recording: it may end at the end of the replay
         self.parfor_sources: dict[str, str] = {}  # user file with prange breakpoints -> its function
         self.worker_names: dict[int, str] = {}  # native id -> "numba worker N"
         self.client_runs_in_terminal = False
@@ -1269,6 +1270,21 @@ class Session:
         with self._lock:
             bp = self.gdb_bps.get(str(payload.get("bkptno"))) if reason == "breakpoint-hit" else None
         self._delete_step_in_temps()
+        forward_continue, self._forward_continue = self._forward_continue, False
+        if forward_continue and reason in ("", "no-history"):
+            # A Continue after reverse steps replays the recording up to its end and stops there ("No more
+            # reverse-execution history"): the user asked to continue, so run on live (still recording).
+            self._forward_continue = True
+            self._gdb_resume("-exec-continue")
+            return
+        if self._recording and reason == "signal-received" and str(payload.get("signal-name")) == "0":
+            # gdb could not record an instruction (AVX code outside the jitted functions, e.g. glibc's
+            # memcpy once a Continue left them): the recording ends here; a Continue runs on.
+            self._update_recording({})
+            if forward_continue:
+                self._gdb_resume("-exec-continue")
+                return
+            reason = "end-stepping-range"
         if self._line_step is not None:
             verdict = self._continue_line_step(self._line_step, reason, payload, gdb_thread, frame)
             if verdict == "absorbed":
@@ -1439,6 +1455,12 @@ class Session:
             backlog = [reply for reply in self._debugpy_backlog if not reply.done]
             self._debugpy_backlog = []
         if not backlog or self.gdb is None or self.debugpy is None:
+            return
+        if self._recording:
+            # gdb would record the call into the interpreter (and fail on its AVX code), and scheduler
+            # locking keeps debugpy's threads from running during it: debugpy applies them as soon as
+            # the program releases the GIL.
+            self.log("recording: debugpy's pending requests are not awaited in the program")
             return
         gdb_thread = gdb_thread or self.gdb_threads.get(self.stopped_thread or 0) or "1"
         if self._sync_dir is None:
@@ -1960,6 +1982,7 @@ class Session:
     def on_continue(self, args: dict[str, Any]) -> dict[str, Any]:
         owner = self._require_stopped()
         if owner == "gdb":
+            self._forward_continue = self._recording
             self._gdb_resume("-exec-continue")
         else:
             thread = self._debugpy_thread(int(args.get("threadId", 0)))
