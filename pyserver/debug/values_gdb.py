@@ -3,7 +3,7 @@
 One round trip returns, for one jitted frame, every variable gdb knows with its DWARF type name, its
 layout and its raw bytes as hex ("??" for bytes gdb cannot read: optimized out, synthetic pointers),
 plus, when the frame was entered from Python, the Python arguments read from the dispatcher frame
-(`compile_and_invoke`'s `args` tuple). Interpretation (Numba types, liveness, folding) happens in
+(the `args` tuple of `compile_and_invoke`, or of CPython's call into `Dispatcher_call`). Interpretation (Numba types, liveness, folding) happens in
 pyserver/debug/values.py; this file only reads. It must import nothing but gdb and the standard
 library: it runs in gdb's interpreter, not the adapter's.
 """
@@ -266,26 +266,37 @@ def _py_object(address, minor, depth=0):
     return out
 
 
+DISPATCHER_FRAMES = ("compile_and_invoke", "call_cfunc", "Dispatcher_call")  # numba/_dispatcher.cpp
+
+
 def _entry_args(frame):
     """The Python arguments of an entry call: the caller must be Numba's cpython:: wrapper, called
-    from compile_and_invoke (numba/_dispatcher.cpp) with the folded `args` tuple and no keywords."""
+    from Numba's dispatcher (numba/_dispatcher.cpp) with the folded `args` tuple and no keywords."""
     wrapper = frame.older()
     if wrapper is None or not (wrapper.name() or "").startswith("cpython::"):
         return None, "not called from Python"
     if (wrapper.name() or "")[len("cpython::") :] != (frame.name() or ""):
         return None, "the wrapper above is not this function's"
+    # The first call of a signature compiles it (Dispatcher_call -> compile_and_invoke -> call_cfunc);
+    # later calls go Dispatcher_call -> call_cfunc, which the compiler inlines. Each of them holds the
+    # folded `args` (find_named_args rewrote Dispatcher_call's through &args), but in Dispatcher_call
+    # it is usually optimized out: then CPython's caller's tuple, when it is surely the same values.
     dispatcher = wrapper.older()
     hops = 0
-    while dispatcher is not None and dispatcher.name() != "compile_and_invoke" and hops < 2:
+    while dispatcher is not None and dispatcher.name() not in DISPATCHER_FRAMES and hops < 2:
         dispatcher = dispatcher.older()
         hops += 1
-    if dispatcher is None or dispatcher.name() != "compile_and_invoke":
+    if dispatcher is None or dispatcher.name() not in DISPATCHER_FRAMES:
         return None, "dispatcher frame not found"
     try:
         args = dispatcher.read_var("args")
         kws = dispatcher.read_var("kws")
     except (gdb.error, ValueError) as exc:
         return None, f"dispatcher arguments unreadable ({exc})"
+    if (args.is_optimized_out or int(args) == 0) and dispatcher.name() == "Dispatcher_call":
+        args, kws, why = _caller_args(dispatcher)
+        if args is None:
+            return None, why
     if args.is_optimized_out or int(args) == 0:
         return None, "dispatcher arguments optimized out"
     if not kws.is_optimized_out and int(kws) != 0:
@@ -308,6 +319,36 @@ def _entry_args(frame):
         return items, ""
     except (gdb.error, gdb.MemoryError) as exc:
         return None, f"dispatcher args unreadable ({exc})"
+
+
+# CPython's callers of a type's tp_call, and the names of their (callable, args tuple, kwargs dict).
+_TP_CALLERS = {
+    "_PyObject_MakeTpCall": ("callable", "argstuple", "kwdict"),
+    "_PyObject_Call": ("callable", "args", "kwargs"),
+}
+
+
+def _caller_args(dispatcher):
+    """Dispatcher_call's `args` read from the CPython frame that called it: the tuple as Python passed
+    it, before Numba folded it. Used only when folding changes nothing: no keywords and no *args (defaults
+    would make it shorter than the parameters, which the adapter then refuses), and the callable is this
+    dispatcher."""
+    caller = dispatcher.older()
+    names = _TP_CALLERS.get(caller.name() if caller is not None else "")
+    if names is None:
+        return None, None, "dispatcher arguments optimized out"
+    try:
+        self = dispatcher.read_var("self")
+        callable_, args, kws = (caller.read_var(name) for name in names)
+        if self.is_optimized_out or callable_.is_optimized_out or int(self) != int(callable_):
+            return None, None, "dispatcher arguments optimized out"
+        if int(self.dereference()["has_stararg"]) != 0:
+            return None, None, "the function takes *args (Numba repacks them)"
+    except (gdb.error, gdb.MemoryError, ValueError) as exc:
+        return None, None, f"dispatcher arguments unreadable ({exc})"
+    if args.is_optimized_out or kws.is_optimized_out:
+        return None, None, "dispatcher arguments optimized out"
+    return args, kws, ""
 
 
 def _find_frame(thread_num, level):

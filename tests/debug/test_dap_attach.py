@@ -49,6 +49,9 @@ def test_attach_by_process_id_then_detach(dap: DapClient, service: subprocess.Po
     frames = dap.top_frames(stop["threadId"])
     assert frames[0]["name"] == "tick(int64)" and frames[0]["line"] == 12
     assert frames[1]["name"] == "main"
+    # Compiled before the attach: the call came through Dispatcher_call, not compile_and_invoke, and its
+    # argument is still recovered from the dispatcher's folded `args` tuple.
+    assert dap.scope_variables(frames[0]["id"])["Arguments"]["n"]["value"] == "5"
     dap.ok("setBreakpoints", {"source": {"path": str(SERVICE)}, "breakpoints": []})
     dap.ok("disconnect", {"terminateDebuggee": False})
     dap.event("terminated")
