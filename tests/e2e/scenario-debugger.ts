@@ -608,7 +608,9 @@ export async function debuggerScenario(): Promise<void> {
       }
       await expectVariable("i", "i = 2");
       await expectVariable("acc", "acc = 1");
-      const i = "i = 2, acc = 1";
+      // The argument, recovered from Python's call although tick was compiled before the attach.
+      await expectVariable("n", "n = 5");
+      const i = "i = 2, acc = 1, n = 5";
       await publishShot("debug-attach.jpg", "window");
       // Detach: breakpoint off, then Disconnect (an attach session's Stop button).
       await removeBreakpoints();
@@ -628,7 +630,7 @@ export async function debuggerScenario(): Promise<void> {
     }
   });
 
-  await feature("values: typed List and Dict, a jitclass, a 2-D array by rows, a record array", async () => {
+  await feature("values: typed List and Dict, a jitclass, a 2-D array by rows, a record array, complex and datetime arrays", async () => {
     const stopLine = (await toggleBreakpoint("values.py", "# STOP")) + 1;
     const since = Date.now();
     await startConfiguration("Values in jitted code");
@@ -667,6 +669,20 @@ export async function debuggerScenario(): Promise<void> {
     await expect("x", 3, /^x = 2\.5$/);
     await expect("'bb'", 3, /^'bb' = 2$/);
     await expect("cz", 2, /complex128/);
+    await expect("days", 2, /datetime64/);
+    // Complex and datetime arrays: their items read as Python would print them.
+    await expandVariable("cz", 2);
+    await expandVariable("days", 2);
+    const itemTexts = async (): Promise<string> =>
+      (await page.locator('.debug-variables .monaco-list-row[aria-level="3"]').allTextContents()).join(" | ");
+    const deadline = Date.now() + 30_000;
+    let items = await itemTexts();
+    while (!(/\(1\+2j\)/.test(items) && /\(3-4j\)/.test(items) && /2020-01-01/.test(items) && /NaT/.test(items))) {
+      if (Date.now() > deadline) throw new Error(`cz and days items do not read (1+2j), (3-4j), 2020-01-01, NaT: ${items.slice(0, 500)}`);
+      await page.waitForTimeout(200);
+      items = await itemTexts();
+    }
+    shown.push("cz [(1+2j), (3-4j)], days [2020-01-01, 2021-06-15, NaT]");
     await publishShot("debug-values.jpg", "sidebar");
     return shown.join(" | ").slice(0, 400);
   });
