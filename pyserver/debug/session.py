@@ -33,6 +33,7 @@ from typing import Any
 from pyserver.debug import jitframes
 from pyserver.debug.dap import DapError, DapStream, Message
 from pyserver.debug.debugpy_client import DebugpyClient, Reply
+from pyserver.debug.entry_stop import KernelStop, candidate_files, locate_first_statement, same_file
 from pyserver.debug.gdb.backend import GdbBackend, MIRecord, c_string, kill_group, set_parent_death_signal
 from pyserver.debug.gdb.launcher import (
     BOOTSTRAP,
@@ -42,6 +43,7 @@ from pyserver.debug.gdb.launcher import (
     start_inferior,
 )
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
+from pyserver.debug.stepping import LineStepper
 from pyserver.debug.terminal import TerminalHolder, holder_command, wait_for_holder
 from pyserver.debug.values_bridge import ValuesBridge
 
@@ -50,13 +52,6 @@ DEBUGPY_CONNECT_TIMEOUT_S = 90.0
 DEBUGPY_REPLY_TIMEOUT_S = 10.0
 GDB_TIMEOUT_S = 30.0
 SYNC_TIMEOUT_S = 10.0
-# A step from a line of jitted code that ends on the same line (an array expression's loop stops once
-# per element) is repeated this many times, then finished with breakpoints on the function's other lines.
-SAME_LINE_STEPS = 25
-# At most this many intermediate stops (out of Numba's helpers, back onto the line) per step request.
-MAX_STEP_ROUNDS = 200
-# How deep to look for the user's jitted frame under Numba's helpers when a step stops inside them.
-USER_FRAME_SEARCH = 32
 # Python frames of these files are the debugger's own machinery, hidden unless showInternalFrames.
 INTERNAL_PY_FILES = ("<frozen runpy>", str(BOOTSTRAP), "/debugpy/", "/pydevd", "_pydev")
 
@@ -85,10 +80,6 @@ while not os.path.exists({path!r}) and time.monotonic() < deadline:
     time.sleep(0.005)
 """
 
-# The condition of the cudasim kernel stop: true for the first kernel thread that reaches the line, false for
-# every other, decided inside the program (dict.setdefault is atomic), so no second thread stops there before
-# the adapter has removed the breakpoint.
-KERNEL_STOP_ONCE = "(lambda claim: __import__('sys').__dict__.setdefault('_numba_lens_kernel_stop', claim) is claim)(object())"
 
 # Evaluated by debugpy in a Python frame: (module, qualname) of every Numba dispatcher it can see, in
 # its globals and locals and as attributes of modules it imported (`kernels.walk(...)`). Objects are
@@ -134,21 +125,6 @@ class GdbBreakpoint:
     parfor_only: bool = False  # set on "<string>" lines: only a parfor gufunc's stop is this breakpoint
 
 
-@dataclass
-class LineStep:
-    """A step over or into from a line of the user's jitted code, carried on until another line of the
-    user's code: gdb alone stops inside Numba's helpers and once per element of an array expression."""
-
-    command: str  # "-exec-next" | "-exec-step"
-    gdb_thread: str
-    func: str  # gdb's name of the user's frame it started in
-    line: int
-    path: str
-    rounds: int = 0
-    same_line: int = 0
-    temps: list[str] = field(default_factory=list)  # temporary breakpoints on the function's other lines
-
-
 # A source file of Numba itself (its overload bodies, e.g. numba/misc/gdb_hook.py), never the user's.
 NUMBA_OWN_SOURCE = re.compile(r"[/\\]numba[/\\](misc|core|np|cpython|typed|experimental)[/\\]")
 
@@ -159,19 +135,6 @@ class SourceBreakpoints:
     debugpy_ids: dict[int, int] = field(default_factory=dict)  # debugpy id -> our id
     # The editor's breakpoints of this source that debugpy holds (None: never set).
     python_requested: list[dict[str, Any]] | None = None
-
-
-@dataclass
-class KernelStop:
-    """stopAtJitFunction in modes python and cudasim: a one-shot (conditional) debugpy line breakpoint on the
-    function's first body statement, sent along with the editor's breakpoints of that file. A debugpy function
-    breakpoint would stop on the decorator line, and in the simulator's kernel threads it does not fire."""
-
-    name: str
-    path: str
-    line: int
-    dap_id: int  # our id for it: never shown to the editor
-    active: bool = True
 
 
 class Session:
@@ -234,7 +197,7 @@ class Session:
         self.client_runs_in_terminal = False
         self.terminal: TerminalHolder | None = None
         self.console = "internalConsole"
-        self._line_step: LineStep | None = None
+        self._stepper: LineStepper | None = None  # with gdb: the step from a jitted line in flight
 
     # --- main loop -----------------------------------------------------------------------------------
     def serve(self) -> int:
@@ -428,38 +391,14 @@ class Session:
     def _locate_kernel(
         self, target: str, program: str | None, cwd: str, env: dict[str, str | None], argv_args: list[str]
     ) -> KernelStop | None:
-        """The file and first body line of the kernel `target` ("add_one", "__main__::add_one" or
-        "pkg::kernels::add_one", as the lens writes it), found without running anything. A plain name is
-        in the program, or, for a module launch (`pytest file.py`), in a .py file among its arguments."""
-        from pyserver.analysis.discovery import find_jitted_functions
-
-        parts = target.split("::")
-        module, name = parts[:-1], parts[-1]
-        candidates: list[Path] = []
-        if not module or module == ["__main__"]:
-            if program:
-                candidates.append(Path(program))
-            else:
-                candidates += [Path(cwd, arg) for arg in argv_args if arg.endswith(".py")]
-        else:
-            roots = [Path(program).parent] if program else []
-            roots.append(Path(cwd))
-            roots += [Path(p) for p in str(env.get("PYTHONPATH") or "").split(os.pathsep) if p]
-            for root in roots:
-                base = root.joinpath(*module)
-                candidates += [base.with_suffix(".py"), base / "__init__.py"]
-        for path in candidates:
-            try:
-                source = path.read_text(encoding="utf-8")
-                functions = find_jitted_functions(source, str(path))
-                tree = ast.parse(source)
-            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-                continue
-            function = next((f for f in functions if f.name == name), None)
-            line = first_body_line(tree, function.def_line) if function is not None else None
-            if line is not None:
-                self.log(f"stopAtJitFunction {target} -> {path}:{line}")
-                return KernelStop(name, str(path.resolve()), line, self.new_id())
+        """stopAtJitFunction in modes python and cudasim: the one-shot stop on the function's first
+        statement (pyserver/debug/entry_stop.py), or None (said to the user) when it is not found."""
+        name, candidates = candidate_files(target, program, cwd, env, argv_args)
+        found = locate_first_statement(name, candidates)
+        if found is not None:
+            path, line = found
+            self.log(f"stopAtJitFunction {target} -> {path}:{line}")
+            return KernelStop(name, str(path), line, self.new_id())
         what = "kernel" if self.mode == "cudasim" else "jitted function"
         self.output(
             f'stopAtJitFunction: no {what} "{target}" found in {", ".join(map(str, candidates)) or "the program"}'
@@ -569,6 +508,7 @@ class Session:
             )
         # The version comes from the MI session itself (one gdb start, not two).
         self.gdb = GdbBackend(resolved, log=self.log)
+        self._stepper = LineStepper(self.gdb, self._gdb_resume, self.just_my_code, self.log)
         try:
             first_line = self.gdb.execute_console("show version", timeout=60).strip().splitlines()[0]
             match = re.search(r"(\d+\.\d+(?:\.\d+)?)\s*$", first_line) or re.search(r"(\d+\.\d+)", first_line)
@@ -828,6 +768,7 @@ class Session:
                 'gdb not found. Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "gdbPath".'
             )
         self.gdb = GdbBackend(gdb_path, log=self.log)
+        self._stepper = LineStepper(self.gdb, self._gdb_resume, self.just_my_code, self.log)
         self.gdb.add_listener(self._on_gdb_record)
         self.values = ValuesBridge(self.gdb, self.log)
         configure_gdb(self.gdb)
@@ -989,15 +930,9 @@ class Session:
             self.log(f"-break-delete {number}: {exc.message}")
 
     def _kernel_stop_in(self, path: str, bps: list[dict[str, Any]]) -> KernelStop | None:
-        """The pending first-statement stop to send with this source's breakpoints, if it is in this file and
-        the editor has no breakpoint of its own on that line."""
+        """The pending first-statement stop to send with this source's breakpoints, if any."""
         stop = self._kernel_stop
-        if stop is None or not stop.active or not same_file(path, stop.path):
-            return None
-        if any(int(bp.get("line", 0)) == stop.line for bp in bps):
-            stop.active = False  # the editor's own breakpoint stops there: never add a second stop later
-            return None
-        return stop
+        return stop if stop is not None and stop.pending_in(path, bps) else None
 
     def _set_python_breakpoints(
         self, source: dict[str, Any], bps: list[dict[str, Any]], state: SourceBreakpoints
@@ -1017,9 +952,7 @@ class Session:
         if self.debugpy is None:
             return placeholders
         kernel_stop = self._kernel_stop_in(str(source.get("path") or ""), bps)
-        sent = bps + (
-            [{"line": kernel_stop.line, "condition": KERNEL_STOP_ONCE}] if kernel_stop is not None else []
-        )
+        sent = bps + ([kernel_stop.as_breakpoint()] if kernel_stop is not None else [])
         sent_ids = our_ids + ([kernel_stop.dap_id] if kernel_stop is not None else [])
         reply = self.debugpy.request("setBreakpoints", {"source": source, "breakpoints": sent})
 
@@ -1285,8 +1218,8 @@ class Session:
                 self._gdb_resume("-exec-continue")
                 return
             reason = "end-stepping-range"
-        if self._line_step is not None:
-            verdict = self._continue_line_step(self._line_step, reason, payload, gdb_thread, frame)
+        if self._stepper is not None and self._stepper.active is not None:
+            verdict = self._stepper.on_stop(reason, payload, gdb_thread, frame)
             if verdict == "absorbed":
                 return
             if verdict == "step":
@@ -1996,7 +1929,12 @@ class Session:
         thread_id = int(args.get("threadId", 0))
         if owner == "gdb":
             gdb_thread = self.gdb_threads.get(thread_id, "1")
-            if gdb_command in ("-exec-next", "-exec-step") and self._start_line_step(gdb_command, gdb_thread):
+            stepper = self._stepper
+            if (
+                gdb_command in ("-exec-next", "-exec-step")
+                and stepper
+                and stepper.start(gdb_command, gdb_thread)
+            ):
                 return {}
             self._gdb_resume(f"{gdb_command} --thread {gdb_thread}")
             return {}
@@ -2011,134 +1949,6 @@ class Session:
         self._resumed()
         self.debugpy.request(debugpy_command, {"threadId": theirs})
         return {}
-
-    def _is_user_frame(self, frame: dict[str, Any]) -> bool:
-        """A frame of the user's jitted code: not a generated kernel, a C helper or (with justMyCode)
-        Numba's own library code."""
-        if jitframes.classify_frame(frame) != "jit":
-            return False
-        return not (self.just_my_code and jitframes.is_numba_library_frame(frame))
-
-    def _user_frame_level(self, gdb_thread: str) -> tuple[int, dict[str, Any]] | None:
-        """The innermost user frame of the thread's jitted code (level, frame), or None when the jitted
-        code ends (Numba's wrapper, the dispatcher or Python) before one."""
-        assert self.gdb is not None
-        raw = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread} 0 {USER_FRAME_SEARCH}").get(
-            "stack", []
-        )
-        for item in raw:
-            if self._is_user_frame(item):
-                return int(item.get("level", 0)), item
-            if jitframes.classify_frame(item) in ("wrapper", "dispatcher", "python-eval"):
-                return None
-        return None
-
-    def _start_line_step(self, command: str, gdb_thread: str) -> bool:
-        """Step over/into from the user's jitted line (LineStep); False when the thread is not in the
-        user's jitted code (gdb's own step is right there)."""
-        try:
-            found = self._user_frame_level(gdb_thread)
-        except GdbCommandError as exc:
-            self.log(f"line step: {exc.message}")
-            return False
-        if found is None:
-            return False
-        level, frame = found
-        self._line_step = LineStep(
-            command,
-            gdb_thread,
-            str(frame.get("func", "")),
-            int(frame.get("line") or 0),
-            str(frame.get("fullname") or ""),
-        )
-        if level == 0:
-            self._gdb_resume(f"{command} --thread {gdb_thread}")
-        else:
-            # Stopped inside a hidden frame (a kernel, a helper): back to the user's line first.
-            self._gdb_resume(f"-exec-finish --thread {gdb_thread} --frame {level - 1}")
-        return True
-
-    def _continue_line_step(
-        self, step: LineStep, reason: str, payload: dict[str, Any], gdb_thread: str, frame: dict[str, Any]
-    ) -> str:
-        """A stop during a LineStep: "absorbed" (the step goes on), "step" (report it as the step's end)
-        or "other" (the step is over; the stop is what it is: a breakpoint, a signal, leaving jitted code)."""
-        assert self.gdb is not None
-        own_temp = reason == "breakpoint-hit" and str(payload.get("bkptno")) in step.temps
-        if own_temp:
-            self._end_line_step()
-            return "step"
-        if gdb_thread != step.gdb_thread or reason not in ("end-stepping-range", "function-finished"):
-            self._end_line_step()
-            return "other"
-        step.rounds += 1
-        try:
-            if self._is_user_frame(frame):
-                same = str(frame.get("func", "")) == step.func and int(frame.get("line") or 0) == step.line
-                if not same or step.rounds > MAX_STEP_ROUNDS:
-                    self._end_line_step()
-                    return "step"
-                step.same_line += 1
-                if step.same_line <= SAME_LINE_STEPS or step.temps:
-                    self._gdb_resume(f"{step.command} --thread {gdb_thread}")
-                    return "absorbed"
-                step.temps = self._other_line_breakpoints(step)
-                self._gdb_resume(f"-exec-finish --thread {gdb_thread} --frame 0")
-                return "absorbed"
-            found = self._user_frame_level(gdb_thread)
-            if found is None or found[0] == 0 or step.rounds > MAX_STEP_ROUNDS:
-                self._end_line_step()
-                return "other"
-            self._gdb_resume(f"-exec-finish --thread {gdb_thread} --frame {found[0] - 1}")
-            return "absorbed"
-        except GdbCommandError as exc:
-            self.log(f"line step: {exc.message}")
-            self._end_line_step()
-            return "other"
-
-    def _other_line_breakpoints(self, step: LineStep) -> list[str]:
-        """Temporary breakpoints (this thread only) on every other statement line of the jitted function
-        being stepped: the loop of one line runs at full speed instead of one stop per iteration."""
-        assert self.gdb is not None
-        try:
-            from pyserver.analysis.discovery import find_jitted_functions, jitted_function_at
-
-            source = Path(step.path).read_text(encoding="utf-8")
-            function = jitted_function_at(find_jitted_functions(source, step.path), step.line)
-            tree = ast.parse(source)
-        except (OSError, SyntaxError, UnicodeDecodeError, ValueError, ImportError) as exc:
-            self.log(f"line step: no lines of {step.path}: {exc}")
-            return []
-        if function is None:
-            return []
-        lines = sorted(
-            {
-                node.lineno
-                for node in ast.walk(tree)
-                if isinstance(node, ast.stmt) and function.def_line < node.lineno <= function.end_line
-            }
-            - {step.line}
-        )
-        temps = []
-        for line in lines:
-            try:
-                reply = self.gdb.execute(
-                    f"-break-insert -t -p {step.gdb_thread} {c_string(f'{step.path}:{line}')}"
-                )
-                temps.append(str(reply.get("bkpt", {}).get("number")))
-            except GdbCommandError as exc:
-                self.log(f"line step: no breakpoint at line {line}: {exc.message}")
-        return temps
-
-    def _end_line_step(self) -> None:
-        step, self._line_step = self._line_step, None
-        if step is None or self.gdb is None:
-            return
-        for number in step.temps:
-            try:
-                self.gdb.execute(f"-break-delete {number}")
-            except GdbCommandError:
-                pass  # a temporary breakpoint that was hit is gone already
 
     def _arm_step_in_temps(self, debugpy_thread: int) -> None:
         assert self.gdb is not None and self.debugpy is not None
@@ -2385,27 +2195,6 @@ def prange_body_lines(path: str, functions: list[Any]) -> dict[int, str]:
         for line in range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1):
             lines[line] = owner.name
     return lines
-
-
-def first_body_line(tree: ast.Module, def_line: int) -> int | None:
-    """The line of the first statement in the body of the function defined at `def_line` (a docstring
-    runs no code, so the statement after it)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno == def_line:
-            body = node.body
-            if (
-                len(body) > 1
-                and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)
-            ):
-                body = body[1:]
-            return body[0].lineno if body else None
-    return None
-
-
-def same_file(first: str, second: str) -> bool:
-    return os.path.normcase(os.path.realpath(first)) == os.path.normcase(os.path.realpath(second))
 
 
 def ptrace_hint(gdb_message: str) -> str | None:
