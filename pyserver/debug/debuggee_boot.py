@@ -10,6 +10,12 @@ import os
 import runpy
 import signal
 import sys
+import threading
+
+# The native name (/proc comm, what gdb lists) of debugpy's own threads: the adapter leaves them out of
+# the thread list, as a plain debugpy session does. Keep in sync with session.DEBUGGER_THREAD_NAME.
+DEBUGGER_THREAD_NAME = b"debugpy"
+PR_SET_NAME = 15
 
 
 def _die_with_parent() -> None:
@@ -21,6 +27,30 @@ def _die_with_parent() -> None:
     # The parent may already have gone between fork and prctl.
     if os.getppid() == 1:
         os._exit(1)
+
+
+def _name_native_threads() -> None:
+    """Give each new Python thread a native name gdb can show: its Python name (15 bytes at most, the
+    kernel's limit), or "debugpy" for debugpy's own threads (marked before they start). CPython 3.11
+    leaves every thread named after the executable ("python")."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        return
+    bootstrap_inner = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+
+    def named_bootstrap_inner(thread: threading.Thread) -> None:
+        if getattr(thread, "is_pydev_daemon_thread", False):
+            name = DEBUGGER_THREAD_NAME
+        else:
+            name = thread.name.encode("utf-8", errors="replace")[:15]
+        try:
+            libc.prctl(PR_SET_NAME, ctypes.c_char_p(name), 0, 0, 0)
+        except Exception:
+            pass  # a name is a convenience: never stop a thread for it
+        bootstrap_inner(thread)
+
+    threading.Thread._bootstrap_inner = named_bootstrap_inner  # type: ignore[attr-defined]
 
 
 _REAL_SETTRACE = sys.settrace  # debugpy replaces sys.settrace with a wrapper that warns
@@ -150,6 +180,7 @@ def _run_with_in_process_debugpy(rest: list) -> None:
 
 def main() -> None:
     _die_with_parent()
+    _name_native_threads()
     # sys.path[0] is this file's folder (pyserver/debug): it must not shadow the user's imports.
     if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
         del sys.path[0]

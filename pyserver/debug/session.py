@@ -52,6 +52,8 @@ DEBUGPY_CONNECT_TIMEOUT_S = 90.0
 DEBUGPY_REPLY_TIMEOUT_S = 10.0
 GDB_TIMEOUT_S = 30.0
 SYNC_TIMEOUT_S = 10.0
+# debuggee_boot.py gives debugpy's own threads this native name; the thread list leaves them out.
+DEBUGGER_THREAD_NAME = "debugpy"
 # Python frames of these files are the debugger's own machinery, hidden unless showInternalFrames.
 INTERNAL_PY_FILES = ("<frozen runpy>", str(BOOTSTRAP), "/debugpy/", "/pydevd", "_pydev")
 
@@ -1594,6 +1596,12 @@ class Session:
             if not match:
                 continue
             native = int(match.group(1))
+            if (
+                thread.get("name") == DEBUGGER_THREAD_NAME
+                and not self.show_internal
+                and native != self.stopped_thread
+            ):
+                continue  # debugpy's own threads (named by debuggee_boot.py): hidden, as debugpy hides them
             name = names_by_native.get(native) or ("MainThread" if native == self.inferior_pid else "")
             name = name or self._worker_name(native, str(thread.get("id")))
             label = name or str(thread.get("name") or "thread")

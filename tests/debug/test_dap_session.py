@@ -53,6 +53,8 @@ def test_python_breakpoint_then_pending_jitted_breakpoint_one_stack(dap: DapClie
     threads = dap.ok("threads")["threads"]
     assert stop["threadId"] in [t["id"] for t in threads]
     assert any(t["name"].startswith("MainThread") for t in threads if t["id"] == stop["threadId"])
+    # debugpy's own threads are not the program's: hidden, as a plain debugpy session hides them.
+    assert not any(t["name"].startswith(("debugpy", "python ")) for t in threads), threads
     # One stack: the jitted frame, typed, then its Python callers; no wrapper/dispatcher/C frames.
     stack = frames_of(dap, stop["threadId"])
     assert stack[0][0] == "walk(array(float64, 1d, C), int64)" and 11 <= stack[0][1] <= 12
@@ -83,6 +85,9 @@ def test_internal_frames_shown_on_request(dap: DapClient) -> None:
     names = [name for name, _ in frames_of(dap, stop["threadId"])]
     assert any("cpython::" in name for name in names)
     assert any("compile_and_invoke" in name or "Dispatcher_call" in name for name in names)
+    # debugpy's own threads are listed too, under the native name the debuggee gives them.
+    threads = [t["name"] for t in dap.ok("threads")["threads"]]
+    assert any(name.startswith("debugpy (") for name in threads), threads
 
 
 def test_function_breakpoint_and_stop_at_jit_function(dap: DapClient) -> None:
