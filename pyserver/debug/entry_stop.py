@@ -18,11 +18,11 @@ from typing import Any
 # The condition of the stop: true for the first thread that reaches the line, false for every other,
 # decided inside the program (dict.setdefault is atomic), so no second thread stops there before the adapter
 # has removed the breakpoint.
-KERNEL_STOP_ONCE = "(lambda claim: __import__('sys').__dict__.setdefault('_numba_lens_kernel_stop', claim) is claim)(object())"
+FIRST_THREAD_ONLY = "(lambda claim: __import__('sys').__dict__.setdefault('_numba_lens_first_statement_stop', claim) is claim)(object())"
 
 
 @dataclass
-class KernelStop:
+class FirstStatementStop:
     """The one-shot stop on the first body statement of the function (a kernel in mode cudasim)."""
 
     name: str
@@ -43,7 +43,7 @@ class KernelStop:
 
     def as_breakpoint(self) -> dict[str, Any]:
         """The debugpy source breakpoint that makes the stop."""
-        return {"line": self.line, "condition": KERNEL_STOP_ONCE}
+        return {"line": self.line, "condition": FIRST_THREAD_ONLY}
 
 
 def candidate_files(

@@ -33,7 +33,7 @@ from typing import Any
 from pyserver.debug import jitframes
 from pyserver.debug.dap import DapError, DapStream, Message
 from pyserver.debug.debugpy_client import DebugpyClient, Reply
-from pyserver.debug.entry_stop import KernelStop, candidate_files, locate_first_statement, same_file
+from pyserver.debug.entry_stop import FirstStatementStop, candidate_files, locate_first_statement, same_file
 from pyserver.debug.gdb.backend import GdbBackend, MIRecord, c_string, kill_group, set_parent_death_signal
 from pyserver.debug.gdb.launcher import (
     BOOTSTRAP,
@@ -182,7 +182,9 @@ class Session:
         self._detaching = False
         self.stop_on_entry = False
         self._last_signal: dict[str, str] = {}
-        self._kernel_stop: KernelStop | None = None  # stopAtJitFunction in modes python and cudasim
+        self._first_statement_stop: FirstStatementStop | None = (
+            None  # stopAtJitFunction in modes python and cudasim
+        )
         self._debugpy_function_ids: dict[int, int] = {}  # debugpy's function breakpoint id -> ours
         self._reverse: dict[int, tuple[threading.Event, list[Message]]] = {}
         self._in_code_bp_number: str | None = None
@@ -379,7 +381,7 @@ class Session:
         self._check_numba(python, env)
         argv_args = [str(a) for a in (args.get("args") or [])]
         if self.mode in ("python", "cudasim") and args.get("stopAtJitFunction"):
-            self._kernel_stop = self._locate_kernel(
+            self._first_statement_stop = self._locate_first_statement_stop(
                 str(args["stopAtJitFunction"]), program, cwd, env, argv_args
             )
         port = free_port()
@@ -390,9 +392,9 @@ class Session:
         self._start_debugpy(port, args)
         return {}
 
-    def _locate_kernel(
+    def _locate_first_statement_stop(
         self, target: str, program: str | None, cwd: str, env: dict[str, str | None], argv_args: list[str]
-    ) -> KernelStop | None:
+    ) -> FirstStatementStop | None:
         """stopAtJitFunction in modes python and cudasim: the one-shot stop on the function's first
         statement (pyserver/debug/entry_stop.py), or None (said to the user) when it is not found."""
         name, candidates = candidate_files(target, program, cwd, env, argv_args)
@@ -400,7 +402,7 @@ class Session:
         if found is not None:
             path, line = found
             self.log(f"stopAtJitFunction {target} -> {path}:{line}")
-            return KernelStop(name, str(path), line, self.new_id())
+            return FirstStatementStop(name, str(path), line, self.new_id())
         what = "kernel" if self.mode == "cudasim" else "jitted function"
         self.output(
             f'stopAtJitFunction: no {what} "{target}" found in {", ".join(map(str, candidates)) or "the program"}'
@@ -789,7 +791,7 @@ class Session:
         self._start_debugpy(port, args, connect_only=True)
 
     def on_configuration_done(self, args: dict[str, Any]) -> dict[str, Any]:
-        self._send_kernel_stop()
+        self._send_first_statement_stop()
         if self.debugpy is not None:
             reply = self.debugpy.request("configurationDone")
             reply.wait(DEBUGPY_REPLY_TIMEOUT_S)
@@ -931,9 +933,9 @@ class Session:
         except GdbCommandError as exc:
             self.log(f"-break-delete {number}: {exc.message}")
 
-    def _kernel_stop_in(self, path: str, bps: list[dict[str, Any]]) -> KernelStop | None:
+    def _first_statement_stop_in(self, path: str, bps: list[dict[str, Any]]) -> FirstStatementStop | None:
         """The pending first-statement stop to send with this source's breakpoints, if any."""
-        stop = self._kernel_stop
+        stop = self._first_statement_stop
         return stop if stop is not None and stop.pending_in(path, bps) else None
 
     def _set_python_breakpoints(
@@ -953,9 +955,9 @@ class Session:
         ]
         if self.debugpy is None:
             return placeholders
-        kernel_stop = self._kernel_stop_in(str(source.get("path") or ""), bps)
-        sent = bps + ([kernel_stop.as_breakpoint()] if kernel_stop is not None else [])
-        sent_ids = our_ids + ([kernel_stop.dap_id] if kernel_stop is not None else [])
+        first_statement_stop = self._first_statement_stop_in(str(source.get("path") or ""), bps)
+        sent = bps + ([first_statement_stop.as_breakpoint()] if first_statement_stop is not None else [])
+        sent_ids = our_ids + ([first_statement_stop.dap_id] if first_statement_stop is not None else [])
         reply = self.debugpy.request("setBreakpoints", {"source": source, "breakpoints": sent})
 
         def translate(response: Message) -> list[dict[str, Any]]:
@@ -968,7 +970,7 @@ class Session:
                     if "id" in theirs:
                         state.debugpy_ids[int(theirs["id"])] = our_id
                     if index >= len(bps):
-                        continue  # the kernel stop: not the editor's
+                        continue  # the first-statement stop: not the editor's
                     item["id"] = our_id
                     item.setdefault("line", placeholders[index]["line"])
                     out.append(item)
@@ -1000,10 +1002,10 @@ class Session:
             )
         return placeholders
 
-    def _send_kernel_stop(self) -> None:
-        """Before configurationDone: the kernel stop goes to debugpy even if the editor has no breakpoint
+    def _send_first_statement_stop(self) -> None:
+        """Before configurationDone: the first-statement stop goes to debugpy even if the editor has no breakpoint
         in the kernel's file."""
-        stop = self._kernel_stop
+        stop = self._first_statement_stop
         if stop is None or self.debugpy is None:
             return
         with self._lock:
@@ -1469,7 +1471,7 @@ class Session:
         event = message.get("event")
         body = dict(message.get("body") or {})
         if event == "stopped":
-            stop = self._kernel_stop
+            stop = self._first_statement_stop
             hit = [int(i) for i in body.get("hitBreakpointIds") or []]
             if stop is not None and any(self._our_bp_id(i) == stop.dap_id for i in hit):
                 # One-shot: its condition is false from now on in the program; sending the file's
