@@ -90,10 +90,19 @@ export async function openFile(name: string): Promise<void> {
 }
 
 export async function runCommand(title: string): Promise<void> {
-  await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: 10_000 });
-  await input.fill(`>${title}`);
+  // The workbench may close the palette right after it opens (a debug session starting moves the focus
+  // to the Run and Debug view): open it again, up to three times.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("F1");
+    await input.waitFor({ state: "visible", timeout: 10_000 });
+    const filled = await input.fill(`>${title}`, { timeout: 5_000 }).then(() => true, (error: unknown) => {
+      if (attempt >= 3) throw error;
+      return false;
+    });
+    if (filled) break;
+    await page.keyboard.press("Escape");
+  }
   // The list is filtered a moment after the text changes: wait for the command's own row and pick it
   // (Enter at once could run the previous first row); a title shown differently falls back to Enter.
   const row = page.locator(".quick-input-widget .monaco-list-row", { hasText: title }).first();
