@@ -256,8 +256,13 @@ async function expectVariable(name: string, expected: string, level = 2): Promis
   const deadline = Date.now() + 30_000;
   let text = "";
   while (Date.now() < deadline) {
-    text = await variableText(name, level).catch(() => "");
-    if (text === expected) return;
+    if (await variableRow(name, level).isVisible()) {
+      text = await variableText(name, level).catch(() => "");
+      if (text === expected) return;
+    } else {
+      // A scopes request that raced a newer stop leaves the scopes collapsed: open them again.
+      await expandScopes().catch(() => undefined);
+    }
     await page.waitForTimeout(300);
   }
   throw new Error(`Variables shows "${text}", expected "${expected}"`);
