@@ -4,7 +4,7 @@
 # tests/e2e/programs/).
 #   usage: scripts/e2e.sh [TOOLS]        (TOOLS: where scripts/install-editor.sh put code-server; .tools)
 #   E2E_ONLY=name[,name]  runs some scenarios only (main, no-numba, untrusted, debugger)
-#   E2E_PUBLISH=1         after a green debugger scenario, copies its README shots into docs/images/
+#   E2E_PUBLISH=1         copies each green scenario's README shots (its publish/ folder) into docs/images/
 #   E2E_STEPS=regex       runs the matching feature steps of the debugger scenario only
 # Screenshots and the extension's event log go to test-artifacts/e2e/. Exit 0 when every check passed,
 # 1 when one failed. Without Chromium or code-server it says so and skips (exit 0), unless CI=true.
@@ -162,14 +162,20 @@ run_scenario no-numba "$SCRATCH/bare-venv/bin/python" trusted || true
 # An untrusted workspace: nothing analysed, the status says why; trusting it restarts the server.
 run_scenario untrusted "$PY" prompt || true
 # The debugger in depth, one session per feature (tests/e2e/scenario-debugger.ts), on tests/e2e/programs/;
-# its cropped shots are the README's debugging images (E2E_PUBLISH=1 copies them to docs/images/).
-if run_scenario debugger "$PY" trusted tests/e2e/programs && [ "${E2E_PUBLISH:-}" = 1 ]; then
-  shots=("$ARTIFACTS/debugger/publish/"*.jpg)
-  if [ -e "${shots[0]}" ]; then
+# its cropped shots are the README's debugging images.
+run_scenario debugger "$PY" trusted tests/e2e/programs || true
+
+# E2E_PUBLISH=1: every green scenario's README shots (its publish/ folder) are copied into docs/images/.
+if [ "${E2E_PUBLISH:-}" = 1 ]; then
+  for published in "$ARTIFACTS"/*/publish; do
+    scenario=$(basename "$(dirname "$published")")
+    case " $FAILED_SCENARIOS " in *" $scenario "*) continue ;; esac
+    shots=("$published/"*.jpg)
+    [ -e "${shots[0]}" ] || continue
     mkdir -p "$REPO/docs/images"
     cp "${shots[@]}" "$REPO/docs/images/"
-    echo "e2e: published ${#shots[@]} debugger shots to docs/images/: $(cd "$ARTIFACTS/debugger/publish" && echo *.jpg)"
-  fi
+    echo "e2e: published ${#shots[@]} $scenario shots to docs/images/: $(cd "$published" && echo *.jpg)"
+  done
 fi
 
 if [ -n "$FAILED_SCENARIOS" ]; then

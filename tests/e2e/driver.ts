@@ -177,3 +177,24 @@ export async function statusText(): Promise<string> {
 export function setPage(p: Page): void {
   page = p;
 }
+
+/** Where a scenario's README shots go (scripts/e2e.sh copies them to docs/images/ with E2E_PUBLISH=1). */
+export const PUBLISH = path.join(ARTIFACTS, "publish");
+
+/** Saves a README shot: the side bar and the editor ("window"), the side bar alone, or the editor alone; JPEG, cropped. */
+export async function publishShot(file: string, region: "window" | "sidebar" | "editor"): Promise<void> {
+  fs.mkdirSync(PUBLISH, { recursive: true });
+  await page.waitForTimeout(400); // let the last rows and decorations paint
+  const sidebar = await page.locator(".part.sidebar").boundingBox();
+  const editor = await page.locator(".part.editor").boundingBox();
+  if (!editor || (region !== "editor" && !sidebar)) throw new Error("no side bar or editor on screen");
+  const clip =
+    region === "sidebar"
+      ? { x: sidebar!.x, y: 0, width: sidebar!.width, height: sidebar!.y + sidebar!.height }
+      : region === "editor"
+        ? { x: editor.x, y: 0, width: editor.width, height: editor.y + editor.height }
+        : { x: 0, y: 0, width: editor.x + editor.width, height: Math.max(editor.y + editor.height, sidebar!.y + sidebar!.height) };
+  await page.screenshot({ path: path.join(PUBLISH, file), type: "jpeg", quality: 82, clip });
+  // The same region losslessly, beside the other step shots (for reviewing the run).
+  await page.screenshot({ path: path.join(ARTIFACTS, `readme-${file.replace(/\.jpg$/, ".png")}`), clip });
+}

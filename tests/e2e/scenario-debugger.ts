@@ -8,9 +8,8 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Locator } from "playwright-core";
-import { ARTIFACTS, Event, events, goTo, lensAbove, lineOf, openFile, page, runCommand, step, waitForEvent, WORKSPACE } from "./driver";
+import { ARTIFACTS, Event, events, goTo, lensAbove, lineOf, openFile, page, PUBLISH, publishShot as publishDriverShot, runCommand, step, waitForEvent, WORKSPACE } from "./driver";
 
-const PUBLISH = path.join(ARTIFACTS, "publish");
 
 /** The launch configurations a user would write (.vscode/launch.json of the workspace copy). */
 const LAUNCH = {
@@ -313,20 +312,10 @@ async function expectNoErrors(): Promise<void> {
   if (toasts.length > 0) await runCommand("Notifications: Clear All Notifications");
 }
 
-/** Saves a README shot: the side bar and the editor ("window"), or the side bar alone; JPEG, cropped. */
+/** Saves a README shot after checking that the user sees no error. */
 async function publishShot(file: string, region: "window" | "sidebar"): Promise<void> {
   await expectNoErrors();
-  await page.waitForTimeout(400); // let the last rows and decorations paint
-  const sidebar = await page.locator(".part.sidebar").boundingBox();
-  const editor = await page.locator(".part.editor").boundingBox();
-  if (!sidebar || !editor) throw new Error("no side bar or editor on screen");
-  const clip =
-    region === "sidebar"
-      ? { x: sidebar.x, y: 0, width: sidebar.width, height: sidebar.y + sidebar.height }
-      : { x: 0, y: 0, width: editor.x + editor.width, height: Math.max(editor.y + editor.height, sidebar.y + sidebar.height) };
-  await page.screenshot({ path: path.join(PUBLISH, file), type: "jpeg", quality: 82, clip });
-  // The same region losslessly, beside the other step shots (for reviewing the run).
-  await page.screenshot({ path: path.join(ARTIFACTS, `readme-${file.replace(/\.jpg$/, ".png")}`), clip });
+  await publishDriverShot(file, region);
 }
 
 /** A wider side bar, so typed frame names and values are readable: drag its sash as a user would. */

@@ -1,7 +1,7 @@
 // The user's view: diagnostics, hover, lenses, the Debug JIT function session, an IR view, recording.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ARTIFACTS, events, goTo, lensAbove, lineNumberBox, lineOf, openFile, page, runCommand, step, waitForEvent, WORKSPACE } from "./driver";
+import { ARTIFACTS, events, goTo, lensAbove, lineNumberBox, lineOf, openFile, page, publishShot, runCommand, step, waitForEvent, WORKSPACE } from "./driver";
 
 export async function mainScenario(): Promise<void> {
     let stopSessionAfterStep = false;
@@ -50,6 +50,7 @@ export async function mainScenario(): Promise<void> {
       const row = panel.locator(".monaco-list-row", { hasText: `[Ln ${errorLine + 1}` }).first();
       await row.waitFor({ state: "visible", timeout: 15_000 });
       const rowText = (await row.textContent()) ?? "";
+      await publishShot("editor-diagnostics.jpg", "editor");
       return `${item.code}: ${item.message.split("\n")[0].slice(0, 100)} | Problems: ${rowText.slice(0, 120)}`;
     });
 
@@ -69,6 +70,7 @@ export async function mainScenario(): Promise<void> {
       const text = (await hover.textContent()) ?? "";
       const logged = await waitForEvent("a hover event", (e) => e.event === "hover" && e.line === totalLine, 10_000, since);
       if (!/float64/.test(String(logged.text))) throw new Error(`hover event without float64: ${String(logged.text)}`);
+      await publishShot("editor-hover.jpg", "editor");
       await page.keyboard.press("Escape");
       return `hover: ${text.replace(/\s+/g, " ").slice(0, 120)}`;
     });
