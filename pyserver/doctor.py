@@ -15,8 +15,9 @@ import sys
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 
+from pyserver.versions import install_command, numba_verdict
+
 PACKAGES = ("numba", "llvmlite", "numpy", "pygls", "lsprotocol", "debugpy", "pygdbmi")
-MIN_NUMBA = (0, 59)
 GDB_TIMEOUT_S = 20.0
 
 
@@ -144,21 +145,12 @@ def gdb_attach_check(gdb: str) -> Check:
 
 
 def numba_check(version: str | None) -> Check:
-    if version is None:
-        return Check(
-            "numba",
-            "error",
-            "Numba is not installed in this interpreter",
-            f"{sys.executable} -m pip install 'numba>=0.68,<0.69'",
-        )
-    if parse_version(version)[:2] < MIN_NUMBA:
-        return Check(
-            "numba",
-            "error",
-            f"Numba {version} is older than {'.'.join(map(str, MIN_NUMBA))}",
-            f"{sys.executable} -m pip install -U 'numba>=0.68,<0.69'",
-        )
-    return Check("numba", "ok", f"Numba {version}")
+    verdict = numba_verdict(version)
+    if verdict.status == "ok":
+        return Check("numba", "ok", verdict.message)
+    if verdict.status == "newer":
+        return Check("numba", "warning", verdict.message, install_command(sys.executable))  # the tested range
+    return Check("numba", "error", verdict.message, verdict.fix)
 
 
 def python_checks() -> list[Check]:

@@ -869,13 +869,19 @@ class Analyzer:
         )
         if outcome.error is not None:
             line = outcome.error.line or function.def_line
+            # The same codes as in nopython mode: an unsupported bytecode is `unsupported` on every Numba.
+            kind = outcome.error.kind
+            code = {"unsupported": "unsupported", "other": "analysis-failed"}.get(kind, "typing-error")
+            message = report.short_message(outcome.error.text)
+            if code == "analysis-failed":
+                message = f"Numba's compiler failed on object-mode '{function.name}' (Numba's internal error): {message}"
             result.diagnostics.append(
                 self._diagnostic(
                     path,
                     index.line_range(line),
                     "error",
-                    "typing-error",
-                    report.short_message(outcome.error.text),
+                    code,
+                    message,
                     function.name,
                     None,
                     report.strip_preamble(outcome.error.text),

@@ -174,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
     from pyserver.analysis.discovery import find_jitted_functions
     from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable, read_source
     from pyserver.analysis.model import FileResult, has_errors
+    from pyserver.versions import numba_verdict
 
     base = Path(args.root or os.getcwd()).resolve()
     if args.timeout <= 0:
@@ -205,7 +206,12 @@ def run(args: argparse.Namespace) -> int:
             if not has_jit:
                 continue  # nothing for Numba here: do not execute it
             if engine.worker_pid is None:
-                engine.start()  # a missing or broken Numba is a usage problem (exit 2), not a finding
+                # A missing, broken or unsupported Numba is a usage problem (exit 2), not a finding.
+                verdict = numba_verdict(engine.start().get("numba"))
+                if not verdict.usable or verdict.status == "newer":
+                    print(f"pyserver check: {verdict.message}", file=sys.stderr)
+                if not verdict.usable:
+                    return 2
             analysed[os.path.realpath(file)] = len(results)
             results.append(engine.analyze(file))
         # A jitted function called from a file checked after its own gets that caller's argument types:
@@ -222,10 +228,7 @@ def run(args: argparse.Namespace) -> int:
                 changed.append(again.callers_changed)
     except AnalysisUnavailable as exc:
         print(f"pyserver check: {exc}", file=sys.stderr)
-        print(
-            "pyserver check: is Numba installed in this interpreter? pip install 'numba>=0.68,<0.69'",
-            file=sys.stderr,
-        )
+        print(f"pyserver check: {numba_verdict(None).message}", file=sys.stderr)
         return 2
     finally:
         engine.close()

@@ -1,7 +1,8 @@
 """Every use of Numba internals, fenced in one module (runs in the analysis worker only).
 
-An upgrade of Numba should touch this file and nothing else. Supported range: numba >=0.68,<0.69
-(see pyproject.toml); tests/analysis exercise each entry point against the installed Numba.
+An upgrade of Numba should touch this file and nothing else. Supported range: pyserver/versions.py
+(numba >=0.59,<0.69; differences between releases live in the "version shims" block);
+tests/analysis exercise each entry point against the installed Numba.
 
 What lives here:
 - decorator hooks that record explicit signatures instead of compiling them (so one failing signature
@@ -52,6 +53,16 @@ from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunc
 NUMBA_VERSION = numba.__version__
 NUMBA_VERSION_TUPLE = tuple(int(p) for p in re.findall(r"\d+", NUMBA_VERSION)[:2])
 Type = nbtypes.Type
+
+# --- version shims: every difference between the supported Numba releases (pyserver/versions.py) ---
+# An unsupported bytecode raises UnsupportedBytecodeError from 0.61 on, UnsupportedError before that
+# (0.59 and 0.60 have no such name); both are the diagnostic code `unsupported`.
+UNSUPPORTED_ERRORS: tuple[type[BaseException], ...] = tuple(
+    cls
+    for cls in (errors.UnsupportedError, getattr(errors, "UnsupportedBytecodeError", None))
+    if cls is not None
+)
+# --- end of version shims ---
 
 
 def refresh_contexts() -> None:
@@ -698,7 +709,7 @@ def _error_info(exc: BaseException, filename: str) -> ErrorInfo:
     line = None
     if loc is not None and getattr(loc, "filename", None) == filename and loc.line:
         line = int(loc.line)
-    if isinstance(exc, errors.UnsupportedError | errors.UnsupportedBytecodeError):
+    if isinstance(exc, UNSUPPORTED_ERRORS):
         kind = "unsupported"
     elif "Can't unify return type" in text or "Cannot unify" in text:
         kind = "unify"
@@ -1043,6 +1054,10 @@ def compile_object_mode(dispatcher: Any, nargs: int) -> ObjectModeResult:
                 lines.append(_first_loop_line(lifted.func_ir) or int(loc.line))
         except Exception as exc:
             error = _error_info(exc, filename)
+            if error.kind == "other" and not isinstance(exc, errors.NumbaError):
+                # Numba's own compiler crashed (e.g. loop lifting on Python >= 3.12 in some releases):
+                # kind "other", never the user's typing error; the exception's type says what it was.
+                error.text = f"{type(exc).__name__}: {error.text}"
     return ObjectModeResult(sorted(set(lines)), error, (time.perf_counter() - started) * 1000.0)
 
 

@@ -46,6 +46,7 @@ from pyserver.debug.gdb.mi_protocol import GdbCommandError
 from pyserver.debug.stepping import LineStepper
 from pyserver.debug.terminal import TerminalHolder, holder_command, wait_for_holder
 from pyserver.debug.values_bridge import ValuesBridge
+from pyserver.versions import install_command, numba_verdict
 
 PYFRAMES_SCRIPT = Path(__file__).resolve().parent / "gdb" / "pyframes_gdb.py"
 DEBUGPY_CONNECT_TIMEOUT_S = 90.0
@@ -476,15 +477,11 @@ class Session:
             if numba_version is None:
                 raise DapError(
                     f"Numba is not installed in {python}, so there is no jitted code to debug. "
-                    f'Install it ({python} -m pip install "numba>=0.68,<0.69") or use "mode": "python".'
+                    f'Install it ({install_command(python)}) or use "mode": "python".'
                 )
-            major_minor = tuple(int(x) for x in re.findall(r"\d+", numba_version)[:2])
-            if major_minor < (0, 57):
-                raise DapError(
-                    f"Numba {numba_version} in {python} has no usable debug info for gdb (needs 0.57 or "
-                    f'newer; tested with 0.68). Upgrade: {python} -m pip install -U "numba>=0.68,<0.69", '
-                    'or use "mode": "python".'
-                )
+            verdict = numba_verdict(numba_version, python)  # the one policy: pyserver/versions.py
+            if not verdict.usable:
+                raise DapError(f'{verdict.message} Or use "mode": "python".')
         if not debugpy_ok:
             raise DapError(
                 f"debugpy is not installed in {python}. Install it: {python} -m pip install debugpy"

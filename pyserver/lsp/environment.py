@@ -9,8 +9,11 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-SUPPORTED = ((0, 68), (0, 69))  # [min, max) as in pyproject.toml
-REQUIREMENT = "numba>=0.68,<0.69"
+from pyserver.versions import NUMBA_REQUIREMENT as REQUIREMENT
+from pyserver.versions import install_command, numba_verdict
+
+__all__ = ["REQUIREMENT", "NumbaCheck", "check_numba", "install_command"]
+
 # The probe dies with the server (PR_SET_PDEATHSIG, Linux) and exits at once if the server is gone.
 _PROBE = """
 import os, sys
@@ -33,18 +36,6 @@ class NumbaCheck:
     message: str  # what the user reads: why not, and the command that fixes it
 
 
-def install_command(python: str = sys.executable) -> str:
-    return f'"{python}" -m pip install "{REQUIREMENT}"'
-
-
-def _version_tuple(version: str) -> tuple[int, int]:
-    parts = version.split(".")
-    try:
-        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
-    except (IndexError, ValueError):
-        return (0, 0)
-
-
 def check_numba(timeout_s: float = 60.0) -> NumbaCheck:
     try:
         probe = subprocess.run(
@@ -58,23 +49,6 @@ def check_numba(timeout_s: float = 60.0) -> NumbaCheck:
         return NumbaCheck(False, None, f"could not check for Numba in {sys.executable}: {exc}")
     if probe.returncode != 0:
         last = (probe.stderr.strip().splitlines() or ["import failed"])[-1]
-        return NumbaCheck(
-            False,
-            None,
-            f"Numba cannot be imported in {sys.executable} ({last}). Install it with: {install_command()}",
-        )
-    version = probe.stdout.strip()
-    if _version_tuple(version) < SUPPORTED[0]:
-        return NumbaCheck(
-            False,
-            version,
-            f"Numba {version} in {sys.executable} is too old; Numba Lens needs {REQUIREMENT}. "
-            f"Upgrade with: {install_command()}",
-        )
-    if _version_tuple(version) >= SUPPORTED[1]:
-        return NumbaCheck(
-            True,
-            version,
-            f"Numba {version} is newer than the tested range ({REQUIREMENT}); results may be incomplete.",
-        )
-    return NumbaCheck(True, version, f"Numba {version}")
+        return NumbaCheck(False, None, numba_verdict(None, reason=last).message)
+    verdict = numba_verdict(probe.stdout.strip())
+    return NumbaCheck(verdict.usable, verdict.version, verdict.message)

@@ -194,5 +194,5 @@ def test_without_numba_exit_2_with_the_install_command(tmp_path: Path) -> None:
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
     )
     assert proc.returncode == 2
-    assert "pip install 'numba>=0.68,<0.69'" in proc.stderr
+    assert "pip install" in proc.stderr and "numba>=0.59,<0.69" in proc.stderr  # pyserver/versions.py
     assert proc.stdout == ""

@@ -1,0 +1,127 @@
+"""The one version policy: which Numba, Python and gdb Numba Lens supports, and what was tested.
+
+The language server's gate, `check`, `doctor`, `record` and the debugger all ask this module, so they
+give the same answer; pyproject.toml's ranges and docs/installing.md's table say the same thing
+(tests/test_versions.py checks that pyproject agrees). This module imports nothing heavy: the server
+imports it without importing Numba.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+
+# Numba: [min, max). Older releases lack what the analysis needs; newer ones are not tested yet.
+NUMBA_MIN = (0, 59)
+NUMBA_MAX = (0, 69)
+NUMBA_REQUIREMENT = "numba>=0.59,<0.69"
+# Python: [min, max), as pyproject's requires-python.
+PYTHON_MIN = (3, 10)
+PYTHON_MAX = (3, 14)
+# gdb: 15.x cannot see Numba's jitted code (Numba issue 9817, fixed in gdb 16); 13, 14, 16 and newer can.
+GDB_BROKEN_MAJORS = (15,)
+GDB_MIN = (12, 0)
+# A modern gdb from PyPI: the wheel installs bin/gdb into the environment and embeds its Python.
+GDB_WHEEL = "gdb-for-pwndbg"
+GDB_WHEEL_REQUIREMENT = "gdb-for-pwndbg>=16.3,<19"
+GDB_WHEEL_PYTHONS = ((3, 11), (3, 12), (3, 13))  # manylinux wheels exist for cp311..cp313
+
+
+@dataclass(frozen=True)
+class Tested:
+    python: str
+    numba: str
+    gdb: str
+    suites: str  # what `make test` runs on this combination
+
+
+# Every combination `make test` runs (the Makefile's test-compat targets build the same venvs).
+TESTED: tuple[Tested, ...] = (
+    Tested("3.11", "0.68.1", "13.1 (Debian 12)", "all suites"),
+    Tested("3.12", "0.65.1", "-", "analysis, language server (compat subset)"),
+    Tested("3.10", "0.61.2", "-", "analysis, language server (compat subset)"),
+    Tested("3.13", "0.68.1", "16.3 (PyPI gdb-for-pwndbg)", "debugger (compat subset)"),
+    Tested("3.11", "0.68.1", "18.1 (PyPI gdb-for-pwndbg)", "debugger (compat subset)"),
+)
+
+
+def version_tuple(text: str | None) -> tuple[int, ...]:
+    """(major, minor[, patch]) from a version string such as '0.65.1', '16.3' or '0.61.0rc1'; () if none."""
+    if not text:
+        return ()
+    match = re.match(r"\s*(\d+)\.(\d+)(?:\.(\d+))?", text)
+    if not match:
+        return ()
+    return tuple(int(g) for g in match.groups() if g is not None)
+
+
+def _dotted(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
+
+
+def install_command(python: str = sys.executable, upgrade: bool = False) -> str:
+    flag = "-U " if upgrade else ""
+    return f'"{python}" -m pip install {flag}"{NUMBA_REQUIREMENT}"'
+
+
+@dataclass(frozen=True)
+class NumbaVerdict:
+    status: str  # "ok" | "newer" (works, untested) | "old" | "missing"
+    version: str | None
+    message: str  # what the user reads; when not usable, it ends with the command that fixes it
+    fix: str = ""  # that command alone
+
+    @property
+    def usable(self) -> bool:
+        return self.status in ("ok", "newer")
+
+
+def numba_verdict(version: str | None, python: str = sys.executable, reason: str = "") -> NumbaVerdict:
+    """The one answer to "is this Numba supported?" for every part of Numba Lens."""
+    if version is None:
+        why = f" ({reason})" if reason else ""
+        return NumbaVerdict(
+            "missing",
+            None,
+            f"Numba cannot be imported in {python}{why}. Numba Lens needs {NUMBA_REQUIREMENT}. "
+            f"Install it with: {install_command(python)}",
+            install_command(python),
+        )
+    parsed = version_tuple(version)[:2]
+    if not parsed or parsed < NUMBA_MIN:
+        return NumbaVerdict(
+            "old",
+            version,
+            f"Numba {version} in {python} is too old; Numba Lens needs {NUMBA_REQUIREMENT}. "
+            f"Upgrade with: {install_command(python, upgrade=True)}",
+            install_command(python, upgrade=True),
+        )
+    if parsed >= NUMBA_MAX:
+        return NumbaVerdict(
+            "newer",
+            version,
+            f"Numba {version} is newer than the tested range ({NUMBA_REQUIREMENT}); results may be incomplete.",
+        )
+    return NumbaVerdict("ok", version, f"Numba {version}")
+
+
+def python_supported(version: tuple[int, ...] = tuple(sys.version_info[:2])) -> bool:
+    return PYTHON_MIN <= tuple(version[:2]) < PYTHON_MAX
+
+
+def gdb_can_see_jit(version: str | None) -> bool:
+    """False for gdb 15.x (Numba issue 9817) and for a gdb too old or unparsable to trust."""
+    parsed = version_tuple(version)
+    return bool(parsed) and parsed[:2] >= GDB_MIN and parsed[0] not in GDB_BROKEN_MAJORS
+
+
+def gdb_wheel_available(python_version: tuple[int, ...] = tuple(sys.version_info[:2])) -> bool:
+    return tuple(python_version[:2]) in GDB_WHEEL_PYTHONS and sys.platform.startswith("linux")
+
+
+def tested_table_markdown() -> str:
+    """The table of tested combinations, as docs/installing.md shows it."""
+    rows = ["| Python | Numba | gdb | `make test` runs |", "| --- | --- | --- | --- |"]
+    rows += [f"| {t.python} | {t.numba} | {t.gdb} | {t.suites} |" for t in TESTED]
+    return "\n".join(rows)

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds one compatibility venv for `make test-compat`: DIR PYTHON_VERSION NUMBA_VERSION [GDB_VERSION]
+#   DIR             where the venv goes (under .make/compat/)
+#   PYTHON_VERSION  3.10 | 3.11 | 3.12 | 3.13: found as pythonX.Y on PATH, else under ~/.pyenv/versions
+#   NUMBA_VERSION   exact Numba release, e.g. 0.65.1
+#   GDB_VERSION     optional: a gdb-for-pwndbg release from PyPI (installs DIR/bin/gdb)
+# The project is installed editable (its own dependency ranges must admit NUMBA_VERSION), plus the test
+# tools. Idempotent: a second run with the same arguments only checks.
+set -euo pipefail
+DIR=$1 PYVER=$2 NUMBA=$3 GDB=${4:-}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+find_python() {
+  local v=$1 candidate
+  for candidate in "$(command -v "python$v" 2>/dev/null || true)" "$HOME"/.pyenv/versions/"$v".*/bin/"python$v"; do
+    [ -n "$candidate" ] && [ -x "$candidate" ] || continue
+    # A system Python without its venv module (Debian: python3.X-venv) cannot make the venv.
+    if "$candidate" -c 'import venv, ensurepip' 2>/dev/null; then echo "$candidate"; return 0; fi
+  done
+  return 1
+}
+
+PYTHON=$(find_python "$PYVER") || {
+  echo "compat: no usable Python $PYVER (pythonX.Y on PATH with venv/ensurepip, or ~/.pyenv/versions/$PYVER.*)." >&2
+  echo "compat: on Debian/Ubuntu: apt-get install python$PYVER-venv, or: pyenv install $PYVER" >&2
+  exit 1
+}
+[ -x "$DIR/bin/python" ] || "$PYTHON" -m venv "$DIR"
+PIP=("$DIR/bin/python" -m pip install -q --disable-pip-version-check)
+packages=(-e "$ROOT" "numba==$NUMBA" "pytest>=8,<10" "pytest-timeout>=2.3,<3" "pytest-lsp>=1.0,<2"
+  "hypothesis>=6.100,<7" "psutil>=5.9,<8")
+[ -n "$GDB" ] && packages+=("gdb-for-pwndbg==$GDB")
+"${PIP[@]}" "${packages[@]}"
+"$DIR/bin/python" -c "import numba, sys; print('compat venv', sys.version.split()[0], 'numba', numba.__version__)"
+if [ -n "$GDB" ]; then
+  "$DIR/bin/gdb" --version | head -1
+fi

@@ -1,0 +1,71 @@
+"""The one version policy (pyserver/versions.py): every part of Numba Lens gives the same answer, and
+pyproject.toml and docs/installing.md say what the table says."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyserver import doctor, versions
+from pyserver.versions import NUMBA_REQUIREMENT, numba_verdict
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("version", ["0.59.1", "0.60.0", "0.61.2", "0.63.1", "0.65.1", "0.67.0", "0.68.1"])
+def test_every_release_in_the_range_is_accepted_by_the_server_check_and_doctor(version: str) -> None:
+    verdict = numba_verdict(version)
+    assert verdict.status == "ok" and verdict.usable
+    assert doctor.numba_check(version).status == "ok"
+
+
+@pytest.mark.parametrize("version", ["0.57.1", "0.58.1", "garbage"])
+def test_an_old_numba_gets_one_message_with_the_command_that_fixes_it(version: str) -> None:
+    verdict = numba_verdict(version, "/opt/py/bin/python")
+    assert verdict.status == "old" and not verdict.usable
+    assert NUMBA_REQUIREMENT in verdict.message and "pip install -U" in verdict.message
+    assert verdict.message.endswith(verdict.fix) and "/opt/py/bin/python" in verdict.fix
+    check = doctor.numba_check(version)
+    assert check.status == "error" and NUMBA_REQUIREMENT in check.fix
+
+
+def test_missing_and_newer() -> None:
+    missing = numba_verdict(None, "py", reason="No module named 'numba'")
+    assert (
+        missing.status == "missing" and "No module named" in missing.message and "pip install" in missing.fix
+    )
+    newer = numba_verdict("0.69.0")
+    assert newer.usable and newer.status == "newer" and "tested range" in newer.message
+    assert doctor.numba_check("0.69.0").status == "warning"
+
+
+def test_pyproject_ranges_agree_with_the_table() -> None:
+    text = (ROOT / "pyproject.toml").read_text()
+    assert f'"{NUMBA_REQUIREMENT}"' in text
+    low, high = versions.PYTHON_MIN, versions.PYTHON_MAX
+    assert f'requires-python = ">={low[0]}.{low[1]},<{high[0]}.{high[1]}"' in text
+    for tested in versions.TESTED:
+        assert versions.python_supported(tuple(int(p) for p in tested.python.split(".")))
+        assert numba_verdict(tested.numba).status == "ok"
+
+
+def test_docs_show_the_tested_table() -> None:
+    text = (ROOT / "docs" / "installing.md").read_text()
+    assert versions.tested_table_markdown() in text
+    assert NUMBA_REQUIREMENT in text
+
+
+def test_gdb_policy() -> None:
+    assert (
+        versions.gdb_can_see_jit("13.1")
+        and versions.gdb_can_see_jit("16.3")
+        and versions.gdb_can_see_jit("18.1")
+    )
+    assert not versions.gdb_can_see_jit("15.1") and not versions.gdb_can_see_jit(None)
+    assert versions.version_tuple("0.61.0rc1") == (0, 61, 0)
+    assert re.fullmatch(r"gdb-for-pwndbg>=16\.3,<\d+", versions.GDB_WHEEL_REQUIREMENT)
+    assert versions.gdb_wheel_available((3, 11)) == sys.platform.startswith("linux")
+    assert not versions.gdb_wheel_available((3, 10))
