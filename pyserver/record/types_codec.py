@@ -15,6 +15,14 @@ from numba.core import types as _types
 types: Any = _types
 
 Encoded = dict[str, Any]
+# Names whose str() is not an attribute of numba.core.types on every supported Numba: Numba 0.59 has no
+# `types.bool` (str(types.boolean) is "bool" there too).
+_ALIASES = {"bool": "boolean"}
+
+
+def _named(name: str) -> Any:
+    found = getattr(types, name, None)
+    return found if found is not None else getattr(types, _ALIASES.get(name, name), None)
 
 
 def encode(ty: Any) -> Encoded | None:
@@ -86,7 +94,7 @@ def _encode(ty: Any) -> Encoded:
             return {"kind": "omitted", "value": value}
         raise _Unsupported(str(ty))
     name = str(ty)
-    if getattr(types, name, None) == ty:
+    if _named(name) == ty:
         return {"kind": "named", "name": name}
     raise _Unsupported(name)
 
@@ -95,7 +103,7 @@ def decode(encoded: Encoded) -> Any:
     """The Numba type of an encoding made by `encode`. Raises ValueError for anything else."""
     kind = encoded.get("kind")
     if kind == "named":
-        ty = getattr(types, str(encoded["name"]), None)
+        ty = _named(str(encoded["name"]))
         if not isinstance(ty, types.Type):
             raise ValueError(f"not a Numba type name: {encoded['name']!r}")
         return ty
