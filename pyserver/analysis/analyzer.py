@@ -37,6 +37,7 @@ from pyserver.analysis.model import (
     SignatureResult,
     VariableType,
 )
+from pyserver.analysis.recorded_objects import RecordedObjects
 from pyserver.record import store, types_codec
 
 MEMO_LIMIT = 4000
@@ -144,6 +145,7 @@ class Analyzer:
         self.signature_files = [str(p) for p in (signature_files or [])]
         numba_api.warm_up()
         self.loader = Loader(self.root)
+        self.recorded_objects = RecordedObjects(self.root, self.loader.recorded)  # for recorded types
         self.memo: OrderedDict[tuple[Any, ...], Memo] = OrderedDict()
         self.object_memo: dict[tuple[Any, ...], tuple[numba_api.ObjectModeResult, int]] = {}
         self._run_fingerprints: dict[int, str] = {}
@@ -397,7 +399,7 @@ class Analyzer:
         for data in stores:
             for entry in store.entries(data, key):
                 try:
-                    args = tuple(types_codec.decode(e) for e in entry.types)
+                    args = tuple(types_codec.decode(e, self.recorded_objects.resolve) for e in entry.types)
                 except (ValueError, KeyError, TypeError):
                     if unusable is not None:
                         unusable.append("(" + ", ".join(entry.args) + ")")
@@ -720,7 +722,7 @@ class Analyzer:
                 break
         for name, cands in candidates.items():
             self.last_candidates[(path, name)] = list(cands)
-            by_args = {"(" + ", ".join(str(a) for a in c.args) + ")": c for c in cands}
+            by_args = {"(" + ", ".join(types_codec.readable(a) for a in c.args) + ")": c for c in cands}
             for signature_result in infos[name].signatures:
                 found = by_args.get("(" + ", ".join(signature_result.args) + ")")
                 if found is not None and found.source == "caller":
@@ -755,9 +757,9 @@ class Analyzer:
         candidates: dict[str, list[Candidate]],
     ) -> None:
         inference = self._infer(record, candidate.args, candidate.return_type)
-        args_text = [str(a) for a in candidate.args]
+        args_text = [types_codec.readable(a) for a in candidate.args]
         signature_text = "(" + ", ".join(args_text) + ")"
-        encoded = types_codec.encode_all(candidate.args)
+        encoded = types_codec.encode_all(candidate.args, self.root, self.recorded_objects.resolve)
         info.signatures.append(
             SignatureResult(
                 args=args_text,

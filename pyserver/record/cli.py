@@ -78,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    if not signatures.exists():
+        with store.locked(signatures):
+            pass  # a run that compiled nothing still leaves a valid, empty file to check against
     try:
         after = store.load(signatures)
     except ValueError:

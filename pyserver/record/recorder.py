@@ -1,13 +1,20 @@
 """Records Numba compiles in a running program (loaded by the sitecustomize hook; see cli.py).
 
-Listens to Numba's "numba:compile" events: each compile of a dispatcher whose function is defined in
-the workspace is written to the signatures file at once (merged under a file lock, so child processes
-and crashes lose nothing), with its exact argument types and whether it compiled.
+Two hook points, because ufunc and gufunc kernels do not go through the "numba:compile" event:
+- Numba's "numba:compile" events: each compile of a dispatcher whose function is defined in the workspace;
+- `numba.np.ufunc.ufuncbuilder._compile_element_wise_function`, through which every @vectorize and
+  @guvectorize loop compiles: eager, lazy (DUFunc, dynamic GUFunc) and builders made at run time.
+Each compile is written to the signatures file at once (merged under a file lock, so child processes and
+crashes lose nothing), with its exact argument types, whether it compiled, and how long it took.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from pyserver.record import store, types_codec
@@ -19,7 +26,30 @@ class _Recorder:
     def __init__(self, signatures_path: str, root: str) -> None:
         self.signatures_path = signatures_path
         self.root = os.path.realpath(root)
-        self.seen: set[tuple[str, str, bool]] = set()
+        self.seen: set[tuple[str, str, bool, str | None]] = set()
+        # Per thread: the compiles under way, each [start, seconds spent in nested compiles]. Compiles
+        # nest (typing a call compiles the callee): a compile's own time leaves its callees' out.
+        self._local = threading.local()
+
+    def _stack(self) -> list[list[float]]:
+        stack = getattr(self._local, "stack", None)
+        if stack is None:
+            stack = self._local.stack = []
+        return stack
+
+    def begin(self) -> None:
+        self._stack().append([time.perf_counter(), 0.0])
+
+    def end(self) -> float | None:
+        """The ended compile's own seconds (None when its start was not seen)."""
+        stack = self._stack()
+        if not stack:
+            return None
+        start, nested = stack.pop()
+        total = time.perf_counter() - start
+        if stack:
+            stack[-1][1] += total
+        return max(total - nested, 0.0)
 
     def function_path(self, py_func: Any) -> str | None:
         code = getattr(py_func, "__code__", None)
@@ -33,29 +63,52 @@ class _Recorder:
             return None
         return relative
 
-    def on_compile_end(self, dispatcher: Any, args: tuple[Any, ...], failed: bool) -> None:
-        # Lifted loops and with-blocks compile through their own dispatchers: not a user signature.
-        if type(dispatcher).__name__ in ("LiftedLoop", "LiftedWith", "ObjModeLiftedWith"):
-            return
-        py_func = getattr(dispatcher, "py_func", None)
+    def on_compile_end(
+        self,
+        py_func: Any,
+        args: tuple[Any, ...],
+        failed: bool,
+        seconds: float | None = None,
+        kernel: str | None = None,
+        layout: str | None = None,
+        return_type: Any = None,
+    ) -> None:
         relative = self.function_path(py_func)
         if relative is None or py_func is None:
             return
         key = store.function_key(relative, py_func.__qualname__)
-        readable = [str(a) for a in args]
-        dedupe = (key, repr(readable), failed)
+        readable = [types_codec.readable(a) for a in args]
+        dedupe = (key, repr(readable), failed, kernel)
         if dedupe in self.seen:
             return
         self.seen.add(dedupe)
-        encoded = types_codec.encode_all(tuple(args))
+        encoded = types_codec.encode_all(tuple(args), root=self.root)
+        encoded_return = None
+        if return_type is not None:
+            encoded_return = types_codec.encode(return_type, root=self.root)
         with store.locked(self.signatures_path) as data:
             if encoded is None:
-                bad = [str(a) for a in args if types_codec.encode(a) is None]
+                bad = [types_codec.readable(a) for a in args if types_codec.encode(a, root=self.root) is None]
                 store.add_note(
                     data, f"{key}: skipped ({', '.join(readable)}): cannot store {', '.join(bad)} exactly"
                 )
-            else:
-                store.merge(data, key, store.Entry(readable, encoded, ok=not failed))
+                return
+            entry = store.Entry(
+                readable,
+                encoded,
+                ok=not failed,
+                seconds=None if seconds is None else round(seconds, 4),
+                at=round(time.time(), 3),
+                kernel=kernel,
+                layout=layout,
+                returns=None if encoded_return is None else types_codec.readable(return_type),
+                return_type=encoded_return,
+            )
+            store.merge(data, key, entry)
+
+
+def _warn(exc: BaseException) -> None:
+    print(f"numba-lens: could not record a signature: {exc!r}", file=sys.stderr)
 
 
 def install(signatures_path: str, root: str) -> None:
@@ -65,20 +118,75 @@ def install(signatures_path: str, root: str) -> None:
 
     class Listener(event.Listener):  # type: ignore[misc]
         def on_start(self, ev: Any) -> None:
-            pass
+            recorder.begin()
 
         def on_end(self, ev: Any) -> None:
+            seconds = recorder.end()
             data = ev.data or {}
             try:
                 dispatcher = data.get("dispatcher")
+                # Lifted loops and with-blocks compile through their own dispatchers: not a user signature.
+                if type(dispatcher).__name__ in ("LiftedLoop", "LiftedWith", "ObjModeLiftedWith"):
+                    return
                 args = tuple(data.get("args") or ())
                 # Event.is_failed is inverted in Numba 0.68; a successful compile has added its overload
                 # by the time the event ends.
                 failed = args not in getattr(dispatcher, "overloads", {})
-                recorder.on_compile_end(dispatcher, args, failed)
+                recorder.on_compile_end(getattr(dispatcher, "py_func", None), args, failed, seconds)
             except Exception as exc:  # recording must never break the user's program
-                import sys
-
-                print(f"numba-lens: could not record a signature: {exc!r}", file=sys.stderr)
+                _warn(exc)
 
     event.register("numba:compile", Listener())
+    _install_kernel_hooks(recorder)
+
+
+def _install_kernel_hooks(recorder: _Recorder) -> None:
+    """Wrap the one function every ufunc and gufunc loop compiles through, and tell gufunc loops apart."""
+    from numba.core import sigutils
+    from numba.np.ufunc import ufuncbuilder
+
+    original_compile: Callable[..., Any] = ufuncbuilder._compile_element_wise_function
+    original_gufunc_add: Callable[..., Any] = ufuncbuilder.GUFuncBuilder.add
+    building = threading.local()  # (dispatcher, layout) of the gufunc builders adding a loop
+
+    def gufunc_add(self: Any, *args: Any, **kwargs: Any) -> Any:
+        stack = building.__dict__.setdefault("stack", [])
+        stack.append((self.nb_func, self.signature))
+        try:
+            return original_gufunc_add(self, *args, **kwargs)
+        finally:
+            stack.pop()
+
+    def compile_element_wise(nb_func: Any, targetoptions: Any, sig: Any) -> Any:
+        recorder.begin()
+        failed = True
+        result = None
+        try:
+            result = original_compile(nb_func, targetoptions, sig)
+            failed = False
+            return result
+        finally:
+            seconds = recorder.end()
+            try:
+                stack = building.__dict__.get("stack") or []
+                layout = stack[-1][1] if stack and stack[-1][0] is nb_func else None
+                if result is not None:
+                    args, return_type = tuple(result[0].signature.args), result[0].signature.return_type
+                else:
+                    args, return_type = sigutils.normalize_signature(sig)
+                if layout is not None:
+                    return_type = None  # a gufunc kernel returns nothing: its outputs are arguments
+                recorder.on_compile_end(
+                    getattr(nb_func, "py_func", None),
+                    tuple(args),
+                    failed,
+                    seconds,
+                    kernel="vectorize" if layout is None else "guvectorize",
+                    layout=layout,
+                    return_type=return_type,
+                )
+            except Exception as exc:  # recording must never break the user's program
+                _warn(exc)
+
+    ufuncbuilder._compile_element_wise_function = compile_element_wise
+    ufuncbuilder.GUFuncBuilder.add = gufunc_add  # type: ignore[method-assign]

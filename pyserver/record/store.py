@@ -6,7 +6,13 @@ Shape (stable: keys sorted, entries sorted, so re-recording the same runs change
       "version": 1,
       "functions": {
         "pkg/module.py::function": [
-          {"args": ["array(float64, 1d, C)", "int64"], "types": [{...exact...}, {...}], "ok": true}
+          {"args": ["array(float64, 1d, C)", "int64"], "types": [{...exact...}, {...}], "ok": true,
+           "seconds": 0.181, "at": 1764000000.123}
+        ],
+        "pkg/module.py::kernel": [
+          {"args": ["float64", "float64"], "types": [...], "ok": true, "kernel": "vectorize",
+           "returns": "float64", "return_type": {...exact...}},
+          ...
         ]
       },
       "notes": ["pkg/module.py::f: skipped (array(float64, 1d, C), MyStruct): MyStruct cannot be stored"]
@@ -14,6 +20,14 @@ Shape (stable: keys sorted, entries sorted, so re-recording the same runs change
 
 `args` is for people; `types` is the exact encoding (pyserver.record.types_codec) used to re-create
 the Numba types. `ok` is false for a compile that failed: those are the signatures worth checking.
+
+Optional fields (added later; readers must not require them):
+- `seconds`: how long that compile took in the recorded process, from Numba's compile events, not counting
+  the compiles of other functions it triggered; `at`: when it was first compiled (epoch seconds), which
+  orders a function's signatures. Both are kept from the first recording, so re-recording changes nothing.
+- `kernel`: "vectorize" or "guvectorize" for a ufunc or gufunc loop; `args` are then the kernel's
+  argument types for that loop, `layout` the gufunc's layout ("(n),()->(n)"), `returns`/`return_type`
+  a ufunc loop's return type.
 """
 
 from __future__ import annotations
@@ -37,9 +51,26 @@ class Entry:
     args: list[str]
     types: list[dict[str, Any]]
     ok: bool
+    seconds: float | None = None
+    at: float | None = None
+    kernel: str | None = None  # "vectorize" / "guvectorize": a ufunc / gufunc loop
+    layout: str | None = None
+    returns: str | None = None
+    return_type: dict[str, Any] | None = None
 
     def key(self) -> str:
         return json.dumps(self.types, sort_keys=True)
+
+    def to_json(self) -> dict[str, Any]:
+        raw: dict[str, Any] = {"args": self.args, "types": self.types, "ok": self.ok}
+        for name in _OPTIONAL:
+            value = getattr(self, name)
+            if value is not None:
+                raw[name] = value
+        return raw
+
+
+_OPTIONAL = ("seconds", "at", "kernel", "layout", "returns", "return_type")
 
 
 def function_key(relative_path: str, qualname: str) -> str:
@@ -70,21 +101,39 @@ def entries(data: dict[str, Any], key: str) -> list[Entry]:
     found = []
     for raw in data.get("functions", {}).get(key, []):
         if isinstance(raw, dict) and isinstance(raw.get("types"), list) and isinstance(raw.get("args"), list):
-            found.append(Entry([str(a) for a in raw["args"]], raw["types"], bool(raw.get("ok", True))))
+            entry = Entry([str(a) for a in raw["args"]], raw["types"], bool(raw.get("ok", True)))
+            for name in ("seconds", "at"):
+                if isinstance(raw.get(name), int | float):
+                    setattr(entry, name, float(raw[name]))
+            for name in ("kernel", "layout", "returns"):
+                if isinstance(raw.get(name), str):
+                    setattr(entry, name, raw[name])
+            if isinstance(raw.get("return_type"), dict):
+                entry.return_type = raw["return_type"]
+            found.append(entry)
     return found
 
 
 def merge(data: dict[str, Any], key: str, entry: Entry) -> bool:
-    """Add `entry` under `key`; a signature seen failing and then succeeding keeps ok=true. True if changed."""
+    """Add `entry` under `key`; a signature seen failing and then succeeding keeps ok=true. The first
+    recording's time and moment are kept (re-recording the same runs changes nothing). True if changed."""
     functions = data.setdefault("functions", {})
     existing = functions.setdefault(key, [])
     for raw in existing:
-        if json.dumps(raw.get("types"), sort_keys=True) == entry.key():
+        if json.dumps(raw.get("types"), sort_keys=True) == entry.key() and raw.get("kernel") == entry.kernel:
+            changed = False
             if entry.ok and not raw.get("ok", True):
                 raw["ok"] = True
-                return True
-            return False
-    existing.append({"args": entry.args, "types": entry.types, "ok": entry.ok})
+                if entry.seconds is not None:
+                    raw["seconds"] = entry.seconds  # the compile that worked is the one that counts
+                changed = True
+            for name in _OPTIONAL:
+                value = getattr(entry, name)
+                if value is not None and raw.get(name) is None:
+                    raw[name] = value
+                    changed = True
+            return changed
+    existing.append(entry.to_json())
     return True
 
 

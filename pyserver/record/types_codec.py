@@ -7,6 +7,11 @@ decoding it again: a type that would not round-trip exactly is refused (None), n
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from numba.core import types as _types
@@ -25,34 +30,155 @@ def _named(name: str) -> Any:
     return found if found is not None else getattr(types, _ALIASES.get(name, name), None)
 
 
-def encode(ty: Any) -> Encoded | None:
-    """The exact encoding of `ty`, or None when it cannot be stored exactly."""
+# Finds a Python object (a jitted function, a namedtuple or jitclass class) from where it was defined:
+# (module name, qualified name, path relative to the recording's root or None). Returns None if not found.
+Resolver = Callable[[str, str, "str | None"], Any]
+
+
+def encode(ty: Any, root: str | None = None, resolve: Resolver | None = None) -> Encoded | None:
+    """The exact encoding of `ty`, or None when it cannot be stored exactly.
+
+    Objects a type refers to (a dispatcher, a namedtuple class) are stored by where they are defined:
+    module, qualified name, and their file relative to `root` (a script runs as `__main__`, which another
+    process knows under another name). `resolve` finds them again for the round-trip check."""
     try:
-        encoded = _encode(ty)
+        encoded = _Encoder(root).encode(ty)
     except _Unsupported:
         return None
     try:
-        if decode(encoded) != ty:
+        if decode(json.loads(json.dumps(encoded)), resolve) != ty:  # as another process will read it
             return None
     except Exception:
         return None
     return encoded
 
 
-def encode_all(args: tuple[Any, ...] | list[Any]) -> list[Encoded] | None:
-    encoded = [encode(a) for a in args]
+def encode_all(
+    args: tuple[Any, ...] | list[Any], root: str | None = None, resolve: Resolver | None = None
+) -> list[Encoded] | None:
+    encoded = [encode(a, root, resolve) for a in args]
     return None if any(e is None for e in encoded) else [e for e in encoded if e is not None]
+
+
+_ADDRESSED_FUNCTION = re.compile(
+    r"type\((?:CPU|CUDA)?Dispatcher\(<function ([\w.<>]+) at 0x[0-9a-fA-F]+>\)\)"
+)
+
+
+_ADDRESSED_JITCLASS = re.compile(r"(jitclass\.\w+)#[0-9a-fA-F]+")
+
+
+def readable(ty: Any) -> str:
+    """`str(ty)` without heap addresses: a jitted function reads `dispatcher(name)`."""
+    return _ADDRESSED_JITCLASS.sub(r"\1", _ADDRESSED_FUNCTION.sub(r"dispatcher(\1)", str(ty)))
+
+
+def default_resolve(module: str, qualname: str, path: str | None) -> Any:
+    """The object named `qualname` in an already imported module (the recording process's own view)."""
+    loaded = sys.modules.get(module)
+    return None if loaded is None else walk_qualname(loaded, qualname)
+
+
+def walk_qualname(namespace: Any, qualname: str) -> Any:
+    if "<locals>" in qualname:
+        return None  # defined inside a function: not reachable from its module
+    value = namespace
+    for part in qualname.split("."):
+        value = getattr(value, part, None)
+        if value is None:
+            return None
+    return value
+
+
+_PLAIN = (bool, int, float, str)
 
 
 class _Unsupported(Exception):
     pass
 
 
-def _encode(ty: Any) -> Encoded:
+class _Encoder:
+    def __init__(self, root: str | None) -> None:
+        self.root = os.path.realpath(root) if root else None
+
+    def where(self, obj: Any) -> Encoded:
+        """Where a function or class is defined; refused when no other process could find it again."""
+        module = getattr(obj, "__module__", None)
+        qualname = getattr(obj, "__qualname__", None)
+        if not isinstance(module, str) or not isinstance(qualname, str) or "<locals>" in qualname:
+            raise _Unsupported(f"{obj!r} is not defined at the top of a module")
+        place: Encoded = {"module": module, "qualname": qualname}
+        filename = getattr(getattr(obj, "__code__", None), "co_filename", None)
+        if filename is None:
+            filename = getattr(sys.modules.get(module), "__file__", None)
+        if self.root and filename and not filename.startswith("<"):
+            real = os.path.realpath(filename)
+            if real.startswith(self.root + os.sep):
+                place["path"] = os.path.relpath(real, self.root).replace(os.sep, "/")
+        return place
+
+    def value(self, value: Any) -> Any:
+        """A default's value (of an omitted argument), JSON-safe and exact, or _Unsupported."""
+        if value is None or type(value) in _PLAIN:
+            return value
+        fields = getattr(type(value), "_fields", None)
+        if isinstance(value, tuple) and isinstance(fields, tuple):
+            return {"namedtuple": self.where(type(value)), "values": [self.value(v) for v in value]}
+        if type(value) is tuple:
+            return {"tuple": [self.value(v) for v in value]}
+        raise _Unsupported(repr(value))
+
+    def encode(self, ty: Any) -> Encoded:
+        if isinstance(ty, types.Dispatcher):
+            return {"kind": "dispatcher", **self.where(ty.dispatcher.py_func)}
+        if isinstance(ty, types.BaseNamedTuple):
+            uniform = isinstance(ty, types.NamedUniTuple)
+            return {
+                "kind": "namedtuple",
+                "class": self.where(ty.instance_class),
+                "types": [self.encode(t) for t in ty.types],
+                "uniform": uniform,
+            }
+        if isinstance(ty, types.Omitted) and not (ty.value is None or type(ty.value) in _PLAIN):
+            return {"kind": "omitted", "value_encoded": self.value(ty.value)}
+        if isinstance(ty, types.FunctionType):
+            sig = ty.signature
+            return {
+                "kind": "function_type",
+                "return": self.encode(sig.return_type),
+                "args": [self.encode(a) for a in sig.args],
+            }
+        if isinstance(ty, types.ClassInstanceType):
+            methods = [m.py_func for m in ty.class_type.jit_methods.values() if hasattr(m, "py_func")]
+            if not methods:
+                raise _Unsupported(str(ty))
+            place = self.where(methods[0])  # the class is found through one of its methods
+            place["qualname"] = str(place["qualname"]).rpartition(".")[0]
+            return {"kind": "jitclass_instance", "class": place}
+        if isinstance(ty, types.NumberClass):
+            return {"kind": "number_class", "dtype": self.encode(ty.instance_type)}
+        if isinstance(ty, types.DType):
+            return {"kind": "dtype", "dtype": self.encode(ty.dtype)}
+        if isinstance(ty, types.UnicodeCharSeq):
+            return {"kind": "unicode_charseq", "count": ty.count}
+        if isinstance(ty, types.CharSeq):
+            return {"kind": "charseq", "count": ty.count}
+        if isinstance(ty, types.EnumMember):
+            return {
+                "kind": "enum_member",
+                "class": self.where(ty.instance_class),
+                "dtype": self.encode(ty.dtype),
+                "int": isinstance(ty, types.IntEnumMember),
+            }
+        return _encode(ty, self)
+
+
+def _encode(ty: Any, encoder: _Encoder) -> Encoded:
+    nested = encoder.encode  # the types inside a container may refer to objects too
     if isinstance(ty, types.Array):
         return {
             "kind": "array",
-            "dtype": _encode(ty.dtype),
+            "dtype": nested(ty.dtype),
             "ndim": ty.ndim,
             "layout": ty.layout,
             "readonly": not ty.mutable,
@@ -65,24 +191,24 @@ def _encode(ty: Any) -> Encoded:
     if isinstance(ty, types.Record):
         return {
             "kind": "record",
-            "fields": [[name, _encode(field.type), field.offset] for name, field in ty.fields.items()],
+            "fields": [[name, nested(field.type), field.offset] for name, field in ty.fields.items()],
             "size": ty.size,
             "aligned": ty.aligned,
         }
     if isinstance(ty, types.UniTuple) and type(ty) is types.UniTuple:
-        return {"kind": "unituple", "dtype": _encode(ty.dtype), "count": ty.count}
+        return {"kind": "unituple", "dtype": nested(ty.dtype), "count": ty.count}
     if isinstance(ty, types.Tuple) and type(ty) is types.Tuple:
-        return {"kind": "tuple", "types": [_encode(t) for t in ty.types]}
+        return {"kind": "tuple", "types": [nested(t) for t in ty.types]}
     if isinstance(ty, types.ListType):
-        return {"kind": "typed_list", "dtype": _encode(ty.dtype)}
+        return {"kind": "typed_list", "dtype": nested(ty.dtype)}
     if isinstance(ty, types.DictType):
-        return {"kind": "typed_dict", "key": _encode(ty.key_type), "value": _encode(ty.value_type)}
+        return {"kind": "typed_dict", "key": nested(ty.key_type), "value": nested(ty.value_type)}
     if isinstance(ty, types.List):
-        return {"kind": "list", "dtype": _encode(ty.dtype), "reflected": ty.reflected}
+        return {"kind": "list", "dtype": nested(ty.dtype), "reflected": ty.reflected}
     if isinstance(ty, types.Set):
-        return {"kind": "set", "dtype": _encode(ty.dtype), "reflected": ty.reflected}
+        return {"kind": "set", "dtype": nested(ty.dtype), "reflected": ty.reflected}
     if isinstance(ty, types.Optional):
-        return {"kind": "optional", "type": _encode(ty.type)}
+        return {"kind": "optional", "type": nested(ty.type)}
     if isinstance(ty, types.Literal):
         value = ty.literal_value
         if isinstance(value, bool | int | float | str):
@@ -90,7 +216,7 @@ def _encode(ty: Any) -> Encoded:
         raise _Unsupported(str(ty))
     if isinstance(ty, types.Omitted):
         value = ty.value
-        if value is None or isinstance(value, bool | int | float | str):
+        if value is None or type(value) in _PLAIN:  # np.float64 is a float, but not the same default
             return {"kind": "omitted", "value": value}
         raise _Unsupported(str(ty))
     name = str(ty)
@@ -99,9 +225,65 @@ def _encode(ty: Any) -> Encoded:
     raise _Unsupported(name)
 
 
-def decode(encoded: Encoded) -> Any:
-    """The Numba type of an encoding made by `encode`. Raises ValueError for anything else."""
+def decode(encoded: Encoded, resolve: Resolver | None = None) -> Any:
+    """The Numba type of an encoding made by `encode`. Raises ValueError for anything else, and for an
+    object (a jitted function, a class) that `resolve` cannot find here."""
+    resolver = resolve or default_resolve
+
+    def find(place: Encoded) -> Any:
+        found = resolver(str(place["module"]), str(place["qualname"]), place.get("path"))
+        if found is None:
+            where = place.get("path") or place["module"]
+            raise ValueError(f"{place['qualname']} (from {where}) cannot be found")
+        return found
+
+    def value(raw: Any) -> Any:
+        if isinstance(raw, dict) and "namedtuple" in raw:
+            return find(raw["namedtuple"])(*[value(v) for v in raw["values"]])
+        if isinstance(raw, dict) and "tuple" in raw:
+            return tuple(value(v) for v in raw["tuple"])
+        return raw
+
+    def decode(encoded: Encoded) -> Any:  # the nested types resolve the same way
+        return _decode(encoded, decode, find, value)
+
+    return decode(encoded)
+
+
+def _decode(encoded: Encoded, decode: Callable[[Encoded], Any], find: Any, value: Any) -> Any:
     kind = encoded.get("kind")
+    if kind == "dispatcher":
+        dispatcher = find(encoded)
+        if not hasattr(dispatcher, "py_func"):
+            raise ValueError(f"{encoded['qualname']} is not a jitted function here")
+        return types.Dispatcher(dispatcher)
+    if kind == "namedtuple":
+        cls = find(encoded["class"])
+        members = [decode(e) for e in encoded["types"]]
+        if encoded.get("uniform"):
+            return types.NamedUniTuple(members[0], len(members), cls)
+        return types.NamedTuple(members, cls)
+    if kind == "omitted" and "value_encoded" in encoded:
+        return types.Omitted(value(encoded["value_encoded"]))
+    if kind == "function_type":
+        return types.FunctionType(decode(encoded["return"])(*[decode(a) for a in encoded["args"]]))
+    if kind == "jitclass_instance":
+        jitclass = find(encoded["class"])
+        class_type = getattr(jitclass, "class_type", None)
+        if class_type is None:
+            raise ValueError(f"{encoded['class']['qualname']} is not a jitclass here")
+        return class_type.instance_type
+    if kind == "number_class":
+        return types.NumberClass(decode(encoded["dtype"]))
+    if kind == "dtype":
+        return types.DType(decode(encoded["dtype"]))
+    if kind == "unicode_charseq":
+        return types.UnicodeCharSeq(int(encoded["count"]))
+    if kind == "charseq":
+        return types.CharSeq(int(encoded["count"]))
+    if kind == "enum_member":
+        member_type = types.IntEnumMember if encoded.get("int") else types.EnumMember
+        return member_type(find(encoded["class"]), decode(encoded["dtype"]))
     if kind == "named":
         ty = _named(str(encoded["name"]))
         if not isinstance(ty, types.Type):

@@ -59,10 +59,15 @@ def test_layout_and_readonly_are_kept_apart() -> None:
 
 
 def test_unstorable_types_are_refused() -> None:
-    assert types_codec.encode(types.DType(types.float64)) is None
-    assert types_codec.encode(typeof(np.float64)) is None  # a class, not a value type
     assert types_codec.encode(types.Omitted(object())) is None
-    assert types_codec.encode_all((types.int64, typeof(np.float64))) is None
+    assert types_codec.encode(types.Omitted(np.float64(1.0))) is None  # not the same default as 1.0
+    assert types_codec.encode_all((types.int64, types.Omitted(object()))) is None
+
+
+def test_classes_and_dtypes_passed_as_arguments_round_trip() -> None:
+    for ty in (types.DType(types.float64), typeof(np.float64), typeof(np.zeros(2, dtype="U3"))):
+        encoded = types_codec.encode(ty)
+        assert encoded is not None and types_codec.decode(json.loads(json.dumps(encoded))) == ty
 
 
 def test_decode_rejects_unknown_encodings() -> None:
