@@ -1,0 +1,154 @@
+"""`record` stores what quantecon- and numbagg-style code compiles: a jitted function passed as an argument,
+an omitted namedtuple default, ufunc and gufunc loops (lazy, eager, dynamic, built at run time), with
+compile times; `check` then types those functions from the file. A run that compiles nothing still
+writes a valid, empty file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROGRAM = """
+from collections import namedtuple
+
+import numpy as np
+from numba import float64, guvectorize, njit, vectorize
+
+PivOptions = namedtuple("PivOptions", ["fea_tol", "tol_piv", "max_iter"])
+
+
+@njit
+def f(x):
+    return x * x - 2.0
+
+
+@njit
+def brentq(g, a, b, xtol=1e-12):
+    for _ in range(100):
+        m = 0.5 * (a + b)
+        if g(a) * g(m) <= 0:
+            b = m
+        else:
+            a = m
+        if b - a < xtol:
+            break
+    return 0.5 * (a + b)
+
+
+@njit
+def pivot(t, options=PivOptions(1e-7, 1e-7, 10)):
+    return t.sum() * options.fea_tol
+
+
+@vectorize
+def lazy_add(a, b):
+    return a + b
+
+
+@vectorize([float64(float64, float64)])
+def eager_mul(a, b):
+    return a * b
+
+
+@guvectorize("(n)->()")
+def dyn_sum(x, out):
+    out[0] = 0
+    for v in x:
+        out[0] += v
+
+
+def plain_norm(x, out):
+    out[0] = np.sqrt((x * x).sum())
+
+
+class Builder:
+    def __init__(self, func):
+        self.kernel = guvectorize(["void(float64[:], float64[:])"], "(n)->()")(func)
+
+
+if __name__ == "__main__":
+    print(brentq(f, 0.0, 2.0))
+    print(pivot(np.ones(3)))
+    print(lazy_add(np.ones(3), np.ones(3)))
+    print(eager_mul(np.ones(2), np.ones(2)))
+    res = np.zeros(2)
+    dyn_sum(np.arange(6.0).reshape(2, 3), res)
+    print(Builder(plain_norm).kernel(np.ones((2, 2))))
+"""
+
+ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+
+
+def pyserver(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pyserver", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=ENV,
+    )
+
+
+def by_function(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    return {key.split("::")[1]: entries for key, entries in data["functions"].items()}
+
+
+def test_functions_as_arguments_namedtuple_defaults_and_kernels_are_recorded(tmp_path: Path) -> None:
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    proc = pyserver(tmp_path, "record", "--", sys.executable, "prog.py")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / ".numba-lens" / "signatures.json").read_text())
+    assert data["notes"] == []  # nothing skipped
+    functions = by_function(data)
+    [brentq] = functions["brentq"]
+    assert brentq["args"] == ["dispatcher(f)", "float64", "float64", "omitted(default=1e-12)"]
+    assert brentq["types"][0] == {
+        "kind": "dispatcher",
+        "module": "__main__",
+        "qualname": "f",
+        "path": "prog.py",
+    }
+    [pivot] = functions["pivot"]
+    assert pivot["args"][1] == "omitted(default=PivOptions(fea_tol=1e-07, tol_piv=1e-07, max_iter=10))"
+    assert [(e["args"], e["kernel"], e.get("returns")) for e in functions["lazy_add"]] == [
+        (["float64", "float64"], "vectorize", "float64")
+    ]
+    assert [(e["args"], e["kernel"]) for e in functions["eager_mul"]] == [
+        (["float64", "float64"], "vectorize")
+    ]
+    for name in ("dyn_sum", "plain_norm"):  # a dynamic gufunc, and one built at run time by a class
+        assert [(e["args"], e["kernel"], e["layout"]) for e in functions[name]] == [
+            (["array(float64, 1d, A)", "array(float64, 1d, A)"], "guvectorize", "(n)->()")
+        ]
+    for entries in functions.values():
+        for entry in entries:
+            assert entry["ok"] and 0 < entry["seconds"] < 60 and entry["at"] > 1.7e9
+
+    # The analysis types them from the file: the jitted function argument, the namedtuple default.
+    checked = pyserver(tmp_path, "check", "prog.py", "--format", "json")
+    assert checked.returncode == 0, checked.stderr
+    payload = json.loads(checked.stdout)
+    signatures = {f["name"]: f["signatures"] for f in payload["functions"]}
+    assert [(s["source"], s["return_type"]) for s in signatures["brentq"]] == [("recorded", "float64")]
+    assert [(s["source"], s["return_type"]) for s in signatures["pivot"]] == [("recorded", "float64")]
+    assert [s["args"] for s in signatures["dyn_sum"]] == [["array(float64, 1d, A)", "array(float64, 1d, A)"]]
+    assert not [d for d in payload["diagnostics"] if d["function"] in ("brentq", "pivot")]
+
+
+def test_a_run_that_compiles_nothing_writes_an_empty_file(tmp_path: Path) -> None:
+    (tmp_path / "plain.py").write_text("print('no numba here')\n")
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    target = tmp_path / "empty.json"
+    assert (
+        pyserver(tmp_path, "record", "--signatures", str(target), "--", sys.executable, "plain.py").returncode
+        == 0
+    )
+    assert json.loads(target.read_text()) == {"functions": {}, "notes": [], "version": 1}
+    checked = pyserver(tmp_path, "check", "--signatures", str(target), "prog.py")
+    assert checked.returncode == 0, checked.stderr
