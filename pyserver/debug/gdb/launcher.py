@@ -16,11 +16,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pyserver.debug.gdb.backend import GdbBackend, c_string
+from pyserver.debug.gdb.mi_protocol import GdbCommandError
 
 # How long a partial line waits for the rest of it before it is shown anyway.
 PARTIAL_LINE_DELAY_S = 0.05
 
 BOOTSTRAP = Path(__file__).resolve().parent.parent / "debuggee_boot.py"
+# Set by gdb-for-pwndbg's wrapper script for gdb's embedded Python (see start_inferior).
+GDB_WRAPPER_VARIABLES = ("PYTHONHOME", "PYTHONPATH", "PYTHONNOUSERSITE")
 
 
 class InferiorPty:
@@ -98,6 +101,11 @@ def configure_gdb(backend: GdbBackend) -> None:
         "-gdb-set height 0",
     ):
         backend.execute(command)
+    # gdb 12+ built with debuginfod asks before downloading symbols; never download, never ask.
+    try:
+        backend.execute_console("set debuginfod enabled off")
+    except GdbCommandError:
+        pass  # a gdb without debuginfod support
     # No `set auto-load safe-path /`: Python frames are decoded by pyframes_gdb.py, so gdb need not
     # auto-load scripts found next to whatever libraries the program loads.
     # Thread start/exit chatter from Numba's thread pools would flood the console.
@@ -145,6 +153,9 @@ def start_inferior(
     """Load `python`, set arguments/environment/cwd/tty and (if `run`) start it with -exec-run."""
     backend.execute(f"-file-exec-and-symbols {c_string(python)}", timeout=60.0)
     backend.execute("-exec-arguments " + " ".join(shlex.quote(a) for a in argv))
+    # A gdb from PyPI (gdb-for-pwndbg) starts through a wrapper that sets these for its own embedded
+    # Python; the program gets ours (or none), never the wrapper's.
+    env = {**{name: os.environ.get(name) for name in GDB_WRAPPER_VARIABLES}, **env}
     for name, value in env.items():
         if value is None:
             backend.execute_console(f"unset environment {name}")

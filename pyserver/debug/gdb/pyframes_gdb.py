@@ -1,9 +1,13 @@
 """Sourced into gdb: `numba-lens-pyframes LWP` prints the Python frames of a thread as one JSON line.
 
 While gdb holds the process, debugpy cannot answer, so the Python callers of a jitted frame are read
-from CPython's own structures (CPython 3.11 layout: PyThreadState.cframe->current_frame, then
-_PyInterpreterFrame.previous; lines decoded from the code object's location table). Memory reads only:
-nothing runs in the debuggee. Any other layout prints {"error": ...} and the adapter says so.
+from CPython's own structures. Layouts decoded (chosen by the fields the debuggee's types have):
+- 3.11: PyThreadState.cframe->current_frame; _PyInterpreterFrame.f_code, .prev_instr;
+- 3.12: as 3.11, plus shim frames owned by the C stack (skipped) and ints as long_value.lv_tag;
+- 3.13: PyThreadState.current_frame; _PyInterpreterFrame.f_executable, .instr_ptr.
+then _PyInterpreterFrame.previous; lines decoded from the code object's location table (the same format
+in 3.11 to 3.13). Memory reads only: nothing runs in the debuggee. Any other layout prints
+{"error": ...} and the adapter says so: never a guessed frame or value.
 """
 
 import json
@@ -93,31 +97,56 @@ def _line_for(linetable, first_line, lasti):
     return None
 
 
+FRAME_OWNED_BY_CSTACK = 3  # 3.12+: a shim frame of the C stack, not Python code
+
+
+def _fields(value):
+    return {field.name for field in value.type.strip_typedefs().target().fields()}
+
+
 def _interpreter_frames(lwp):
-    """The thread's _PyInterpreterFrame pointers that have started running, newest first."""
+    """The thread's (_PyInterpreterFrame pointer, code object, lasti) that have started running, newest
+    first. lasti is the index of the instruction in progress, in code units."""
     interp = gdb.parse_and_eval("_PyRuntime.interpreters.head")
     tstate = interp["threads"]["head"]
     while int(tstate) != 0 and int(tstate["native_thread_id"]) != lwp:
         tstate = tstate["next"]
     if int(tstate) == 0:
         return []
-    frame = tstate["cframe"]["current_frame"]
+    tstate_fields = _fields(tstate)
+    if "cframe" in tstate_fields:  # 3.11, 3.12
+        frame = tstate["cframe"]["current_frame"]
+    elif "current_frame" in tstate_fields:  # 3.13
+        frame = tstate["current_frame"]
+    elif "frame" in tstate_fields:
+        raise LookupError("CPython 3.10's frame layout (PyFrameObject) is not decoded")
+    else:
+        raise LookupError("unknown CPython thread-state layout")
+    frame_fields = _fields(frame)
+    code_field = "f_code" if "f_code" in frame_fields else "f_executable"
+    instr_field = "prev_instr" if "prev_instr" in frame_fields else "instr_ptr"
+    if code_field not in frame_fields or instr_field not in frame_fields:
+        raise LookupError("unknown CPython frame layout")
     unit = gdb.lookup_type("_Py_CODEUNIT")
+    code_type = gdb.lookup_type("PyCodeObject").pointer()
     frames: list = []
     while int(frame) != 0 and len(frames) < 200:
-        code = frame["f_code"]
-        first_instr = code["co_code_adaptive"].address.cast(unit.pointer())
-        lasti = int(frame["prev_instr"] - first_instr)
-        if lasti >= 0:
-            frames.append((frame, lasti))
+        owner = int(frame["owner"]) if "owner" in frame_fields else 0
+        code = frame[code_field].cast(code_type)
+        if owner != FRAME_OWNED_BY_CSTACK and _type_name(code) == "code":
+            first_instr = code["co_code_adaptive"].address.cast(unit.pointer())
+            lasti = int(frame[instr_field].cast(unit.pointer()) - first_instr)
+            # Not started yet (3.11: before the first instruction; 3.12+: before _co_firsttraceable).
+            first_traceable = int(code["_co_firsttraceable"]) if "_co_firsttraceable" in _fields(code) else 0
+            if lasti >= first_traceable and lasti >= 0:
+                frames.append((frame, code, lasti))
         frame = frame["previous"]
     return frames
 
 
 def python_frames(lwp):
     frames = []
-    for frame, lasti in _interpreter_frames(lwp):
-        code = frame["f_code"]
+    for _frame, code, lasti in _interpreter_frames(lwp):
         frames.append(
             {
                 "file": _unicode(code["co_filename"]),
@@ -136,22 +165,32 @@ def _type_name(obj):
 
 
 def _int_value(obj):
-    value = obj.cast(gdb.lookup_type("PyLongObject").pointer()).dereference()
-    size = int(value["ob_base"]["ob_size"])
-    digits = value["ob_digit"]
+    pointer = obj.cast(gdb.lookup_type("PyLongObject").pointer())
+    value = pointer.dereference()
+    if "long_value" in _fields(pointer):  # 3.12+: lv_tag = ndigits << 3 | sign (0 +, 1 zero, 2 -)
+        tag = int(value["long_value"]["lv_tag"])
+        count, negative = tag >> 3, (tag & 3) == 2
+        digits = value["long_value"]["ob_digit"]
+    else:  # 3.11: the sign is ob_size's
+        size = int(value["ob_base"]["ob_size"])
+        count, negative = abs(size), size < 0
+        digits = value["ob_digit"]
+    if count > 40:
+        return None  # too large to show here (never a truncated value)
     total = 0
-    for index in range(min(abs(size), 40)):
+    for index in range(count):
         total |= int(digits[index]) << (30 * index)
-    return -total if size < 0 else total
+    return -total if negative else total
 
 
 def _short_repr(obj):
     """repr() of simple objects read from memory; `<type object>` for the rest. Never runs code."""
     name = _type_name(obj)
-    if name == "int":
-        return str(_int_value(obj)), name
-    if name == "bool":
-        return str(bool(_int_value(obj))), name
+    if name in ("int", "bool"):
+        number = _int_value(obj)
+        if number is None:
+            return f"<{name} object>", name
+        return (str(number) if name == "int" else str(bool(number))), name
     if name == "float":
         return repr(float(obj.cast(gdb.lookup_type("PyFloatObject").pointer())["ob_fval"])), name
     if name == "str":
@@ -166,8 +205,7 @@ def python_locals(lwp, index):
     frames = _interpreter_frames(lwp)
     if index >= len(frames):
         return []
-    frame, _lasti = frames[index]
-    code = frame["f_code"]
+    frame, code, _lasti = frames[index]
     names = code["co_localsplusnames"].cast(gdb.lookup_type("PyTupleObject").pointer())
     kinds = _bytes(code["co_localspluskinds"])
     out = []
