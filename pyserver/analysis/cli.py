@@ -94,16 +94,24 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
 def _diagnostic_json(diagnostic: Any, base: Path) -> dict[str, Any]:
     from dataclasses import asdict
 
+    from pyserver.analysis.explain import explain_diagnostic
+
     data = asdict(diagnostic)
     data["path"] = _display(diagnostic.path, base)
+    explanation = explain_diagnostic(diagnostic)  # contract (issue 16): plain-language cause and fix
+    data["why"] = explanation.why
+    data["fix"] = explanation.fix
     for related in data["relatedInformation"]:
         related["path"] = _display(related["path"], base)
     return data
 
 
 def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
+    from pyserver.analysis.codes import CODE_TABLE
+    from pyserver.analysis.explain import explain_diagnostic
     from pyserver.analysis.model import CODES
-    from pyserver.analysis.report import DOC_LINKS
+
+    codes = list(CODES) + [code for code in CODE_TABLE if code not in CODES]
 
     levels = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
@@ -127,7 +135,7 @@ def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
     for diagnostic in diagnostics:
         result: dict[str, Any] = {
             "ruleId": diagnostic.code,
-            "ruleIndex": CODES.index(diagnostic.code) if diagnostic.code in CODES else 0,
+            "ruleIndex": codes.index(diagnostic.code) if diagnostic.code in codes else 0,
             "level": levels.get(diagnostic.severity, "warning"),
             "message": {"text": diagnostic.message},
             "locations": [location(diagnostic.path, diagnostic.range)],
@@ -137,18 +145,27 @@ def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
                 dict(location(r.path, r.range, r.message), id=index)
                 for index, r in enumerate(diagnostic.relatedInformation)
             ]
+        explanation = explain_diagnostic(diagnostic)
+        properties: dict[str, Any] = {"why": explanation.why, "fix": explanation.fix}
         if diagnostic.function:
-            result["properties"] = {"function": diagnostic.function, "signature": diagnostic.signature}
+            properties.update(function=diagnostic.function, signature=diagnostic.signature)
+        result["properties"] = properties
         results.append(result)
-    rules = [
-        {
+    rules = []
+    for code in codes:
+        info = CODE_TABLE.get(code)
+        rule: dict[str, Any] = {
             "id": code,
             "name": code,
-            "shortDescription": {"text": f"Numba {code.replace('-', ' ')}"},
-            "helpUri": DOC_LINKS.get(code, TOOL_URI),
+            "shortDescription": {"text": info.title if info else f"Numba {code.replace('-', ' ')}"},
+            "helpUri": info.link if info else TOOL_URI,
         }
-        for code in CODES
-    ]
+        if info is not None:
+            rule["help"] = {
+                "text": f"Why: {info.why}\nFix: {info.fix}",
+                "markdown": f"**Why:** {info.why}\n\n**Fix:** {info.fix}",
+            }
+        rules.append(rule)
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

@@ -11,21 +11,12 @@ import ast
 import re
 from dataclasses import dataclass
 
+from pyserver.analysis import codes
+from pyserver.analysis.explain import clean_text
 from pyserver.analysis.model import Range
 
-DOCS = "https://numba.readthedocs.io/en/stable/user/troubleshoot.html"
-DOC_LINKS: dict[str, str] = {
-    "typing-error": f"{DOCS}#my-code-doesn-t-compile",
-    "unsupported": f"{DOCS}#my-code-doesn-t-compile",
-    "unify-return": f"{DOCS}#my-code-has-a-type-unification-problem",
-    "untyped-variable": f"{DOCS}#my-code-has-an-untyped-list-problem",
-    "object-mode": f"{DOCS}#the-compiled-code-is-too-slow",
-    "loop-lifted": f"{DOCS}#the-compiled-code-is-too-slow",
-    "performance": f"{DOCS}#the-compiled-code-is-too-slow",
-    "deprecation": "https://numba.readthedocs.io/en/stable/reference/deprecation.html",
-    "no-signature": "https://numba.readthedocs.io/en/stable/user/jit.html#eager-compilation",
-    "analysis-failed": DOCS,
-}
+# The one table of codes and links is pyserver.analysis.codes; this name stays for existing importers.
+DOC_LINKS = codes.DOC_LINKS
 
 # Numba's operator function names -> the AST operator classes they come from.
 _BINOPS: dict[str, type[ast.operator]] = {
@@ -92,7 +83,7 @@ _PREAMBLE_RE = re.compile(r"^Failed in \w[\w -]* (?:mode )?pipeline \(step: [^)]
 
 def strip_preamble(text: str) -> str:
     """Numba's text without the pipeline preamble and colour codes (what fullMessage keeps)."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    text = clean_text(re.sub(r"\x1b\[[0-9;]*m", "", text))
     lines = [line for line in text.splitlines() if not _PREAMBLE_RE.match(line.strip())]
     return "\n".join(lines).strip()
 

@@ -1,6 +1,7 @@
 """Analysis results as LSP diagnostics: severities from the `severity` setting ("off" drops a code),
-related information, `codeDescription` links to Numba's documentation, tags, and the full Numba
-text in `data` for the hover and the quick fixes."""
+related information, `codeDescription` links to Numba's documentation (pyserver.analysis.codes), tags,
+and in `data` the full Numba text, the plain-language `why`/`fix` and the error class
+(pyserver.analysis.explain) for the hover and the quick fixes."""
 
 from __future__ import annotations
 
@@ -11,21 +12,11 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
+from pyserver.analysis.codes import doc_link
+from pyserver.analysis.explain import explain_diagnostic
 from pyserver.analysis.model import Diagnostic, Range
 from pyserver.lsp.text import index_to_client, line_at, split_lines
 
-DOCS = "https://numba.readthedocs.io/en/stable"
-CODE_DOCS: dict[str, str] = {
-    "typing-error": f"{DOCS}/user/troubleshoot.html#my-code-doesn-t-compile",
-    "unify-return": f"{DOCS}/user/troubleshoot.html#my-code-has-a-type-unification-problem",
-    "untyped-variable": f"{DOCS}/user/troubleshoot.html#my-code-has-an-untyped-list-problem",
-    "unsupported": f"{DOCS}/reference/pysupported.html",
-    "object-mode": f"{DOCS}/user/performance-tips.html#no-python-mode-vs-object-mode",
-    "loop-lifted": f"{DOCS}/glossary.html#term-loop-lifting",
-    "performance": f"{DOCS}/user/parallel.html#diagnostics",
-    "deprecation": f"{DOCS}/reference/deprecation.html",
-    "no-signature": f"{DOCS}/user/jit.html#eager-compilation",
-}
 SEVERITY = {
     "error": lsp.DiagnosticSeverity.Error,
     "warning": lsp.DiagnosticSeverity.Warning,
@@ -83,12 +74,19 @@ def to_lsp(diagnostic: Diagnostic, level: str, ranges: RangeConverter) -> lsp.Di
         )
         for info in diagnostic.relatedInformation
     ]
-    href = diagnostic.codeDescription or CODE_DOCS.get(diagnostic.code)
+    href = diagnostic.codeDescription or doc_link(diagnostic.code)
     data: dict[str, Any] = dict(diagnostic.data or {})
     data.setdefault("function", diagnostic.function)
     data.setdefault("signature", diagnostic.signature)
     if diagnostic.fullMessage:
         data.setdefault("fullMessage", diagnostic.fullMessage)
+    explanation = explain_diagnostic(diagnostic)
+    data.setdefault("why", explanation.why)
+    data.setdefault("fix", explanation.fix)
+    if explanation.kind:
+        data.setdefault("errorClass", explanation.kind)
+        for key, value in explanation.data.items():
+            data.setdefault(key, value)
     return lsp.Diagnostic(
         range=ranges.range(diagnostic.path, diagnostic.range),
         message=diagnostic.message,

@@ -175,6 +175,19 @@ def diagnostic_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> s
     return "\n\n".join(parts) or None
 
 
+def diagnostic_advice_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> str | None:
+    """Why and how to fix, for diagnostics under the cursor (issue 16; pyserver.analysis.explain)."""
+    from pyserver.analysis.explain import explain_diagnostic
+
+    parts = []
+    for diagnostic in diagnostics:
+        start, end = diagnostic.range.start, diagnostic.range.end
+        if (start.line, start.character) <= (line, col) <= (end.line, end.character):
+            found = explain_diagnostic(diagnostic)
+            parts.append(f"**Why ({diagnostic.code}):** {found.why}\n\n**Fix:** {found.fix}")
+    return "\n\n".join(parts) or None
+
+
 def hover(
     source: str,
     analysed: AnalysedDocument | None,
@@ -212,6 +225,9 @@ def hover(
         full = diagnostic_markdown(latest.result.diagnostics, line, col)
         if full:
             texts.append(full)
+        advice = diagnostic_advice_markdown(latest.result.diagnostics, line, col)
+        if advice:
+            texts.append(advice)
     if not texts:
         return None
     return HoverAnswer("\n\n---\n\n".join(texts), line, span[0], span[1])

@@ -1,0 +1,183 @@
+"""The one table of diagnostic codes: a documentation link, a plain-language "why" and a "how to fix"
+for each code (contract: codes are never renamed; new ones are added).
+
+`check --format json` carries `why`/`fix` per diagnostic, SARIF carries them in each rule's `help`,
+the LSP hover shows them, and docs/diagnostic-codes.md lists them. A diagnostic whose Numba message
+matches a known error class gets a more specific why/fix from `pyserver.analysis.explain`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NUMBA_DOCS = "https://numba.readthedocs.io/en/stable"
+TROUBLESHOOT = f"{NUMBA_DOCS}/user/troubleshoot.html"
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    title: str
+    link: str
+    why: str
+    fix: str
+
+
+CODE_TABLE: dict[str, CodeInfo] = {
+    "typing-error": CodeInfo(
+        "Numba cannot type this expression",
+        f"{TROUBLESHOOT}#my-code-doesn-t-compile",
+        "Numba compiles a function for the exact types of its values. Here it found no implementation "
+        "of an operation or call for the types it inferred.",
+        "Look at the types in the message (hover the variables): convert a value to a supported type, "
+        "or use an operation Numba supports for these types.",
+    ),
+    "unify-return": CodeInfo(
+        "Values of different types meet",
+        f"{TROUBLESHOOT}#my-code-has-a-type-unification-problem",
+        "A compiled function has one type per variable and one return type. Here two paths give the "
+        "same variable (or the return value) types that no single type can hold.",
+        "Make every path produce the same type: return the same kind of value everywhere (e.g. a float "
+        "on both branches, or a tuple on both), or use separate variables.",
+    ),
+    "untyped-variable": CodeInfo(
+        "Numba cannot tell a container's type",
+        f"{TROUBLESHOOT}#my-code-has-an-untyped-list-problem",
+        "An empty list or dict that nothing adds to in this function has no element type, and Numba "
+        "needs one to compile it.",
+        "Create the container with its type: `[np.float64(x) for x in range(0)]`, "
+        "`numba.typed.List.empty_list(numba.float64)` or "
+        "`numba.typed.Dict.empty(key_type=..., value_type=...)`.",
+    ),
+    "unsupported": CodeInfo(
+        "Python feature not supported in compiled code",
+        f"{NUMBA_DOCS}/reference/pysupported.html",
+        "Compiled (nopython) code supports a subset of Python and NumPy. This construct, call or "
+        "argument type is outside it.",
+        "Rewrite it with supported features (see the linked list), or move this part out of the jitted "
+        "function into plain Python.",
+    ),
+    "object-mode": CodeInfo(
+        "Runs in object mode",
+        f"{NUMBA_DOCS}/user/performance-tips.html#no-python-mode-vs-object-mode",
+        "Object mode runs the function through the Python interpreter: usually no faster than plain Python.",
+        "Remove forceobj=True and make the function compile in nopython mode (@njit).",
+    ),
+    "loop-lifted": CodeInfo(
+        "Loop compiled apart from its function",
+        f"{NUMBA_DOCS}/glossary.html#term-loop-lifting",
+        "In object mode Numba compiles this loop on its own (loop lifting); the rest of the function "
+        "runs as Python.",
+        "Move the loop into its own @njit function, or make the whole function compile in nopython mode.",
+    ),
+    "performance": CodeInfo(
+        "parallel=True found nothing to parallelise",
+        f"{NUMBA_DOCS}/user/parallel.html#diagnostics",
+        "parallel=True only parallelises prange loops, array expressions and some NumPy calls; this "
+        "function has none, so the option only adds compile time.",
+        "Use numba.prange for independent loop iterations, or remove parallel=True.",
+    ),
+    "deprecation": CodeInfo(
+        "Deprecated Numba usage",
+        f"{NUMBA_DOCS}/reference/deprecation.html",
+        "This usage works today but is deprecated and will stop working (or has no effect).",
+        "Follow the replacement in the message: e.g. pass a numba.typed.List instead of a Python list, "
+        "or remove nopython=False.",
+    ),
+    "no-signature": CodeInfo(
+        "No argument types known",
+        f"{NUMBA_DOCS}/user/jit.html#eager-compilation",
+        "A lazy @njit function is compiled only when called, for the types it is called with. Without "
+        "those types nothing can be checked.",
+        "Give it a signature, annotate its parameters, call it from a checked jitted function, or record "
+        "real calls with `python -m pyserver record -- python your_script.py`.",
+    ),
+    "analysis-failed": CodeInfo(
+        "The file could not be analysed",
+        TROUBLESHOOT,
+        "Numba Lens had to run or parse the module to find its jitted functions, and that failed "
+        "(syntax error, exception at import, time-out or a crash).",
+        "Fix the error in the message, or guard slow or side-effecting top-level code with "
+        "`if __name__ == '__main__':`.",
+    ),
+    # --- surprises: code that compiles but does not do what it reads as -------------------------------
+    "float-format": CodeInfo(
+        "A float formatted inside compiled code",
+        f"{NUMBA_DOCS}/reference/pysupported.html#str",
+        'Compiled code cannot format floats: f"{x}", str(x) and format(x) of a float give the text '
+        "'<object type:float64>' at run time, not the number.",
+        "Return the number and format it in Python, or format an integer part yourself "
+        "(e.g. str(int(x * 100))).",
+    ),
+    "bool-invert": CodeInfo(
+        "`~` on a boolean",
+        f"{NUMBA_DOCS}/reference/pysemantics.html#boolean-inversion",
+        "In Python `~True` is -2 (an int, always truthy); compiled code follows NumPy and gives False. "
+        "The same line gives different results with and without the JIT.",
+        "Write `not flag` for a logical negation.",
+    ),
+    "frozen-global": CodeInfo(
+        "A global read by compiled code changes later",
+        f"{NUMBA_DOCS}/reference/pysemantics.html#global-and-closure-variables",
+        "Compiled code sees a global's value at compile time, as a constant. This module assigns the "
+        "global again, and the compiled function keeps the old value.",
+        "Pass the value as an argument instead of reading the global.",
+    ),
+    # --- type-instability hints (off by default: numbaLens.typeHints) -------------------------------
+    "type-object": CodeInfo(
+        "A value Numba types as a Python object",
+        f"{NUMBA_DOCS}/user/performance-tips.html#no-python-mode-vs-object-mode",
+        "A pyobject value goes through the Python interpreter: slow, and not allowed in nopython code.",
+        "Give the value a native type (a number, an array, a typed container).",
+    ),
+    "type-optional": CodeInfo(
+        "A value that may be None",
+        f"{NUMBA_DOCS}/reference/types.html#optional-types",
+        "The variable is None on some path, so its type is Optional: every use checks for None at run "
+        "time, and some operations do not accept it.",
+        "Use a sentinel of the same type (e.g. -1 or np.nan) instead of None.",
+    ),
+    "type-reflected": CodeInfo(
+        "A reflected (Python) list or set",
+        f"{NUMBA_DOCS}/reference/deprecation.html#deprecation-of-reflection-for-list-and-set-types",
+        "A Python list passed to compiled code is converted on every call and copied back afterwards "
+        "(reflection): slow for large lists, and deprecated.",
+        "Pass a numba.typed.List (or a NumPy array) instead.",
+    ),
+    "type-layout": CodeInfo(
+        "An array of unknown layout used in a loop",
+        f"{NUMBA_DOCS}/reference/types.html#arrays",
+        "An 'A' layout array may be non-contiguous, so indexing it in a loop needs strides and usually "
+        "blocks vectorisation (SIMD).",
+        "Pass a contiguous array (np.ascontiguousarray) or declare the layout C (float64[::1]).",
+    ),
+    "type-promotion": CodeInfo(
+        "An integer variable silently becomes a float",
+        f"{TROUBLESHOOT}#my-code-has-a-type-unification-problem",
+        "The variable starts as an integer and a float is added later: Numba types it float64 "
+        "throughout, so it has one type on every path (unification).",
+        "Initialise it as a float (`0.0`) if that is what you mean, or keep the integer in its own variable.",
+    ),
+    "type-mixed-tuple": CodeInfo(
+        "Indexing a tuple of mixed types",
+        f"{NUMBA_DOCS}/reference/pysupported.html#tuple",
+        "A tuple whose items have different types can be indexed only with a constant; indexing it with "
+        "a variable (e.g. in a loop) does not compile or needs a slow union.",
+        "Use a tuple of one type, or index it with constants (t[0], t[1]).",
+    ),
+}
+
+SURPRISE_CODES = ("float-format", "bool-invert", "frozen-global")
+TYPE_HINT_CODES = (
+    "type-object",
+    "type-optional",
+    "type-reflected",
+    "type-layout",
+    "type-promotion",
+    "type-mixed-tuple",
+)
+DOC_LINKS: dict[str, str] = {code: info.link for code, info in CODE_TABLE.items()}
+
+
+def doc_link(code: str) -> str | None:
+    info = CODE_TABLE.get(code)
+    return info.link if info else None

@@ -1,0 +1,7 @@
+from numba import njit
+
+
+@njit
+def empty(n: int):
+    d = {}
+    return len(d) + n

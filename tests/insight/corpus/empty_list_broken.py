@@ -1,0 +1,7 @@
+from numba import njit
+
+
+@njit
+def empty(n: int):
+    tmp = []
+    return (tmp, n)

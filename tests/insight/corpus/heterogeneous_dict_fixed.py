@@ -1,0 +1,8 @@
+from numba import njit
+
+
+@njit
+def table(n: int):
+    d = {"a": 1}
+    d["b"] = 2
+    return d
