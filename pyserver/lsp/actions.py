@@ -3,7 +3,10 @@
 - untyped-variable: the typed-empty-list idiom `[np.float64(x) for x in range(0)]`, or
   `numba.typed.List.empty_list(numba.float64)`, with the element type the list gets elsewhere;
 - no-signature: a decorator signature or parameter annotations from the recorded signatures;
-- deprecation / nopython-false: remove `nopython=False`, which has no effect since Numba 0.59.
+- deprecation / nopython-false: remove `nopython=False`, which has no effect since Numba 0.59;
+- error classes of pyserver.analysis.explain (data["errorClass"]): `@njit` on a plain Python helper the
+  jitted code calls, `.astype(np.float64)` on an integer array passed to np.linalg, a global list
+  turned into a tuple.
 """
 
 from __future__ import annotations
@@ -377,9 +380,132 @@ def nopython_false_fixes(source: str, line1: int) -> list[Fix]:
     ]
 
 
+def _numba_name(tree: ast.Module, lines: list[str], name: str) -> tuple[str, list[Edit]]:
+    """How this module spells `numba.<name>` (e.g. `njit` or `numba.njit`), and the import edit if none."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "numba" and node.level == 0:
+            for alias in node.names:
+                if alias.name == name:
+                    return alias.asname or name, []
+    numba_alias = _module_alias(tree, "numba")
+    if numba_alias is not None:
+        return f"{numba_alias}.{name}", []
+    return name, [_import_edit(tree, lines, f"from numba import {name}")]
+
+
+def plain_function_fixes(source: str, data: dict[str, Any]) -> list[Fix]:
+    """`@njit` on the module-level plain function the jitted code calls."""
+    tree = parse_module(source)
+    name = data.get("name")
+    if tree is None or not isinstance(name, str):
+        return []
+    target = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+    if target is None:
+        return []  # defined in another module (or not a def): nothing to decorate here
+    lines = cached_lines(source)
+    njit, edits = _numba_name(tree, lines, "njit")
+    first = min([target.lineno, *(d.lineno for d in target.decorator_list)])
+    indent = " " * target.col_offset
+    edits.append(Edit(first - 1, 0, first - 1, 0, f"{indent}@{njit}\n"))
+    return [Fix(f"Compile '{name}' too: add @{njit} to it", edits, preferred=True)]
+
+
+def linalg_float_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fix]:
+    """`np.linalg.inv(m)` -> `np.linalg.inv(m.astype(np.float64))` on the diagnostic's line."""
+    tree = parse_module(source)
+    function = data.get("function")
+    if tree is None or not isinstance(function, str):
+        return []
+    bare = function.rsplit(".", 1)[-1]
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and node.lineno == line1
+        and node.args
+        and (
+            (isinstance(node.func, ast.Attribute) and node.func.attr == bare)
+            or (isinstance(node.func, ast.Name) and node.func.id == bare)
+        )
+    ]
+    if len(calls) != 1:
+        return []  # none, or several on one line: which argument is meant is not mechanical
+    lines = cached_lines(source)
+    argument = calls[0].args[0]
+    text = ast.get_source_segment(source, argument)
+    if text is None:
+        return []
+    if not isinstance(argument, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+        text = f"({text})"
+    edits = []
+    numpy_alias = _module_alias(tree, "numpy")
+    if numpy_alias is None:
+        numpy_alias = "np"
+        edits.append(_import_edit(tree, lines, "import numpy as np"))
+    new_text = f"{text}.astype({numpy_alias}.float64)"
+    edits.append(_node_edit(lines, argument, new_text))
+    return [Fix(f"Convert the array to float64: {new_text}", edits, preferred=True)]
+
+
+def global_list_fixes(source: str, data: dict[str, Any]) -> list[Fix]:
+    """A module-level `NAME = [...]` that nothing in the module changes -> a tuple, a compile-time constant."""
+    tree = parse_module(source)
+    name = data.get("name")
+    if tree is None or not isinstance(name, str) or data.get("container") != "list":
+        return []
+    assigns = [
+        n
+        for n in tree.body
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
+    ]
+    if len(assigns) != 1 or not isinstance(assigns[0].value, ast.List):
+        return []
+    for node in ast.walk(tree):  # a list the module mutates cannot become a tuple
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+            return []
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Store | ast.Del)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+        ):
+            return []
+        if isinstance(node, ast.Global) and name in node.names:
+            return []
+    value = assigns[0].value
+    items = [ast.get_source_segment(source, item) for item in value.elts]
+    if any(item is None for item in items):
+        return []
+    tuple_text = (
+        "(" + ", ".join(item for item in items if item is not None) + ("," if len(items) == 1 else "") + ")"
+    )
+    lines = cached_lines(source)
+    return [
+        Fix(
+            f"Make '{name}' a tuple (a constant compiled code can read)",
+            [_node_edit(lines, value, tuple_text)],
+            preferred=True,
+        )
+    ]
+
+
+def error_class_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fix]:
+    kind = data.get("errorClass")
+    if kind == "plain-function":
+        return plain_function_fixes(source, data)
+    if kind == "linalg-int":
+        return linalg_float_fixes(source, line1, data)
+    if kind == "global-container":
+        return global_list_fixes(source, data)
+    return []
+
+
 def quick_fixes(source: str, code: str, line1: int, data: dict[str, Any] | None) -> list[Fix]:
     """Fixes for one diagnostic: `code`, its 1-based start line and its `data`."""
     data = data or {}
+    by_class = error_class_fixes(source, line1, data) if data.get("errorClass") else []
+    if by_class:
+        return by_class
     if code == "untyped-variable":
         return untyped_list_fixes(source, line1, data)
     if code == "no-signature":
