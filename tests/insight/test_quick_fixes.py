@@ -3,7 +3,6 @@ check again, and that error is gone with no new one."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
