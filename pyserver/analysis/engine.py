@@ -34,6 +34,9 @@ from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, IRView
 from pyserver.analysis.report import DOC_LINKS
 
 STARTUP_TIMEOUT_S = 120.0
+# A third-party import does not count against the file's time-out, up to this long (then it does: a
+# package that hangs at import must still end).
+THIRD_PARTY_IMPORT_LIMIT_S = 300.0
 POLL_S = 0.02
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
@@ -232,9 +235,12 @@ class AnalysisEngine:
         trusted: bool = True,
         log: Callable[[str], None] | None = None,
         python: str | None = None,
+        loading: str = "definitions",
     ) -> None:
         self.workspace_root = str(Path(workspace_root).resolve())
         self.timeout_s = timeout_s
+        # "definitions" (only what defining the jitted functions needs runs) | "full" (the whole top level)
+        self.loading = loading if loading in ("definitions", "full") else "definitions"
         self.signature_files = [str(p) for p in signature_files]
         self.memory_limit_mb = memory_limit_mb
         self.trusted = trusted
@@ -429,7 +435,8 @@ class AnalysisEngine:
             return "cancelled", None, ""  # cancelled while the worker started or an earlier step ran
         self._next_id += 1
         request_id = self._next_id
-        message = dict(message, id=request_id)
+        message = dict(message, id=request_id, loading=self.loading)
+        paused_at: float | None = None  # while the worker imports a third-party module (not the file's work)
         mark = worker.output_mark()
         try:
             worker.requests.send(message)
@@ -443,6 +450,13 @@ class AnalysisEngine:
                     reply = worker.responses.recv()
                     if reply.get("id") != request_id:
                         continue  # a stale reply to a cancelled request
+                    if "clock" in reply:  # only the file's own work counts against its time-out
+                        if reply["clock"] == "pause" and paused_at is None:
+                            paused_at = time.monotonic()
+                        elif reply["clock"] == "resume" and paused_at is not None:
+                            deadline += time.monotonic() - paused_at
+                            paused_at = None
+                        continue
                     if reply.get("rss_mb", 0) > 0.8 * self.memory_limit_mb:
                         self.log(f"recycling the analysis worker at {reply['rss_mb']:.0f} MB")
                         self.recycle()
@@ -465,6 +479,8 @@ class AnalysisEngine:
             if worker.rss_mb() > self.memory_limit_mb:
                 self.recycle()
                 return "memory", None, f"the worker grew past {self.memory_limit_mb} MB"
+            if paused_at is not None and time.monotonic() - paused_at < THIRD_PARTY_IMPORT_LIMIT_S:
+                continue
             if time.monotonic() > deadline:
                 try:
                     os.kill(worker.pid, signal.SIGUSR1)  # faulthandler: where is it stuck?

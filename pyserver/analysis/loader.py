@@ -5,6 +5,12 @@
 - The file's directory and the workspace root are on `sys.path`.
 - Numba's decorators are hooked (numba_api.install_decorator_hooks): explicit signatures are recorded
   instead of compiled, so one failing signature never stops the rest of the module from being defined.
+- By default (`loading = "definitions"`) only the top-level statements that defining the jitted
+  functions needs run (toplevel_slice): a script's prints, loops, file writes and `__main__` block do
+  not; the statements left out are listed in LoadResult.skipped_statements. "full" runs the whole top
+  level as an import would.
+- Time spent importing modules from outside the workspace is measured apart (IMPORT_CLOCK), so that a
+  package that compiles its own signatures at import does not count against the file's time-out.
 - Workspace modules are imported from source, never from a `.pyc` (two saves within a second can
   leave a stale one), and reloaded when their file changed since the last run.
 """
@@ -24,34 +30,119 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis import numba_api
+from pyserver.analysis import numba_api, toplevel_slice
+from pyserver.analysis.model import SkippedStatement
 
+_FILE_LOADERS = (
+    importlib.machinery.SourceFileLoader,
+    importlib.machinery.SourcelessFileLoader,
+    importlib.machinery.ExtensionFileLoader,
+)
 _EXCLUDED_PARTS = {"site-packages", "dist-packages", ".venv", "venv", "node_modules", ".tox", ".git"}
 
 
 class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     """Compiles the source every time: no stale bytecode, and no .pyc written into the workspace."""
 
+    definitions_only = False  # set by the Loader: run only the definitions of imported workspace modules
+
     def get_code(self, fullname: str) -> Any:
         path = self.get_filename(fullname)
         source = self.get_data(path)
+        if type(self).definitions_only:
+            try:
+                tree = ast.parse(source, path)
+            except SyntaxError:
+                pass  # compile() below reports it as Python would
+            else:
+                # Another module imports names from this one: its assignments stay (exports), its calls,
+                # loops and `__main__` block do not run.
+                sliced = toplevel_slice.slice_module(tree, keep_assignments=True)
+                return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
         return compile(source, path, "exec", dont_inherit=True)
+
+
+class ImportClock:
+    """Time the analysed file spends importing modules from outside the workspace (a third-party package
+    that compiles its explicit signatures at import, such as pynndescent: 21 s here). That is not the
+    file's own work: the worker tells the engine, which stops the file's time-out clock meanwhile."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.excluded_s = 0.0
+        self.on_change: Any = None  # callable(paused: bool, module name) or None
+        self._started = 0.0
+
+    def enter(self, name: str) -> None:
+        self.depth += 1
+        if self.depth == 1:
+            self._started = time.perf_counter()
+            if self.on_change is not None:
+                self.on_change(True, name)
+
+    def leave(self, name: str) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            self.excluded_s += time.perf_counter() - self._started
+            if self.on_change is not None:
+                self.on_change(False, name)
+
+
+IMPORT_CLOCK = ImportClock()
+
+
+def _timed_exec_module(original: Any, name: str) -> Any:
+    def exec_module(module: types.ModuleType) -> None:
+        IMPORT_CLOCK.enter(name)
+        try:
+            original(module)
+        finally:
+            IMPORT_CLOCK.leave(name)
+
+    return exec_module
 
 
 class _WorkspaceFinder(importlib.abc.MetaPathFinder):
     def __init__(self, is_workspace_file: Any) -> None:
         self.is_workspace_file = is_workspace_file
+        self._finding: set[str] = set()
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-            return None
+            return self._third_party(fullname, path, target)
         if not self.is_workspace_file(spec.origin):
-            return None
+            return self._third_party(fullname, path, target)
         loader = _SourceOnlyLoader(fullname, spec.origin)
         return importlib.util.spec_from_file_location(  # type: ignore[attr-defined]
             fullname, spec.origin, loader=loader, submodule_search_locations=spec.submodule_search_locations
         )
+
+    def _third_party(self, fullname: str, path: Any, target: Any) -> Any:
+        """The spec the other finders give, its loading timed by IMPORT_CLOCK (never counted against the
+        file). Only per-module file loaders are touched (an instance attribute): shared importers such as
+        BuiltinImporter are left alone, and so is anything already being imported."""
+        if fullname in self._finding:
+            return None
+        self._finding.add(fullname)
+        spec = None
+        try:
+            for finder in list(sys.meta_path):
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+        except (ImportError, ValueError, AttributeError):
+            return None  # the import system asks the other finders itself and reports what they say
+        finally:
+            self._finding.discard(fullname)
+        loader = getattr(spec, "loader", None)
+        if spec is None or not isinstance(loader, _FILE_LOADERS):
+            return spec
+        if "exec_module" not in vars(loader):
+            loader.exec_module = _timed_exec_module(loader.exec_module, fullname)  # type: ignore[method-assign]
+        return spec
 
 
 @dataclass
@@ -69,7 +160,10 @@ class LoadResult:
     recorded: dict[str, numba_api.Recorded] = field(default_factory=dict)  # qualname -> record
     error: LoadError | None = None
     elapsed_ms: float = 0.0
-    skipped: list[int] = field(default_factory=list)  # 1-based lines not executed (selective loading)
+    skipped: list[int] = field(default_factory=list)  # 1-based first lines of the statements not run
+    skipped_statements: list[SkippedStatement] = field(default_factory=list)  # ... with ranges and reasons
+    loading: str = "definitions"  # "definitions" | "full": see Loader.loading
+    third_party_import_ms: float = 0.0  # spent importing modules from outside the workspace (not counted)
 
 
 def module_name_for(path: str, root: str) -> tuple[str, str]:
@@ -101,6 +195,10 @@ class Loader:
         sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
         numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
         self._extra_files: set[str] = set()
+        # "definitions": run only what defining the jitted functions needs (toplevel_slice), the default;
+        # "full": run the module's whole top level, as `import` would (the `__main__` block still not).
+        self.loading = "definitions"
+        self.last_load: LoadResult | None = None
 
     def is_workspace_file(self, path: str) -> bool:
         if path in self._extra_files:
@@ -182,26 +280,51 @@ class Loader:
         parent_module = sys.modules.get(parent) if parent else None
         if parent_module is not None:
             setattr(parent_module, name.rpartition(".")[2], module)  # `from pkg import core` sees it
-        result = LoadResult(module)
+        result = LoadResult(module, loading=self.loading)
+        definitions = self.loading == "definitions" or selective
+        _SourceOnlyLoader.definitions_only = self.loading == "definitions"
+        clock_before = IMPORT_CLOCK.excluded_s
         try:
-            if selective:
-                tree, result.skipped = definitions_only(ast.parse(source, path))
-                code = compile(tree, path, "exec", dont_inherit=True)
+            if definitions:
+                sliced = toplevel_slice.slice_module(ast.parse(source, path))
+                result.skipped_statements = sliced.skipped
+                codes = (
+                    _statement_codes(sliced, path)
+                    if selective
+                    else [
+                        (
+                            None,
+                            compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True),
+                        )
+                    ]
+                )
             else:
-                code = compile(source, path, "exec", dont_inherit=True)
+                codes = [(None, compile(source, path, "exec", dont_inherit=True))]
         except SyntaxError as exc:
             result.error = LoadError("syntax", "SyntaxError", str(exc.msg), exc.lineno, "")
             result.module = None
             self._restore(name, previous)
         else:
-            try:
-                exec(code, module.__dict__)
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:  # SystemExit included: the module stops, the analysis goes on
-                result.error = _load_error(exc, path)
-            else:
+            for statement, code in codes:
+                try:
+                    exec(code, module.__dict__)
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:  # SystemExit included: the module stops, the analysis goes on
+                    if statement is None:
+                        result.error = _load_error(exc, path)
+                        break
+                    # Selective loading goes on past a statement that fails, and says it did not run.
+                    reason = f"it raised {type(exc).__name__}: {str(exc)[:200]}"
+                    result.skipped_statements.append(
+                        SkippedStatement(statement.lineno, statement.end_lineno or statement.lineno, reason)
+                    )
+            if result.error is None:
                 self._stamps[name] = _stamp(path)
+        result.skipped_statements.sort(key=lambda s: s.line)
+        result.skipped = [s.line for s in result.skipped_statements]
+        result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0
+        self.last_load = result
         self.refresh_changed_modules()  # stamps the workspace modules this run imported
         result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
@@ -232,6 +355,15 @@ def _import_parents(package: str) -> None:
             return
 
 
+def _statement_codes(sliced: toplevel_slice.TopLevelSlice, path: str) -> list[tuple[ast.stmt | None, Any]]:
+    """One code object per kept top-level statement, so that one that fails does not stop the rest."""
+    codes: list[tuple[ast.stmt | None, Any]] = []
+    for statement in sliced.tree.body:
+        chunk = ast.Module(body=[statement], type_ignores=[])
+        codes.append((statement, compile(chunk, path, "exec", flags=sliced.future_flags, dont_inherit=True)))
+    return codes
+
+
 def _stamp(path: str) -> tuple[int, int]:
     try:
         stat = os.stat(path)
@@ -250,84 +382,8 @@ def _load_error(exc: BaseException, path: str) -> LoadError:
     return LoadError("exception", type(exc).__name__, message, lines[0] if lines else None, text)
 
 
-def _loaded_names(tree: ast.Module) -> set[str]:
-    """Global names that functions, classes and decorators read: the constants jitted code may freeze."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
-                    names.add(inner.id)
-    return names
-
-
-def _is_main_guard(node: ast.If) -> bool:
-    test = node.test
-    return (
-        isinstance(test, ast.Compare)
-        and isinstance(test.left, ast.Name)
-        and test.left.id == "__name__"
-        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
-    )
-
-
 def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
-    """The module with only what definitions need: imports, defs, classes, and the assignments of
-    globals they read (or of literals). Everything else is dropped; returns the dropped lines.
-
-    Used after a module hung or crashed at import, so that its functions can still be checked.
-    """
-    needed = _loaded_names(tree)
-    skipped: list[int] = []
-
-    def target_names(node: ast.stmt) -> set[str]:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
-        found: set[str] = set()
-        for target in targets:
-            found.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-        return found
-
-    def is_literal(value: ast.expr | None) -> bool:
-        try:
-            ast.literal_eval(value)  # type: ignore[arg-type]
-            return value is not None
-        except (ValueError, TypeError, SyntaxError, RecursionError):
-            return False
-
-    def keep(body: list[ast.stmt]) -> list[ast.stmt]:
-        kept: list[ast.stmt] = []
-        for node in body:
-            if isinstance(
-                node,
-                ast.Import
-                | ast.ImportFrom
-                | ast.FunctionDef
-                | ast.AsyncFunctionDef
-                | ast.ClassDef
-                | ast.Pass,
-            ):
-                kept.append(node)
-            elif isinstance(node, ast.Assign | ast.AnnAssign) and (
-                target_names(node) & needed or is_literal(node.value)
-            ):
-                kept.append(node)
-            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-                kept.append(node)  # a docstring
-            elif isinstance(node, ast.If) and not _is_main_guard(node):
-                node.body = keep(node.body) or [ast.Pass()]
-                node.orelse = keep(node.orelse)
-                kept.append(node)
-            elif isinstance(node, ast.Try):
-                node.body = keep(node.body) or [ast.Pass()]
-                for handler in node.handlers:
-                    handler.body = keep(handler.body) or [ast.Pass()]
-                node.orelse = keep(node.orelse)
-                node.finalbody = keep(node.finalbody)
-                kept.append(node)
-            else:
-                skipped.append(node.lineno)
-        return kept
-
-    tree.body = keep(tree.body)
-    ast.fix_missing_locations(tree)
-    return tree, sorted(skipped)
+    """The module with only what its definitions need (toplevel_slice), and the first lines of the
+    top-level statements left out."""
+    sliced = toplevel_slice.slice_module(tree)
+    return sliced.tree, [s.line for s in sliced.skipped]

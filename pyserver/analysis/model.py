@@ -150,6 +150,15 @@ class FunctionInfo:
 
 
 @dataclass
+class SkippedStatement:
+    """A top-level statement the analysis did not run (definitions-only loading, pyserver.analysis.toplevel_slice)."""
+
+    line: int  # 1-based first line
+    end_line: int  # 1-based last line
+    reason: str  # why it was not needed, in words for the user: "a call that defines nothing ..."
+
+
+@dataclass
 class FileResult:
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -165,6 +174,10 @@ class FileResult:
     # pass argument types their last analysis did not have (or no longer pass): analyse them again to
     # show those types (`check` does; a server may for open documents).
     callers_changed: list[str] = field(default_factory=list)
+    # How the module was loaded: "definitions" (only what defining its jitted functions needs ran; the
+    # rest is in `skipped`) or "full" (its whole top level ran); "" when it was not loaded at all.
+    loading: str = ""
+    skipped: list[SkippedStatement] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -58,6 +58,15 @@ def _rss_mb() -> float:
         return 0.0
 
 
+def _note_loading(result: Any, load: Any) -> None:
+    """How the module was loaded, and which top-level statements did not run (the last load of the
+    analysis: after a failed import, the definitions-only retry)."""
+    if load is None or os.path.abspath(str(load.module.__file__ if load.module else "")) != result.path:
+        return
+    result.loading = "definitions" if load.skipped_statements or load.loading == "definitions" else "full"
+    result.skipped = list(load.skipped_statements)
+
+
 def main(argv: list[str]) -> int:
     request_fd, response_fd, root = int(argv[0]), int(argv[1]), argv[2]
     _die_with_parent()
@@ -82,6 +91,8 @@ def main(argv: list[str]) -> int:
         return 1
     import numba
 
+    from pyserver.analysis.loader import IMPORT_CLOCK
+
     responses.send(
         {
             "op": "ready",
@@ -92,6 +103,16 @@ def main(argv: list[str]) -> int:
         }
     )
     busy = [False]
+    current = [0]  # the id of the request in progress
+
+    def on_import_clock(paused: bool, name: str) -> None:
+        # The engine stops this request's time-out clock while a third-party module imports (issue 12).
+        try:
+            responses.send({"id": current[0], "clock": "pause" if paused else "resume", "module": name})
+        except (OSError, ValueError):
+            pass
+
+    IMPORT_CLOCK.on_change = on_import_clock
 
     def on_cancel(signum: int, frame: Any) -> None:
         # A cancel interrupts work in flight only; between requests it must not break the framing.
@@ -106,13 +127,18 @@ def main(argv: list[str]) -> int:
         except (EOFError, OSError):
             return 0
         busy[0] = True
+        current[0] = request.get("id") or 0
         op = request.get("op")
         reply: dict[str, Any] = {"id": request.get("id"), "ok": True}
+        analyzer.loader.loading = "full" if request.get("loading") == "full" else "definitions"
+        analyzer.loader.last_load = None
         try:
             if op == "analyze":
-                reply["result"] = analyzer.analyze(
+                result = analyzer.analyze(
                     request["path"], request["source"], selective=bool(request.get("selective"))
                 )
+                _note_loading(result, analyzer.loader.last_load)
+                reply["result"] = result
             elif op == "ir_view":
                 from pyserver.analysis.ir_views import ir_view
 

@@ -69,7 +69,7 @@ def test_a_cancel_between_the_hang_and_the_definitions_only_retry_is_not_lost(tm
     # arriving at any point of that call abandons it (no time-out diagnostic, no partial result).
     path = tmp_path / "hangs.py"
     path.write_text("import time\n" + GOOD + "\nwhile True:\n    time.sleep(0.1)\n")
-    engine = AnalysisEngine(tmp_path, timeout_s=3.0)
+    engine = AnalysisEngine(tmp_path, timeout_s=3.0, loading="full")  # the hang is top-level code
     try:
         engine.start()
         thread, box = _analyze_in_thread(engine, path)

@@ -46,7 +46,9 @@ def _write(root: Path, name: str, source: str) -> Path:
 
 @pytest.fixture
 def engine(tmp_path: Path):
-    engine = AnalysisEngine(tmp_path, timeout_s=4.0)
+    # loading="full": these faults are in top-level code, which the default definitions-only loading
+    # does not run (tests/analysis/test_definitions_loading.py shows that).
+    engine = AnalysisEngine(tmp_path, timeout_s=4.0, loading="full")
     yield engine
     pid = engine.worker_pid
     engine.close()
@@ -208,7 +210,7 @@ def test_what_a_module_forks_or_spawns_at_import_ends_with_the_worker(tmp_path: 
             return x
         """,
     )
-    engine = AnalysisEngine(tmp_path, timeout_s=60.0)
+    engine = AnalysisEngine(tmp_path, timeout_s=60.0, loading="full")
     try:
         result = engine.analyze(path)
         assert result.status == "ok" and result.functions[0].signatures[0].ok
@@ -259,8 +261,11 @@ def test_import_error_keeps_the_functions_defined_before_it(engine, tmp_path: Pa
     (failure,) = by_code(result, "analysis-failed")
     assert "ModuleNotFoundError" in failure.message and failure.range.start.line + 1 == 8
     assert [d.function for d in by_code(result, "typing-error")] == ["before"]
+    # The definitions-only retry goes on past the failing import (and says so): `after` is checked too.
+    assert "1 top-level statement skipped" in failure.message
+    assert [(s.line, s.reason[:30]) for s in result.skipped] == [(8, "it raised ModuleNotFoundError:")]
     after = next(f for f in result.functions if f.name == "after")
-    assert after.signatures == []
+    assert [s.return_type for s in after.signatures] == ["int64"]
 
 
 def test_ten_thousand_line_file(engine, tmp_path: Path) -> None:
@@ -308,7 +313,7 @@ def test_cancel_abandons_the_run(engine, tmp_path: Path) -> None:
 
 
 def test_memory_limit(tmp_path: Path) -> None:
-    engine = AnalysisEngine(tmp_path, timeout_s=30.0, memory_limit_mb=700)
+    engine = AnalysisEngine(tmp_path, timeout_s=30.0, memory_limit_mb=700, loading="full")
     try:
         engine.start()
         pid = engine.worker_pid
@@ -380,7 +385,7 @@ def test_worker_dies_with_its_parent(tmp_path: Path) -> None:
 
 
 def test_close_from_another_thread_ends_the_run_in_flight(tmp_path: Path) -> None:
-    engine = AnalysisEngine(tmp_path, timeout_s=60.0)
+    engine = AnalysisEngine(tmp_path, timeout_s=60.0, loading="full")
     engine.start()
     pid = engine.worker_pid
     path = _write(tmp_path, "sleeps.py", "import time\ntime.sleep(50)\n")

@@ -1,0 +1,468 @@
+"""Definitions-only loading: the top-level statements that defining a module's jitted functions needs.
+
+A dependency slice over the module's top-level statements, from the AST alone (nothing runs here):
+- always run: imports, `def` and `class` statements (their decorators, defaults and annotations run
+  with them), environment set-up (`sys.path` edits, `os.environ[...] = ...`, `numba.config.X = ...`,
+  `warnings` filters), and statements that make jitted functions (`step = numba.njit(step_py)`,
+  `kernel = guvectorize(...)(f)`, `g = my_jit(g_py)` with a decorator the file uses);
+- run when needed: any statement that binds (or mutates) a name that a statement already kept reads,
+  or that the body of a jitted function, a decorated function or a needed function reads, transitively;
+  `if`/`try` blocks around such statements run with them (their tests and handlers too); a loop or a
+  `with` block runs whole when it binds a needed name;
+- never run: `if __name__ == "__main__":` blocks, and everything else (bare calls, prints, plots,
+  loops that define nothing needed).
+This is what JET.jl does for Julia: interpret definitions, not the program.
+"""
+
+from __future__ import annotations
+import __future__
+
+import ast
+import copy
+from dataclasses import dataclass, field
+
+from pyserver.analysis.model import SkippedStatement
+
+# Numba's builders of jitted functions (the last part of their qualified names, under `numba.`).
+JIT_BUILDERS = frozenset(
+    {
+        "njit",
+        "jit",
+        "vectorize",
+        "guvectorize",
+        "cfunc",
+        "stencil",
+        "generated_jit",
+        "jitclass",
+        "overload",
+        "overload_method",
+        "overload_attribute",
+        "overload_classmethod",
+        "register_jitable",
+        "intrinsic",
+    }
+)
+# Decorators that make nothing jitted: the bodies they decorate are not roots of the slice.
+_PLAIN_DECORATORS = frozenset(
+    {
+        "property",
+        "staticmethod",
+        "classmethod",
+        "abstractmethod",
+        "cached_property",
+        "lru_cache",
+        "cache",
+        "wraps",
+        "contextmanager",
+        "dataclass",
+        "total_ordering",
+        "singledispatch",
+        "overload_typing",  # typing.overload
+        "fixture",
+        "mark",
+        "parametrize",
+        "setter",
+        "getter",
+        "deleter",
+    }
+)
+_SYS_PATH_METHODS = frozenset({"append", "insert", "extend", "remove"})
+_ENVIRON_METHODS = frozenset({"update", "setdefault", "pop", "clear", "__setitem__"})
+_WARNINGS_FUNCTIONS = frozenset({"filterwarnings", "simplefilter", "resetwarnings"})
+
+
+@dataclass
+class TopLevelSlice:
+    tree: ast.Module  # the kept statements (a copy: the input tree is not changed)
+    skipped: list[SkippedStatement] = field(default_factory=list)
+    future_flags: int = 0  # compiler flags of the module's `from __future__` imports
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """`a` for `a`, `a.b.c`, `a[1].b`, `a.f(x).y`."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call | ast.Starred):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+class _Aliases:
+    """Local name -> qualified name, from the module's imports (so `nb.njit` reads `numba.njit`)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.names: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.names[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.names[top] = top
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def resolve(self, node: ast.expr) -> str | None:
+        dotted = _dotted(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        qualified = self.names.get(head, head)
+        return f"{qualified}.{rest}" if rest else qualified
+
+
+def _loads(nodes: list[ast.AST] | list[ast.expr] | list[ast.stmt]) -> set[str]:
+    """Names read by these nodes, including names inside string annotations and signature strings."""
+    names: set[str] = set()
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 500:
+                names.update(_names_in_string(node.value))
+    return names
+
+
+def _names_in_string(text: str) -> set[str]:
+    """Names in a string that parses as an expression: `"float64(Arr2D, int64)"`, `"Vector"`."""
+    try:
+        parsed = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return set()
+    return {n.id for n in ast.walk(parsed) if isinstance(n, ast.Name)}
+
+
+def _definition_time_nodes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """What a `def` evaluates when it runs: decorators, defaults and annotations, not its body."""
+    parts: list[ast.AST] = [*node.decorator_list, *node.args.defaults]
+    parts += [d for d in node.args.kw_defaults if d is not None]
+    for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+        if arg.annotation is not None:
+            parts.append(arg.annotation)
+    for extra in (node.args.vararg, node.args.kwarg):
+        if extra is not None and extra.annotation is not None:
+            parts.append(extra.annotation)
+    if node.returns is not None:
+        parts.append(node.returns)
+    return parts
+
+
+def _class_time_nodes(node: ast.ClassDef) -> tuple[list[ast.AST], list[ast.AST]]:
+    """(what a `class` statement evaluates when it runs, the bodies of its methods)."""
+    now: list[ast.AST] = [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+    later: list[ast.AST] = []
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+            now.extend(_definition_time_nodes(item))
+            later.extend(item.body)
+        elif isinstance(item, ast.ClassDef):
+            inner_now, inner_later = _class_time_nodes(item)
+            now.extend(inner_now)
+            later.extend(inner_later)
+        else:
+            now.append(item)
+    return now, later
+
+
+def _bound_names(node: ast.stmt) -> set[str]:
+    """Names a statement binds, or changes the value of (`TABLE[0] = 1`, `CFG.n = 2`, `SPEC.append(x)`)."""
+    names: set[str] = set()
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        for alias in node.names:
+            names.add(alias.asname or alias.name.split(".")[0])
+        return names
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
+            names.add(inner.id)
+        elif isinstance(inner, ast.Attribute | ast.Subscript) and isinstance(inner.ctx, ast.Store | ast.Del):
+            root = _root_name(inner)
+            if root:
+                names.add(root)
+        elif isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
+            func = inner.value.func
+            if isinstance(func, ast.Attribute):  # `SPEC.append(...)`, `TABLE.fill(0)`: a mutation
+                root = _root_name(func.value)
+                if root:
+                    names.add(root)
+        elif isinstance(inner, ast.NamedExpr):
+            names.add(inner.target.id)
+    return names
+
+
+def is_main_guard(node: ast.stmt) -> bool:
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+    )
+
+
+@dataclass
+class _Unit:
+    """One statement of the slice: a leaf statement, or an `if`/`try` holding units."""
+
+    node: ast.stmt
+    reads: set[str]  # names read when it runs
+    binds: set[str]
+    later_reads: set[str] = field(default_factory=set)  # names a def's (or class's methods') bodies read
+    always: bool = False  # runs whatever is needed (imports, definitions, environment, jit builders)
+    is_root: bool = False  # its later reads are needed (a jitted or decorated function, a jit builder)
+    children: list[_Unit | None] = field(default_factory=list)  # None: a statement that never runs
+    parent: _Unit | None = None
+    kept: bool = False
+
+
+class _Slicer:
+    def __init__(self, tree: ast.Module, keep_assignments: bool) -> None:
+        self.aliases = _Aliases(tree)
+        self.keep_assignments = keep_assignments
+        self.def_names: set[str] = set()
+        self.decorator_names: set[str] = set()  # decorators the file uses (a library's own jit wrapper)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.def_names.add(node.name)
+                for decorator in node.decorator_list:
+                    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    dotted = _dotted(target)
+                    if dotted and dotted.split(".")[-1] not in _PLAIN_DECORATORS:
+                        self.decorator_names.add(dotted)
+
+    # ---- what kind of statement -------------------------------------------------------------------
+    def is_jit_builder(self, func: ast.expr) -> bool:
+        qualified = self.aliases.resolve(func)
+        if qualified is None:
+            return False
+        return qualified.split(".")[0] == "numba" and qualified.split(".")[-1] in JIT_BUILDERS
+
+    def _is_function_ref(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Lambda):
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in self.def_names
+        if isinstance(node, ast.Attribute):
+            return node.attr in self.def_names
+        return False
+
+    def makes_jitted(self, value: ast.expr | None) -> bool:
+        """`numba.njit(f, ...)`, `guvectorize(...)(f)`, `njit(parallel=True)(f)`, `my_jit(f)` (with
+        `@my_jit` used in the file). Not `njit(f)(data)`: that calls the jitted function."""
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Call):  # builder(options)(function)
+            return (self.is_jit_builder(func.func) or _dotted(func.func) in self.decorator_names) and any(
+                self._is_function_ref(arg) for arg in value.args
+            )
+        if self.is_jit_builder(func):
+            return True
+        return _dotted(func) in self.decorator_names and any(self._is_function_ref(a) for a in value.args)
+
+    def sets_up_environment(self, node: ast.stmt) -> bool:
+        """sys.path edits, os.environ writes, numba.config.X = ..., warnings filters."""
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
+        for target in targets:
+            base = target.value if isinstance(target, ast.Subscript) else target
+            qualified = self.aliases.resolve(base) if isinstance(base, ast.Name | ast.Attribute) else None
+            if qualified in ("sys.path", "os.environ") or (qualified or "").startswith("numba.config."):
+                return True
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            qualified = self.aliases.resolve(func) if isinstance(func, ast.Name | ast.Attribute) else None
+            if qualified is None:
+                return False
+            owner, _, method = qualified.rpartition(".")
+            return (
+                (owner == "sys.path" and method in _SYS_PATH_METHODS)
+                or (owner == "os.environ" and method in _ENVIRON_METHODS)
+                or qualified in ("os.putenv", "site.addsitedir", "numba.config.reload_config")
+                or (owner == "warnings" and method in _WARNINGS_FUNCTIONS)
+            )
+        return False
+
+    # ---- units ------------------------------------------------------------------------------------
+    def unit(self, node: ast.stmt) -> _Unit | None:
+        """None for a statement that is never run (the `__main__` block)."""
+        if is_main_guard(node):
+            return None
+        if isinstance(node, ast.If):
+            children = [self.unit(n) for n in [*node.body, *node.orelse]]
+            return _Unit(node, _loads([node.test]), set(), children=children)
+        if isinstance(node, ast.Try | ast.TryStar):
+            inner = [*node.body, *node.orelse, *node.finalbody]
+            for handler in node.handlers:
+                inner.extend(handler.body)
+            children = [self.unit(n) for n in inner]
+            handler_types = [h.type for h in node.handlers if h.type is not None]
+            handler_names = {h.name for h in node.handlers if h.name}
+            return _Unit(node, _loads(handler_types), handler_names, children=children)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            return _Unit(node, set(), _bound_names(node), always=True)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            decorated = any(
+                (_dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+                not in _PLAIN_DECORATORS
+                for d in node.decorator_list
+            )
+            return _Unit(
+                node,
+                _loads(_definition_time_nodes(node)),
+                {node.name},
+                later_reads=_loads(list(node.body)),
+                always=True,
+                is_root=decorated,
+            )
+        if isinstance(node, ast.ClassDef):
+            now, later = _class_time_nodes(node)
+            return _Unit(
+                node,
+                _loads(now),
+                {node.name},
+                later_reads=_loads(later),
+                always=True,
+                is_root=bool(node.decorator_list),
+            )
+        if isinstance(node, ast.Pass) or (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        ):  # a docstring
+            return _Unit(node, set(), set(), always=True)
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
+        reads = _loads([node])
+        binds = _bound_names(node)
+        if self.sets_up_environment(node):
+            return _Unit(node, reads, binds, always=True)
+        if self.makes_jitted(value):
+            return _Unit(node, reads, binds, always=True, is_root=True)
+        always = self.keep_assignments and isinstance(node, ast.Assign | ast.AnnAssign)
+        return _Unit(node, reads, binds, always=always)
+
+
+def _why_skipped(node: ast.stmt) -> str:
+    if is_main_guard(node):
+        return 'the `if __name__ == "__main__":` block'
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        return "a call that defines nothing the jitted functions need"
+    if isinstance(node, ast.Expr):
+        return "an expression that defines nothing the jitted functions need"
+    if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        return "an assignment that no jitted function, decorator or definition reads"
+    if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+        return "a loop that defines nothing the jitted functions need"
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return "a `with` block that defines nothing the jitted functions need"
+    return "a statement that defines nothing the jitted functions need"
+
+
+def slice_module(tree: ast.Module, keep_assignments: bool = False) -> TopLevelSlice:
+    """The module with only what defining its jitted functions needs, and the statements left out.
+
+    `keep_assignments`: every top-level assignment counts as needed (for a workspace module that another
+    module imports: the names it exports must exist).
+    """
+    slicer = _Slicer(tree, keep_assignments)
+    units = [slicer.unit(node) for node in tree.body]
+    every: list[_Unit] = []
+
+    def collect(group: list[_Unit | None], parent: _Unit | None) -> None:
+        for unit in group:
+            if unit is not None:
+                unit.parent = parent
+                every.append(unit)
+                collect(unit.children, unit)
+
+    collect(units, None)
+    binders: dict[str, list[_Unit]] = {}
+    for unit in every:
+        for name in unit.binds:
+            binders.setdefault(name, []).append(unit)
+    needed: set[str] = set()
+    expanded: set[int] = set()  # units whose later reads (function bodies) are needed
+    queue: list[_Unit | str] = [unit for unit in every if unit.always]
+
+    def expand(unit: _Unit) -> None:
+        if id(unit) not in expanded:
+            expanded.add(id(unit))
+            queue.extend(unit.later_reads - needed)
+
+    while queue:
+        item = queue.pop()
+        if isinstance(item, str):  # a name became needed: what binds it runs; a function's body counts
+            if item in needed:
+                continue
+            needed.add(item)
+            for binder in binders.get(item, []):
+                queue.append(binder)
+                expand(binder)
+            continue
+        if item.kept:
+            continue
+        item.kept = True
+        queue.extend(item.reads - needed)
+        if item.is_root or item.binds & needed:
+            expand(item)
+        if item.parent is not None and not item.parent.kept:
+            queue.append(item.parent)  # an `if`/`try` runs when anything inside it runs
+    skipped: list[SkippedStatement] = []
+    kept_tree = copy.deepcopy(tree)
+    kept_tree.body = _rebuild(kept_tree.body, units, skipped)
+    ast.fix_missing_locations(kept_tree)
+    skipped.sort(key=lambda s: s.line)
+    return TopLevelSlice(kept_tree, skipped, _future_flags(tree))
+
+
+def _rebuild(
+    body: list[ast.stmt], units: list[_Unit | None], skipped: list[SkippedStatement]
+) -> list[ast.stmt]:
+    """The kept statements of `body` (a deep copy, parallel to `units`), compound statements trimmed."""
+    kept: list[ast.stmt] = []
+    for node, unit in zip(body, units, strict=True):
+        if unit is None or not unit.kept:
+            skipped.append(SkippedStatement(node.lineno, node.end_lineno or node.lineno, _why_skipped(node)))
+            continue
+        if isinstance(node, ast.If):
+            by_node = iter(unit.children)
+            node.body = _rebuild(node.body, [next(by_node) for _ in node.body], skipped) or [ast.Pass()]
+            node.orelse = _rebuild(node.orelse, [next(by_node) for _ in node.orelse], skipped)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            children = iter(unit.children)
+            groups = [node.body, node.orelse, node.finalbody]
+            node.body = _rebuild(node.body, [next(children) for _ in groups[0]], skipped) or [ast.Pass()]
+            node.orelse = _rebuild(node.orelse, [next(children) for _ in groups[1]], skipped)
+            node.finalbody = _rebuild(node.finalbody, [next(children) for _ in groups[2]], skipped)
+            for handler in node.handlers:
+                handler.body = _rebuild(handler.body, [next(children) for _ in handler.body], skipped) or [
+                    ast.Pass()
+                ]
+        kept.append(node)
+    return kept
+
+
+def _future_flags(tree: ast.Module) -> int:
+    flags = 0
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            for alias in node.names:
+                feature = getattr(__future__, alias.name, None)
+                flags |= getattr(feature, "compiler_flag", 0)
+    return flags
