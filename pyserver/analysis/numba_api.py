@@ -34,7 +34,7 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba.core import compiler, errors, ir, ir_utils, sigutils, typeinfer, typing
+from numba.core import compiler, errors, ir, ir_utils, sigutils, typed_passes, typeinfer, typing
 from numba.core import types as nbtypes
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
@@ -1132,3 +1132,170 @@ def view_asm(fresh: Any, args: tuple[Any, ...]) -> str:
 
 def python_version_tag() -> str:
     return f"py{sys.version_info[0]}{sys.version_info[1]}"
+
+
+# --------------------------------------------------------------------------------------------------
+# Python callers (python_callers.py): a slice of a Python caller, typed by inference; nothing runs
+
+
+@dataclass
+class SliceTyping:
+    """The types Numba infers for a synthetic function made of a caller's slice (nothing executed)."""
+
+    types: dict[str, Any]  # variable name -> type (None: undecided)
+    # variable -> the unliteral types of the values assigned to it, where they differ (a branch or a
+    # loop that gives it different types: Numba unifies them, Python keeps one of them)
+    conflicts: dict[str, list[str]]
+    # variables read by an operator mixing a narrow dtype (float32, int32, uint8, ...) with another
+    # type: NumPy 2's promotion and Numba's may differ there
+    mixed_narrow: set[str]
+    error: str | None  # why nothing could be typed (an error of Numba's front end), else None
+    elapsed_ms: float
+
+
+_WIDE_DTYPES = ("int64", "float64", "complex128", "bool")
+
+
+def value_type(value: Any) -> Any | None:
+    """Numba's type of a global value as a jitted function would see it, or None if it has none."""
+    try:
+        return cpu_target.typing_context.resolve_value_type(value)
+    except Exception:
+        return None
+
+
+def _dtype_of(ty: Any) -> str | None:
+    if isinstance(ty, nbtypes.Array):
+        return str(ty.dtype)
+    if isinstance(ty, nbtypes.Number | nbtypes.Boolean):
+        return str(nbtypes.unliteral(ty))
+    return None
+
+
+def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
+    """Front end + partial type inference of `py_func` (a slice compiled from a caller's statements):
+    its typemap, and where Python's run-time types could differ from Numba's unified ones."""
+    started = time.perf_counter()
+    try:
+        func_ir = compiler.run_frontend(py_func)
+        state = typed_passes.type_inference_stage(
+            cpu_target.typing_context, cpu_target.target_context, func_ir, arg_types, None, raise_errors=False
+        )
+    except Exception as exc:  # an unsupported opcode, an untyped global: the slice gives nothing
+        return SliceTyping({}, {}, set(), f"{type(exc).__name__}: {exc}".splitlines()[0], 0.0)
+    typemap, calltypes = state.typemap, state.calltypes
+    assigned: dict[str, set[str]] = {}
+    mixed: set[str] = set()
+    unknown = 0
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if not isinstance(stmt, ir.Assign):
+                continue
+            target = stmt.target.name
+            if not target.startswith("$"):
+                ty = _assigned_type(stmt.value, typemap, calltypes)
+                if ty is None:
+                    unknown += 1  # each unknown value may differ from every other one
+                text = f"?{unknown}" if ty is None else str(nbtypes.unliteral(ty))
+                assigned.setdefault(target, set()).add(text)
+            expr = stmt.value
+            if isinstance(expr, ir.Expr) and expr.op in ("binop", "inplace_binop", "unary"):
+                operands = [expr.value] if expr.op == "unary" else [expr.lhs, expr.rhs]
+                dtypes = {_dtype_of(typemap.get(v.name)) for v in operands}
+                if len(dtypes) > 1 and any(d not in _WIDE_DTYPES for d in dtypes):
+                    mixed.add(target)
+    # Temporaries stand for the user variables they are assigned to: follow `x = $t` back.
+    sources: dict[str, set[str]] = {}
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign):
+                reads = {v.name for v in stmt.value.list_vars()} if hasattr(stmt.value, "list_vars") else set()
+                sources.setdefault(stmt.target.name, set()).update(reads)
+    mixed_users = set()
+    for name in typemap:
+        if name.startswith("$"):
+            continue
+        seen, stack = set(), [name]
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            if current in mixed:
+                mixed_users.add(name)
+                break
+            stack.extend(sources.get(current, ()))
+    return SliceTyping(
+        types={name: ty for name, ty in typemap.items() if not name.startswith("$")},
+        conflicts={name: sorted(types) for name, types in assigned.items() if len(types) > 1},
+        mixed_narrow=mixed_users,
+        error=None,
+        elapsed_ms=(time.perf_counter() - started) * 1000.0,
+    )
+
+
+def _assigned_type(value: Any, typemap: dict[str, Any], calltypes: dict[Any, Any]) -> Any | None:
+    """The type of one value assigned to a variable (not the variable's type, which Numba unifies)."""
+    try:
+        if isinstance(value, ir.Var):
+            return typemap.get(value.name)
+        if isinstance(value, ir.Const | ir.Global | ir.FreeVar):
+            return value_type(value.value)
+        if isinstance(value, ir.Expr):
+            signature = calltypes.get(value)
+            if signature is not None:
+                return signature.return_type
+            if value.op == "getattr":
+                return cpu_target.typing_context.resolve_getattr(typemap[value.value.name], value.attr)
+    except Exception:
+        return None
+    return None
+
+
+def dispatcher_arg_type(ty: Any) -> Any | None:
+    """The type the dispatcher would see at run time for a value Numba typed as `ty` in Python code:
+    literals to their base types, lists to reflected lists, tuples element-wise; None for anything the
+    dispatcher would type differently or cannot take (dicts, functions, modules, imprecise types)."""
+    if ty is None or not isinstance(ty, nbtypes.Type):
+        return None
+    ty = nbtypes.unliteral(ty)
+    if isinstance(ty, nbtypes.Array):
+        return ty if ty.is_precise() else None
+    if isinstance(ty, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex):
+        return ty
+    if isinstance(ty, nbtypes.NoneType | nbtypes.UnicodeType | nbtypes.NPDatetime | nbtypes.NPTimedelta):
+        return ty
+    if isinstance(ty, nbtypes.BaseTuple):
+        items = [dispatcher_arg_type(t) for t in ty.types]  # type: ignore[attr-defined]
+        if any(t is None for t in items):
+            return None
+        return nbtypes.BaseTuple.from_types(items)  # type: ignore[no-any-return]
+    if isinstance(ty, nbtypes.List) and not isinstance(ty, nbtypes.ListType):
+        item = dispatcher_arg_type(ty.dtype)
+        if item is None or not isinstance(item, nbtypes.Number | nbtypes.Boolean | nbtypes.Array):
+            return None
+        return nbtypes.List(item, reflected=True)
+    if isinstance(ty, nbtypes.ClassInstanceType):
+        return ty
+    return None
+
+
+def fold_call_types(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The signature the dispatcher compiles for a call with these types (defaults folded as Omitted)."""
+    try:
+        _pysig, folded = dispatcher._compiler.fold_argument_types(args, kws)
+    except Exception:  # too many or too few arguments, an unknown keyword: the call would fail
+        return None
+    return tuple(folded)
+
+
+def boolean_type() -> Any:
+    return nbtypes.boolean
+
+
+def constant_type(value: Any) -> Any | None:
+    """The type the dispatcher gives a constant (a parameter's default): typeof, or None."""
+    try:
+        return numba.typeof(value)
+    except Exception:
+        return None

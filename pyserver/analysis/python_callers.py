@@ -1,0 +1,786 @@
+"""Argument types from the Python code that calls a jitted function, typed by Numba, with nothing run.
+
+For a call `kernel(grid, n)` in Python code (a script's top level, `main()`, a `__main__` block,
+another module, a test), the statements of the caller that compute the arguments are cut out of its
+AST (a backward slice) and compiled as a synthetic function. Numba's own front end and partial type
+inference type it (numba_api.type_python_slice); the types of the call's arguments, converted as the
+dispatcher would convert the values at run time, give a signature of source "python-caller".
+
+Never a guess: an argument gives no signature when anything it depends on is not fully known: a name
+Numba cannot type (file I/O, pandas, a Python helper), a variable that gets different types on
+different paths, an operator whose NumPy and Numba promotions may differ, `*args`/`**kwargs`. Where
+the slice reads a parameter of the caller, the caller's own Python callers give its types, to a
+bounded depth. Branch conditions and loop headers that compute nothing needed become an opaque
+`__lens_cond`, so both ways are typed.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import hashlib
+import os
+import sys
+import types as pytypes
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyserver.analysis import numba_api
+from pyserver.analysis.call_index import CallIndex, CallSite, IndexedFile, Scope
+
+COND = "__lens_cond"
+MAX_DEPTH = 2  # parameters of a caller typed from its own callers: this many levels up
+MAX_PARAM_TUPLES = 8  # distinct parameter types per caller
+MAX_SITES = 200  # call sites of one function that are typed
+SLICE_CACHE_LIMIT = 2000
+
+
+@dataclass(frozen=True)
+class CallLink:
+    """A Python call that passes a signature's argument types."""
+
+    path: str
+    function: str  # the caller's qualified name, "<module>" for the top level
+    line: int  # 1-based
+    col: int = 0
+    end_line: int = 0
+    end_col: int = 0
+
+
+@dataclass
+class CallTypes:
+    args: tuple[Any, ...]  # as the dispatcher would compile them (defaults folded)
+    links: list[CallLink] = field(default_factory=list)
+
+
+@dataclass
+class Findings:
+    signatures: list[CallTypes] = field(default_factory=list)
+    sites: int = 0  # calls found
+    reasons: list[str] = field(default_factory=list)  # why calls gave no types, for the user
+
+
+# ------------------------------------------------------------------------------------ AST helpers
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    """Names an expression or statement reads, without comprehension and lambda variables."""
+    read: set[str] = set()
+    local: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            read.add(sub.id)
+        elif isinstance(sub, ast.comprehension):
+            local |= {n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name)}
+        elif isinstance(sub, ast.Lambda):
+            local |= {a.arg for a in ast.walk(sub.args) if isinstance(a, ast.arg)}
+    return read - local
+
+
+def _target_names(target: ast.expr) -> tuple[set[str], set[str]]:
+    """(names bound, names mutated: bases of subscript/attribute stores)."""
+    bound: set[str] = set()
+    mutated: set[str] = set()
+    if isinstance(target, ast.Name):
+        bound.add(target.id)
+    elif isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            b, m = _target_names(element.value if isinstance(element, ast.Starred) else element)
+            bound |= b
+            mutated |= m
+    elif isinstance(target, ast.Subscript | ast.Attribute):
+        base: ast.expr = target
+        while isinstance(base, ast.Subscript | ast.Attribute):
+            base = base.value
+        if isinstance(base, ast.Name):
+            mutated.add(base.id)
+    return bound, mutated
+
+
+@dataclass
+class _Simple:
+    """A statement of the slice (or a `for` header) with what it defines and reads."""
+
+    node: ast.stmt
+    defines: set[str]
+    reads: set[str]
+    position: tuple[int, int]
+    loops: tuple[int, ...]  # ids of the loops that enclose it
+    opaque: set[str] = field(default_factory=set)  # names it binds to values the slice cannot type
+    header: bool = False  # a `for` header: defines its target from its iterable
+
+
+def _walrus_targets(node: ast.AST) -> set[str]:
+    return {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)}
+
+
+def _flatten(body: list[ast.stmt], loops: tuple[int, ...], out: list[_Simple]) -> None:
+    for stmt in body:
+        position = (stmt.lineno, stmt.col_offset)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.append(_Simple(stmt, set(), set(), position, loops, opaque={stmt.name}))
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            continue  # imports bind globals of the synthetic function (see _globals)
+        elif isinstance(stmt, ast.For | ast.AsyncFor):
+            inner = (*loops, id(stmt))
+            bound, mutated = _target_names(stmt.target)
+            out.append(_Simple(stmt, bound | mutated, _names_read(stmt.iter), position, inner, header=True))
+            _flatten(stmt.body, inner, out)
+            _flatten(stmt.orelse, loops, out)
+        elif isinstance(stmt, ast.While):
+            inner = (*loops, id(stmt))
+            out.append(_Simple(stmt, set(), set(), position, inner, opaque=_walrus_targets(stmt.test)))
+            _flatten(stmt.body, inner, out)
+            _flatten(stmt.orelse, loops, out)
+        elif isinstance(stmt, ast.If):
+            out.append(_Simple(stmt, set(), set(), position, loops, opaque=_walrus_targets(stmt.test)))
+            _flatten(stmt.body, loops, out)
+            _flatten(stmt.orelse, loops, out)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            opaque: set[str] = set()
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    bound, mutated = _target_names(item.optional_vars)
+                    opaque |= bound | mutated
+            out.append(_Simple(stmt, set(), set(), position, loops, opaque=opaque))
+            _flatten(stmt.body, loops, out)
+        elif isinstance(stmt, ast.Try):
+            _flatten(stmt.body, loops, out)
+            for handler in stmt.handlers:
+                if handler.name:
+                    out.append(_Simple(handler, set(), set(), position, loops, opaque={handler.name}))  # type: ignore[arg-type]
+                _flatten(handler.body, loops, out)
+            _flatten(stmt.orelse, loops, out)
+            _flatten(stmt.finalbody, loops, out)
+        elif isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                _flatten(case.body, loops, out)
+        else:
+            defines: set[str] = set()
+            if isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    bound, mutated = _target_names(target)
+                    defines |= bound | mutated
+            elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+                bound, mutated = _target_names(stmt.target)
+                defines |= bound | mutated
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                func = stmt.value.func
+                if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                    defines.add(func.value.id)  # `values.append(x)` may change what `values` holds
+            elif isinstance(stmt, ast.Delete):
+                for target in stmt.targets:
+                    bound, mutated = _target_names(target)
+                    defines |= mutated
+            reads = _names_read(stmt)
+            opaque = _walrus_targets(stmt)
+            if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    if isinstance(target, ast.Attribute):  # `a.shape = ...` may change an array's type
+                        opaque |= _target_names(target)[1]
+                    if isinstance(target, ast.Tuple | ast.List) and any(
+                        isinstance(e, ast.Starred) for e in target.elts
+                    ):
+                        opaque |= _target_names(target)[0]
+            out.append(_Simple(stmt, defines, reads, position, loops, opaque=opaque))
+
+
+def _anchor(body: list[ast.stmt], call: ast.Call) -> ast.stmt | None:
+    """The statement of `body` (at any depth, outside nested scopes) whose own expressions hold `call`:
+    its probes go just before it."""
+    for stmt in body:
+        if not (stmt.lineno <= call.lineno <= (stmt.end_lineno or stmt.lineno)):
+            continue
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return None
+        inner_bodies: list[list[ast.stmt]] = []
+        for name in ("body", "orelse", "finalbody"):
+            value = getattr(stmt, name, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                inner_bodies.append(value)
+        for handler in getattr(stmt, "handlers", []) or []:
+            inner_bodies.append(handler.body)
+        for case in getattr(stmt, "cases", []) or []:
+            inner_bodies.append(case.body)
+        for inner in inner_bodies:
+            found = _anchor(inner, call)
+            if found is not None:
+                return found
+        if any(sub is call for sub in ast.walk(stmt)):
+            return stmt
+    return None
+
+
+def _constant_default(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return isinstance(node.operand, ast.Constant)
+    if isinstance(node, ast.Tuple):
+        return all(_constant_default(e) for e in node.elts)
+    return False
+
+
+# ---------------------------------------------------------------------------------------- slices
+
+
+@dataclass
+class _Probe:
+    """One call in a slice: the variables that receive its argument values."""
+
+    site: CallSite
+    anchor: ast.stmt
+    positional: list[str]
+    keywords: dict[str, str]  # keyword -> variable
+    expressions: dict[str, ast.expr]  # variable -> the argument expression
+    needed: set[str] = field(default_factory=set)
+    failure: str | None = None
+
+
+@dataclass
+class _SliceResult:
+    """Per probe: {variable: type} or a reason it gives nothing."""
+
+    types: dict[int, dict[str, Any]]
+    failures: dict[int, str]
+
+
+def _site_where(site: CallSite) -> str:
+    where = "top level" if site.scope.qualname == "<module>" else f"'{site.scope.qualname}'"
+    return f"{os.path.basename(site.scope.path)}:{site.call.lineno} ({where})"
+
+
+class PythonCallerTypes:
+    """Types the Python call sites of workspace functions. One per analyzer; slices are cached."""
+
+    def __init__(self, index: CallIndex) -> None:
+        self.index = index
+        self._cache: dict[str, _SliceResult] = {}
+        # per analysis run, set by `run_context`
+        self._module_for: Callable[[str], pytypes.ModuleType | None] = lambda path: None
+        self._fingerprint: Callable[[Any], str] = repr
+        self._resolver: Callable[[], AbstractContextManager[Any]] = nullcontext
+        self._active: set[tuple[str, str]] = set()
+        self.slices_typed = 0
+
+    def configure(
+        self,
+        module_for: Callable[[str], pytypes.ModuleType | None],
+        fingerprint: Callable[[Any], str],
+        resolver: Callable[[], AbstractContextManager[Any]],
+    ) -> None:
+        self._module_for = module_for
+        self._fingerprint = fingerprint
+        self._resolver = resolver
+
+    # -------------------------------------------------------------------------------------- public
+
+    def signatures(self, path: str, function: str, dispatcher: Any) -> Findings:
+        """Argument-type tuples that the Python calls of `function` (top level of `path`) pass."""
+        findings = Findings()
+        sites = self.index.calls_to(path, function)[:MAX_SITES]
+        findings.sites = len(sites)
+        by_args: dict[tuple[Any, ...], CallTypes] = {}
+        for site, outcome in self._type_sites(sites, 0):
+            if isinstance(outcome, str):
+                findings.reasons.append(f"the call at {_site_where(site)}: {outcome}")
+                continue
+            positional, keywords = outcome
+            converted = [numba_api.dispatcher_arg_type(t) for t in positional]
+            converted_kw = {k: numba_api.dispatcher_arg_type(t) for k, t in keywords.items()}
+            bad = [str(t) for t, c in zip(positional, converted, strict=True) if c is None]
+            bad += [str(t) for k, t in keywords.items() if converted_kw[k] is None]
+            if bad:
+                findings.reasons.append(
+                    f"the call at {_site_where(site)}: an argument of type {bad[0]} is not one the "
+                    "dispatcher takes as Numba typed it"
+                )
+                continue
+            folded = numba_api.fold_call_types(dispatcher, tuple(converted), converted_kw)  # type: ignore[arg-type]
+            if folded is None:
+                findings.reasons.append(
+                    f"the call at {_site_where(site)}: its arguments do not fit the parameters"
+                )
+                continue
+            entry = by_args.setdefault(folded, CallTypes(folded))
+            link = _link(site)
+            if link not in entry.links:
+                entry.links.append(link)
+        findings.signatures = list(by_args.values())
+        return findings
+
+    # ----------------------------------------------------------------------------------- internals
+
+    def _type_sites(
+        self, sites: list[CallSite], depth: int
+    ) -> Iterator[tuple[CallSite, str | tuple[list[Any], dict[str, Any]]]]:
+        by_scope: dict[tuple[str, str], list[CallSite]] = {}
+        for site in sites:
+            by_scope.setdefault((site.scope.path, site.scope.qualname), []).append(site)
+        for (path, qualname), scope_sites in by_scope.items():
+            if (path, qualname) in self._active:
+                for site in scope_sites:
+                    yield site, "the caller calls itself (recursion)"
+                continue
+            self._active.add((path, qualname))
+            try:
+                yield from self._type_scope(scope_sites[0].scope, scope_sites, depth)
+            finally:
+                self._active.discard((path, qualname))
+
+    def _type_scope(
+        self, scope: Scope, sites: list[CallSite], depth: int
+    ) -> Iterator[tuple[CallSite, str | tuple[list[Any], dict[str, Any]]]]:
+        indexed = self.index.files.get(scope.path)
+        if indexed is None:
+            for site in sites:
+                yield site, "its file could not be read"
+            return
+        body = scope.node.body
+        probes: list[_Probe] = []
+        for number, site in enumerate(sites):
+            call = site.call
+            anchor = _anchor(body, call)
+            probe = _Probe(site, anchor or scope.node.body[0], [], {}, {})
+            if anchor is None:
+                probe.failure = "the call is not in a statement of its caller"
+            elif any(isinstance(a, ast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords
+            ):
+                probe.failure = "it passes *args or **kwargs, whose contents are not known"
+            for index, arg in enumerate(call.args):
+                name = f"__lens_arg_{number}_{index}"
+                probe.positional.append(name)
+                probe.expressions[name] = arg
+            for keyword in call.keywords:
+                if keyword.arg is not None:
+                    name = f"__lens_kw_{number}_{keyword.arg}"
+                    probe.keywords[keyword.arg] = name
+                    probe.expressions[name] = keyword.value
+            probes.append(probe)
+        simple: list[_Simple] = []
+        _flatten(body, (), simple)
+        module_simple: list[_Simple] = []
+        if scope.qualname != "<module>":
+            _flatten(indexed.tree.body, (), module_simple)
+        kept, needed_by_probe = self._relevant(simple, module_simple, probes, scope.params)
+        params_read = [p for p in scope.params if any(p in needed for needed in needed_by_probe)]
+        if scope.has_var_params and any(
+            name in needed
+            for needed in needed_by_probe
+            for name in (scope.node.args.vararg, scope.node.args.kwarg)  # type: ignore[union-attr]
+            if name is not None
+        ):
+            for probe in probes:
+                probe.failure = probe.failure or f"it uses *args/**kwargs of '{scope.qualname}'"
+        param_sets: list[tuple[dict[str, Any], str | None]] = [({}, None)]
+        if params_read:
+            param_sets = self._param_types(scope, params_read, depth)
+        for probe, needed in zip(probes, needed_by_probe, strict=True):
+            probe.needed = needed
+        results: dict[int, list[tuple[list[Any], dict[str, Any]]]] = {i: [] for i in range(len(probes))}
+        failures: dict[int, str] = {}
+        for param_types, problem in param_sets:
+            if problem is not None:
+                for i in range(len(probes)):
+                    failures.setdefault(i, problem)
+                continue
+            outcome = self._type_slice(indexed, scope, simple, module_simple, kept, probes, param_types)
+            for i, probe in enumerate(probes):
+                if probe.failure:
+                    failures.setdefault(i, probe.failure)
+                    continue
+                if i in outcome.failures:
+                    failures.setdefault(i, outcome.failures[i])
+                    continue
+                values = outcome.types[i]
+                positional = [values[name] for name in probe.positional]
+                keywords = {k: values[v] for k, v in probe.keywords.items()}
+                if (positional, keywords) not in results[i]:
+                    results[i].append((positional, keywords))
+        for i, probe in enumerate(probes):
+            if results[i]:
+                for found in results[i]:
+                    yield probe.site, found
+            else:
+                yield probe.site, failures.get(i, "nothing could be typed")
+
+    def _relevant(
+        self, simple: list[_Simple], module_simple: list[_Simple], probes: list[_Probe], params: list[str]
+    ) -> tuple[set[int], list[set[str]]]:
+        """The statements (ids) the probes need, and per probe the names it depends on."""
+        kept: set[int] = set()
+        needed_by_probe: list[set[str]] = []
+        for probe in probes:
+            needed: set[str] = set()
+            for expression in probe.expressions.values():
+                needed |= _names_read(expression)
+            anchor_position = (probe.anchor.lineno, probe.anchor.col_offset)
+            anchor_loops = next((s.loops for s in simple if s.node is probe.anchor), ())
+            # Statements before the call, and those of the loops around it (a later iteration reads them).
+            candidates = [
+                s
+                for s in simple
+                if s.position < anchor_position or any(loop in anchor_loops for loop in s.loops)
+            ]
+            _close(candidates, needed, kept)
+            if module_simple:
+                # Names a function reads from its module: the module's statements that define them.
+                local = set(params)
+                for s in candidates:
+                    if id(s.node) in kept:
+                        local |= s.defines | s.opaque
+                free = needed - local
+                _close(module_simple, free, kept)
+                needed |= free
+            needed_by_probe.append(needed)
+        return kept, needed_by_probe
+
+    def _param_types(
+        self, scope: Scope, params: list[str], depth: int
+    ) -> list[tuple[dict[str, Any], str | None]]:
+        what = ", ".join(f"'{p}'" for p in params)
+        if depth >= MAX_DEPTH:
+            return [({}, f"it passes {what} of '{scope.qualname}', whose callers are too far up to follow")]
+        if "." in scope.qualname or scope.qualname == "<module>":
+            return [({}, f"it passes {what} of '{scope.qualname}', a method or nested function")]
+        callers = self.index.calls_to(scope.path, scope.qualname)
+        if not callers:
+            return [({}, f"it passes {what} of '{scope.qualname}', which nothing in the workspace calls")]
+        found: list[tuple[dict[str, Any], str | None]] = []
+        problems: list[str] = []
+        for site, outcome in self._type_sites(callers[:MAX_SITES], depth + 1):
+            if isinstance(outcome, str):
+                problems.append(outcome)
+                continue
+            bound = _bind(scope, outcome[0], outcome[1], site)
+            if isinstance(bound, str):
+                problems.append(bound)
+                continue
+            chosen = {p: bound[p] for p in params}
+            if all(numba_api.dispatcher_arg_type(t) is not None for t in chosen.values()):
+                converted = {p: numba_api.dispatcher_arg_type(t) for p, t in chosen.items()}
+                if (converted, None) not in found:
+                    found.append((converted, None))
+            else:
+                problems.append(f"'{scope.qualname}' gets a value Numba cannot pass on")
+        if not found:
+            reason = problems[0] if problems else "no call types it"
+            return [({}, f"it passes {what} of '{scope.qualname}', and {reason}")]
+        return found[:MAX_PARAM_TUPLES]
+
+    def _globals(self, indexed: IndexedFile, names: set[str]) -> tuple[dict[str, Any], dict[str, str]]:
+        """Values for the free names of a slice, and why the others are unknown."""
+        values: dict[str, Any] = {"__builtins__": builtins}
+        unknown: dict[str, str] = {}
+        for name in sorted(names):
+            value, why = self._global_value(indexed, name)
+            if why is not None:
+                unknown[name] = why
+                continue
+            if numba_api.value_type(value) is None:
+                unknown[name] = f"'{name}' is a {type(value).__name__}, which Numba cannot type"
+                continue
+            values[name] = value
+        return values, unknown
+
+    def _global_value(self, indexed: IndexedFile, name: str) -> tuple[Any, str | None]:
+        imported = indexed.imports.get(name)
+        if imported is not None:
+            module, level, attr = imported
+            target = self.index.binding(indexed, name)
+            if target is not None:
+                loaded = self._module_for(target[0])
+                if loaded is None:
+                    return None, f"'{name}' comes from a workspace module that is not loaded"
+                if not target[1]:
+                    return loaded, None
+                if not hasattr(loaded, target[1]):
+                    return None, f"'{name}' is not defined when its module is loaded"
+                return getattr(loaded, target[1]), None
+            if level:
+                return None, f"'{name}' comes from a relative import outside the workspace"
+            full = module
+            loaded_module = sys.modules.get(full)
+            if loaded_module is None:
+                # Importing it would run it: only modules already imported are used.
+                return None, f"'{name}' comes from '{full}', which is not imported by the checked module"
+            if attr is None:
+                return loaded_module, None
+            if hasattr(loaded_module, attr):
+                return getattr(loaded_module, attr), None
+            submodule = sys.modules.get(f"{full}.{attr}")
+            if submodule is not None:
+                return submodule, None
+            return None, f"'{name}' is not in '{full}'"
+        if name in indexed.top_level_defs:
+            loaded = self._module_for(indexed.path)
+            if loaded is not None and name in indexed.jitted and hasattr(loaded, name):
+                return getattr(loaded, name), None
+            return None, f"'{name}' is a Python function, which Numba cannot type"
+        if hasattr(builtins, name):
+            return getattr(builtins, name), None
+        return None, f"'{name}' is not defined where the call is"
+
+    def _type_slice(
+        self,
+        indexed: IndexedFile,
+        scope: Scope,
+        simple: list[_Simple],
+        module_simple: list[_Simple],
+        kept: set[int],
+        probes: list[_Probe],
+        param_types: dict[str, Any],
+    ) -> _SliceResult:
+        defined_locally = set(param_types) | {COND}
+        for s in simple + module_simple:
+            if id(s.node) in kept:
+                defined_locally |= s.defines | s.opaque
+        reads: set[str] = set()
+        for s in simple + module_simple:
+            if id(s.node) in kept:
+                reads |= s.reads
+        for probe in probes:
+            reads |= probe.needed
+        free = reads - defined_locally
+        values, unknown = self._globals(indexed, free)
+        # Poison: statements reading unknown names are left out; what they define is unknown too.
+        poisoned: dict[str, str] = dict(unknown)
+        live = set(kept)
+        for s in simple + module_simple:
+            for name in s.opaque:
+                if id(s.node) in kept:
+                    poisoned.setdefault(
+                        name, f"'{name}' gets a value Numba cannot follow (line {s.position[0]})"
+                    )
+        changed = True
+        while changed:
+            changed = False
+            for s in simple + module_simple:
+                if id(s.node) not in live:
+                    continue
+                bad = s.reads & set(poisoned)
+                if bad:
+                    live.discard(id(s.node))
+                    for name in s.defines:
+                        poisoned.setdefault(name, poisoned[sorted(bad)[0]])
+                    changed = True
+        failures: dict[int, str] = {}
+        for number, probe in enumerate(probes):
+            bad = probe.needed & set(poisoned)
+            if bad:
+                failures[number] = poisoned[sorted(bad)[0]]
+        active = [i for i in range(len(probes)) if i not in failures and not probes[i].failure]
+        if not active:
+            return _SliceResult({}, failures)
+        function = self._synthesize(
+            scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types)
+        )
+        key_source = ast.unparse(function)
+        key = hashlib.sha256(
+            "\n".join(
+                [
+                    scope.path,
+                    key_source,
+                    repr(sorted((n, self._fingerprint(v)) for n, v in values.items() if n != "__builtins__")),
+                    repr([(p, str(t)) for p, t in param_types.items()]),
+                ]
+            ).encode()
+        ).hexdigest()
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._run(function, values, probes, active, param_types)
+            self._cache[key] = cached
+            while len(self._cache) > SLICE_CACHE_LIMIT:
+                self._cache.pop(next(iter(self._cache)))
+        merged = dict(cached.failures)
+        merged.update(failures)
+        return _SliceResult(cached.types, merged)
+
+    def _synthesize(
+        self,
+        scope: Scope,
+        module_tree: ast.Module,
+        simple: list[_Simple],
+        module_simple: list[_Simple],
+        live: set[int],
+        probes: list[_Probe],
+        active: list[int],
+        params: list[str],
+    ) -> ast.FunctionDef:
+        probes_at: dict[int, list[ast.stmt]] = {}
+        for number in active:
+            probe = probes[number]
+            statements = probes_at.setdefault(id(probe.anchor), [])
+            for name, expression in probe.expressions.items():
+                statements.append(
+                    ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expression, lineno=0)
+                )
+        headers = {id(s.node) for s in simple + module_simple if s.header}
+        cond = ast.Name(id=COND, ctx=ast.Load())
+
+        def emit(body: list[ast.stmt]) -> list[ast.stmt]:
+            out: list[ast.stmt] = []
+            for stmt in body:
+                out.extend(probes_at.get(id(stmt), []))
+                if isinstance(stmt, ast.For | ast.AsyncFor):
+                    inner, orelse = emit(stmt.body), emit(stmt.orelse)
+                    if id(stmt) in live and id(stmt) in headers:
+                        out.append(ast.For(stmt.target, stmt.iter, inner or [ast.Pass()], orelse, lineno=0))
+                    elif inner or orelse:
+                        out.append(ast.While(cond, inner or [ast.Pass()], orelse))
+                elif isinstance(stmt, ast.While):
+                    inner, orelse = emit(stmt.body), emit(stmt.orelse)
+                    if inner or orelse:
+                        out.append(ast.While(cond, inner or [ast.Pass()], orelse))
+                elif isinstance(stmt, ast.If):
+                    inner, orelse = emit(stmt.body), emit(stmt.orelse)
+                    if inner or orelse:
+                        out.append(ast.If(cond, inner or [ast.Pass()], orelse))
+                elif isinstance(stmt, ast.With | ast.AsyncWith):
+                    out.extend(emit(stmt.body))
+                elif isinstance(stmt, ast.Try):
+                    out.extend(emit(stmt.body))
+                    for handler in stmt.handlers:
+                        inner = emit(handler.body)
+                        if inner:
+                            out.append(ast.If(cond, inner, []))
+                    out.extend(emit(stmt.orelse))
+                    out.extend(emit(stmt.finalbody))
+                elif isinstance(stmt, ast.Match):
+                    for case in stmt.cases:
+                        inner = emit(case.body)
+                        if inner:
+                            out.append(ast.If(cond, inner, []))
+                elif id(stmt) in live and not isinstance(
+                    stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                ):
+                    out.append(stmt)
+            return out
+
+        body: list[ast.stmt] = []
+        if scope.qualname != "<module>":
+            body.extend(emit(module_tree.body))
+        body.extend(emit(scope.node.body))
+        body.append(ast.Return(value=ast.Constant(value=None)))
+        arguments = ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(arg=name) for name in [COND, *params]],
+            kwonlyargs=[],
+            kw_defaults=[],
+            defaults=[],
+        )
+        function = ast.FunctionDef(
+            name="__lens_slice__", args=arguments, body=body, decorator_list=[], lineno=1
+        )
+        return function
+
+    def _run(
+        self,
+        function: ast.FunctionDef,
+        values: dict[str, Any],
+        probes: list[_Probe],
+        active: list[int],
+        param_types: dict[str, Any],
+    ) -> _SliceResult:
+        module = ast.Module(body=[function], type_ignores=[])
+        ast.fix_missing_locations(module)
+        namespace = dict(values)
+        try:
+            code = compile(ast.unparse(module), "<numba-lens python caller>", "exec")
+            exec(code, namespace)  # defines the synthetic function only: its body never runs
+        except (SyntaxError, ValueError) as exc:
+            return _SliceResult({}, {i: f"its statements could not be sliced ({exc})" for i in active})
+        py_func = namespace["__lens_slice__"]
+        arg_types = (numba_api.boolean_type(), *param_types.values())
+        with self._resolver():
+            typing = numba_api.type_python_slice(py_func, arg_types)
+        self.slices_typed += 1
+        types: dict[int, dict[str, Any]] = {}
+        failures: dict[int, str] = {}
+        for number in active:
+            probe = probes[number]
+            if typing.error is not None:
+                failures[number] = (
+                    f"Numba cannot type the statements that compute its arguments ({typing.error})"
+                )
+                continue
+            conflicts = sorted(n for n in probe.needed if n in typing.conflicts)
+            if conflicts:
+                name = conflicts[0]
+                failures[number] = (
+                    f"'{name}' gets different types on different paths ({' or '.join(typing.conflicts[name])})"
+                )
+                continue
+            found: dict[str, Any] = {}
+            for name in probe.expressions:
+                ty = typing.types.get(name)
+                if name in typing.mixed_narrow:
+                    failures[number] = (
+                        f"'{ast.unparse(probe.expressions[name])}' mixes number types whose promotion "
+                        "NumPy and Numba may decide differently"
+                    )
+                    break
+                if ty is None or not ty.is_precise():
+                    failures[number] = (
+                        f"Numba cannot type the argument '{ast.unparse(probe.expressions[name])}'"
+                    )
+                    break
+                found[name] = ty
+            else:
+                types[number] = found
+        return _SliceResult(types, failures)
+
+
+def _close(candidates: list[_Simple], needed: set[str], kept: set[int]) -> None:
+    """Keep the candidates that define a needed name, and need what they read, until nothing changes."""
+    changed = True
+    while changed:
+        changed = False
+        for s in candidates:
+            if (s.defines | s.opaque) & needed:
+                if id(s.node) not in kept:
+                    kept.add(id(s.node))
+                    changed = True
+                if not s.reads <= needed:
+                    needed |= s.reads
+                    changed = True
+
+
+def _bind(
+    scope: Scope, positional: list[Any], keywords: dict[str, Any], site: CallSite
+) -> dict[str, Any] | str:
+    """Parameter -> type for a call of a Python function (defaults that are constants included)."""
+    node = scope.node
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    names = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+    if len(positional) > len(names):
+        return f"'{scope.qualname}' is called with more arguments than it has parameters"
+    bound: dict[str, Any] = dict(zip(names, positional, strict=False))
+    for key, value in keywords.items():
+        bound[key] = value
+    for param in scope.params:
+        if param not in bound:
+            default = scope.defaults.get(param)
+            if default is None or not _constant_default(default):
+                return f"'{scope.qualname}' leaves '{param}' to a default that is not a constant"
+            value = numba_api.constant_type(ast.literal_eval(default))
+            if value is None:
+                return f"the default of '{param}' has no Numba type"
+            bound[param] = value
+    return bound
+
+
+def _link(site: CallSite) -> CallLink:
+    call = site.call
+    return CallLink(
+        site.scope.path,
+        site.scope.qualname,
+        call.lineno,
+        call.col_offset,
+        call.end_lineno or call.lineno,
+        call.end_col_offset or 0,
+    )
