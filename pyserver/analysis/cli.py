@@ -34,6 +34,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--timeout", type=float, default=20.0, metavar="S", help="time-out per file in seconds"
     )
     parser.add_argument("--root", default=None, help="workspace root (default: the current directory)")
+    parser.add_argument(
+        "--loading",
+        choices=("definitions", "full"),
+        default="definitions",
+        help="definitions: run only the top-level statements that defining the jitted functions needs "
+        "(default); full: run each module's whole top level, as an import would",
+    )
 
 
 def collect_files(paths: list[str]) -> tuple[list[Path], list[str]]:
@@ -89,6 +96,20 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _files_json(results: list[Any], base: Path) -> list[dict[str, Any]]:
+    """Per file: how it was loaded and the top-level statements the analysis did not run."""
+    return [
+        {
+            "path": _display(result.path, base),
+            "status": result.status,
+            "loading": result.loading,
+            "skipped_count": len(result.skipped),
+            "skipped": [{"line": s.line, "end_line": s.end_line, "reason": s.reason} for s in result.skipped],
+        }
+        for result in results
+    ]
 
 
 def _diagnostic_json(diagnostic: Any, base: Path) -> dict[str, Any]:
@@ -207,7 +228,9 @@ def run(args: argparse.Namespace) -> int:
         if not Path(signature_file).is_file():
             print(f"pyserver check: no such signatures file: {signature_file}", file=sys.stderr)
             return 2
-    engine = AnalysisEngine(base, timeout_s=args.timeout, signature_files=signature_files)
+    engine = AnalysisEngine(
+        base, timeout_s=args.timeout, signature_files=signature_files, loading=args.loading
+    )
     results: list[FileResult] = []
     analysed: dict[str, int] = {}  # real path -> index in results
     try:
@@ -255,6 +278,7 @@ def run(args: argparse.Namespace) -> int:
         payload = {
             "diagnostics": [_diagnostic_json(d, base) for d in diagnostics],
             "functions": _functions_json(functions, base),
+            "files": _files_json(results, base),
         }
         print(json.dumps(payload, indent=2))
     elif args.format == "sarif":

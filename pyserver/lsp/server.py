@@ -278,6 +278,7 @@ class NumbaLensServer(LanguageServer):
                     self.root,
                     timeout_s=self.settings.timeout_s,
                     signature_files=signature_files,
+                    loading=self.settings.module_loading,
                     trusted=True,
                     log=lambda text: logger.info("engine: %s", text),
                 )
@@ -436,6 +437,9 @@ class NumbaLensServer(LanguageServer):
         published = convert.publishable(
             analysed.path, analysed.result.diagnostics, self.settings.severity, ranges
         )
+        published += not_run_hints(
+            analysed.path, analysed.source, analysed.result, self.settings.severity, ranges
+        )
         errors = sum(1 for d in published if d.severity == lsp.DiagnosticSeverity.Error)
         warnings = sum(1 for d in published if d.severity == lsp.DiagnosticSeverity.Warning)
         loaded = analysed.result.status != "failed"  # a module that did not load has no types at all
@@ -555,6 +559,36 @@ class NumbaLensServer(LanguageServer):
         if self.numba is not None and not self.numba.ok:
             unavailable = self.numba.message
         return hover.HoverContext(self.trusted, unavailable, self.scheduler.busy(uri), self.load_failed(uri))
+
+
+NOT_RUN = "not-run"  # the code of the faded hints on top-level statements the analysis did not run
+
+
+def not_run_hints(
+    path: str, source: str, result: FileResult, overrides: Any, ranges: convert.RangeConverter
+) -> list[lsp.Diagnostic]:
+    """The top-level statements definitions-only loading did not run, faded (Unnecessary) with a hint
+    that says why; `"severity": {"not-run": "off"}` hides them."""
+    if overrides.get(NOT_RUN, "hint") == "off":
+        return []
+    lines = source.splitlines() or [""]
+    hints = []
+    for skipped in result.skipped:
+        end = min(max(skipped.end_line, skipped.line), len(lines)) - 1
+        hints.append(
+            lsp.Diagnostic(
+                range=ranges.range(path, Range.of(skipped.line - 1, 0, end, len(lines[end]))),
+                message=(
+                    f"Not run by Numba Lens's analysis: {skipped.reason}. Only the top-level statements that "
+                    'defining the jitted functions needs run (numbaLens.moduleLoading: "definitions").'
+                ),
+                severity=lsp.DiagnosticSeverity.Hint,
+                code=NOT_RUN,
+                source="numba-lens",
+                tags=[lsp.DiagnosticTag.Unnecessary],
+            )
+        )
+    return hints
 
 
 def create_server() -> NumbaLensServer:

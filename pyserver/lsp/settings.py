@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 SEVERITY_LEVELS = ("error", "warning", "information", "hint", "off")
+MODULE_LOADING = ("definitions", "full")
 
 
 @dataclass(frozen=True)
@@ -27,10 +28,11 @@ class Settings:
     code_lens_enable: bool = True
     signature_files: tuple[str, ...] = ()
     severity: Mapping[str, str] = field(default_factory=dict)
+    module_loading: str = "definitions"  # "definitions" | "full" (numbaLens.moduleLoading)
 
-    def engine_key(self) -> tuple[float, tuple[str, ...]]:
+    def engine_key(self) -> tuple[float, tuple[str, ...], str]:
         """The settings the analysis engine is built from: a change means a new engine."""
-        return (self.timeout_s, self.signature_files)
+        return (self.timeout_s, self.signature_files, self.module_loading)
 
 
 def _flatten(raw: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -90,6 +92,11 @@ def parse_settings(
     take_bool("inlayHints.returnTypes", "inlay_return_types")
     take_number("inlayHints.maxLength", "inlay_max_length", int, 4)
     take_bool("codeLens.enable", "code_lens_enable")
+    if "moduleLoading" in flat and flat["moduleLoading"] is not None:
+        if flat["moduleLoading"] in MODULE_LOADING:
+            changes["module_loading"] = flat["moduleLoading"]
+        else:
+            report("moduleLoading", flat["moduleLoading"], " | ".join(MODULE_LOADING))
     if "signatureFiles" in flat and flat["signatureFiles"] is not None:
         files = flat["signatureFiles"]
         if isinstance(files, list) and all(isinstance(item, str) for item in files):
