@@ -16,6 +16,8 @@ export interface ServerSettings {
   codeLens: { enable: boolean };
   signatureFiles: string[];
   severity: Record<string, SeverityOverride>;
+  /** How much of a module runs when it is loaded for analysis: only its definitions (default) or all. */
+  moduleLoading: "definitions" | "full";
 }
 
 /** Everything, client-only settings included. */
@@ -35,6 +37,7 @@ export const DEFAULTS: Readonly<Settings> = Object.freeze({
   codeLens: { enable: true },
   signatureFiles: [],
   severity: {},
+  moduleLoading: "definitions",
   interpreter: [],
   importStrategy: "useBundled",
   showNotifications: "onError",
@@ -132,6 +135,7 @@ export function resolveSettings(config: ConfigurationLike, ctx: ResolveContext =
     codeLens: { enable: pick("codeLens.enable", DEFAULTS.codeLens.enable, bool) },
     signatureFiles,
     severity,
+    moduleLoading: pick("moduleLoading", DEFAULTS.moduleLoading, oneOf(["definitions", "full"])),
     interpreter,
     importStrategy: pick("importStrategy", DEFAULTS.importStrategy, oneOf(["useBundled", "fromEnvironment"])),
     showNotifications: pick(

@@ -28,6 +28,7 @@ test("nothing set gives the contract's defaults", () => {
   assert.equal(settings.showNotifications, "onError");
   assert.equal(settings.recordSignatures, false);
   assert.deepEqual(settings.debug, { showInternalFrames: false });
+  assert.equal(settings.moduleLoading, "definitions");
   assert.deepEqual(settings, resolveSettings(config({})).settings);
   assert.deepEqual({ ...settings }, { ...DEFAULTS, inlayHints: { ...DEFAULTS.inlayHints } });
 });
@@ -103,4 +104,12 @@ test("only interpreter and importStrategy need a restart", () => {
   assert.equal(needsRestart((k) => k === "numbaLens.interpreter"), true);
   assert.equal(needsRestart((k) => k === "numbaLens.importStrategy"), true);
   assert.equal(needsRestart((k) => k === "numbaLens.timeout"), false);
+});
+
+test("moduleLoading: definitions or full, anything else keeps the default and is reported", () => {
+  assert.equal(resolveSettings(config({ moduleLoading: "full" })).settings.moduleLoading, "full");
+  const { settings, problems } = resolveSettings(config({ moduleLoading: "everything" }));
+  assert.equal(settings.moduleLoading, "definitions");
+  assert.equal(problems.length, 1);
+  assert.equal(serverSettings(resolveSettings(config({ moduleLoading: "full" })).settings).moduleLoading, "full");
 });
