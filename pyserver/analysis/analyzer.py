@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from pyserver.analysis import numba_api, report
+from pyserver.analysis import insight, numba_api, report
 from pyserver.analysis.discovery import JitFunction, find_jitted_functions
 from pyserver.analysis.loader import Loader, LoadResult
 from pyserver.analysis.model import (
@@ -735,6 +735,7 @@ class Analyzer:
         for name in records:
             identifier = numba_api.function_id(records[name].py_func)
             (result.inferred if identifier in self._fresh else result.reused).append(name)
+        result.diagnostics.extend(insight.surprises(result, index))  # issue 16: compiles, but surprises
         result.diagnostics = _dedupe(result.diagnostics)
         now = self._cross_file_types()
         result.callers_changed = sorted(
@@ -781,6 +782,8 @@ class Analyzer:
         result.diagnostics.extend(
             self._report_inference(path, function, inference, signature_text, index, candidate)
         )
+        if inference.parallel is not None:  # issue 16: the parallel report
+            info.signatures[-1].parallel_loops = insight.parallel_loops(inference.parallel, function.def_line, index)
         # Argument types this function passes to jitted functions of the same file.
         calls = [(c.callee, c.args, c.line) for c in inference.calls]
         calls += [

@@ -116,6 +116,17 @@ class CallerSite:
 
 
 @dataclass
+class ParallelLoop:
+    """A loop (or array expression, or NumPy call) of a parallel=True function, as the parfor pass left it."""
+
+    line: int  # 1-based source line
+    parallel: bool  # a parallel region (parfor) starts here
+    what: str  # "prange loop", "array expression ((a mul 2.0) add 1.0)", "np.sum", "range loop"
+    fused: list[str] = field(default_factory=list)  # "line 7: array expression (sqrt(c))", fused into it
+    notes: list[str] = field(default_factory=list)  # why it runs serially; nested loops; fusion failures
+
+
+@dataclass
 class SignatureResult:
     args: list[str]  # Numba type strings, one per parameter
     source: TypeSource
@@ -130,6 +141,8 @@ class SignatureResult:
     exact: str | None = None  # exact encoding of the argument types (JSON, pyserver.record.types_codec)
     call_types: list[CallType] = field(default_factory=list)
     callers: list[CallerSite] = field(default_factory=list)  # for source "caller": the calls passing them
+    # parallel=True only (issue 16): each loop or array expression and what Numba's parfor pass made of it
+    parallel_loops: list[ParallelLoop] = field(default_factory=list)
 
     @property
     def text(self) -> str:

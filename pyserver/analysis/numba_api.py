@@ -604,6 +604,7 @@ class Inference:
     call_types: list[tuple[int, str, str]] = field(default_factory=list)  # (line, what is called, signature)
     elapsed_ms: float = 0.0
     list_element: Any | None = None  # see callee_list_element (only for that probe)
+    parallel: list[ParforFact] | None = None  # parallel=True only: what the parfor pass made of the loops
 
 
 class _Done:
@@ -947,6 +948,7 @@ class _LensPipeline(CompilerBase):
             if not self.state.flags.no_rewrites:
                 pm.add_pass(NopythonRewrites, "nopython rewrites")
             pm.add_pass(ParforPass, "convert to parfors")
+            pm.add_pass(LensParforReport, "numba-lens: parfor fusion and report")
         pm.add_pass(LensFinish, "numba-lens: stop before lowering")
         pm.finalize()
         return [pm]
@@ -1299,3 +1301,83 @@ def constant_type(value: Any) -> Any | None:
         return numba.typeof(value)
     except Exception:
         return None
+
+
+# --------------------------------------------------------------------------------------------------
+# The parallel report (issue 16): after ParforPass, run parfor fusion and read Numba's own parfor
+# diagnostics (the data behind `parallel_diagnostics(level=...)`), without lowering. Hoisting is decided
+# during lowering, so it is not part of this report.
+
+
+@dataclass
+class ParforFact:
+    """One parallel region (a parfor) after fusion."""
+
+    id: int
+    line: int  # 1-based line in the function's file (for a NumPy call: the call's line)
+    what: str  # "prange loop", "array expression ((a mul 2.0) add 1.0)", "np.sum", ...
+    fused: list[tuple[int, str]] = field(default_factory=list)  # (line, what) of the parfors fused into it
+    serial: list[tuple[int, str]] = field(default_factory=list)  # nested parfors that run serially in it
+    not_fused: list[tuple[int, str]] = field(default_factory=list)  # (line of the other parfor, Numba's reason)
+
+
+def _parfor_what(pattern: Any) -> str:
+    if isinstance(pattern, tuple) and pattern and pattern[0] == "prange":
+        if len(pattern) > 2 and pattern[1] == "internal" and isinstance(pattern[2], tuple):
+            name, module = pattern[2][0] if isinstance(pattern[2][0], tuple) else (pattern[2][0], "")
+            return f"np.{name}" if module == "numpy" else str(name)
+        return "prange loop"
+    return str(pattern)
+
+
+def _parfor_line(parfor: Any, filename: str) -> int:
+    pattern = parfor.patterns[0] if parfor.patterns else None
+    if isinstance(pattern, tuple) and len(pattern) > 2 and isinstance(pattern[2], tuple):
+        loc = pattern[2][1] if len(pattern[2]) > 1 else None
+        if loc is not None and getattr(loc, "filename", None) == filename and loc.line:
+            return int(loc.line)
+    return int(parfor.loc.line or 0)
+
+
+def parfor_facts(diagnostics: Any, func_ir: Any) -> list[ParforFact]:
+    from numba.parfors.parfor import Parfor
+
+    filename = func_ir.loc.filename
+    initial = {p.id: p for p in getattr(diagnostics, "initial_parfors", [])}
+    described = {i: (_parfor_line(p, filename), _parfor_what(p.patterns[0])) for i, p in initial.items()}
+    facts: list[ParforFact] = []
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if not isinstance(stmt, Parfor):
+                continue
+            line, what = described.get(stmt.id, (_parfor_line(stmt, filename), _parfor_what(stmt.patterns[0])))
+            fact = ParforFact(stmt.id, line, what)
+            fact.fused = [described[i] for i in diagnostics.fusion_info.get(stmt.id, []) if i in described]
+            fact.serial = [described[i] for i in diagnostics.nested_fusion_info.get(stmt.id, []) if i in described]
+            facts.append(fact)
+    by_id = {fact.id: fact for fact in facts}
+    for report in getattr(diagnostics, "fusion_reports", []):
+        message = str(report.message).strip().lstrip("- ")
+        if "fusion succeeded" in message or report.first not in by_id or report.second not in described:
+            continue
+        by_id[report.first].not_fused.append((described[report.second][0], message))
+    return sorted(facts, key=lambda f: f.line)
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class LensParforReport(FunctionPass):
+    """Parfor fusion as Numba's pipeline runs it, then the report; a failure leaves the report empty."""
+
+    _name = "numba_lens_parfor_report"
+
+    def __init__(self) -> None:
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state: Any) -> bool:
+        result: Inference = state.lens_result
+        try:
+            typed_passes.ParforFusionPass().run_pass(state)
+            result.parallel = parfor_facts(state.parfor_diagnostics, state.func_ir)
+        except Exception:  # a fusion failure on odd code must not hide the function's types
+            result.parallel = None
+        return True

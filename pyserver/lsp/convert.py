@@ -100,6 +100,16 @@ def to_lsp(diagnostic: Diagnostic, level: str, ranges: RangeConverter) -> lsp.Di
     )
 
 
+def type_hint_diagnostics(
+    analysed: Any, overrides: Mapping[str, str], ranges: RangeConverter
+) -> list[lsp.Diagnostic]:
+    """Type-instability hints (pyserver.analysis.insight.type_hints) of an AnalysedDocument, published
+    when `numbaLens.typeHints` is on; `severity` can still switch a code off or raise it."""
+    from pyserver.analysis.insight import type_hints
+
+    return publishable(analysed.path, type_hints(analysed.result, analysed.source), overrides, ranges)
+
+
 def publishable(
     path: str, diagnostics: list[Diagnostic], overrides: Mapping[str, str], ranges: RangeConverter
 ) -> list[lsp.Diagnostic]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pyserver.analysis.model import Diagnostic, FunctionInfo, SignatureResult
+from pyserver.lsp import parallel
 from pyserver.lsp.syntax import NameAt, name_at, names_in, reaching_store
 from pyserver.lsp.typeinfo import occurrence_types
 from pyserver.lsp.views import AnalysedDocument, FunctionView, function_views, view_at
@@ -221,6 +222,9 @@ def hover(
                 texts.append(text)
         elif line + 1 == view.current.decorator_line and view.current.kind != "jitclass-method":
             texts.append(function_markdown(view, view.info, context))
+        loop_report = parallel.markdown(view, line + 1)  # issue 16: the parallel report on a loop line
+        if loop_report:
+            texts.append(loop_report)
     if latest is not None and latest.source == source:
         full = diagnostic_markdown(latest.result.diagnostics, line, col)
         if full:

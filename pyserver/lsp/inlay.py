@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pyserver.lsp import parallel
 from pyserver.lsp.syntax import header_end, names_in
 from pyserver.lsp.typeinfo import occurrence_types
 from pyserver.lsp.views import AnalysedDocument, FunctionView, function_views
@@ -21,7 +22,7 @@ class Hint:
     label: str  # possibly truncated
     full_label: str
     details: tuple[str, ...]  # one line per signature, for the resolved tooltip
-    kind: str  # "type" | "return"
+    kind: str  # "type" | "return" | "parallel"
 
 
 def truncate(text: str, max_length: int) -> str:
@@ -86,8 +87,10 @@ def inlay_hints(
     variable_types: bool,
     return_types: bool,
     max_length: int,
+    parallel_loops: bool = True,
 ) -> list[Hint]:
-    """Hints for the 0-based line range [first_line, last_line]."""
+    """Hints for the 0-based line range [first_line, last_line]; `parallel_loops`: the parallel report
+    of parallel=True functions at the end of each loop line (pyserver.lsp.parallel)."""
     first, last = first_line + 1, last_line + 1
     hints: list[Hint] = []
     for view in function_views(source, analysed):
@@ -99,5 +102,8 @@ def inlay_hints(
                 hints.append(hint)
         if variable_types:
             hints.extend(_variable_hints(source, view, first, last, max_length))
+        if parallel_loops and view.info is not None and view.info.options.get("parallel"):
+            for line, col, label, text in parallel.hint_positions(source, view, first, last):
+                hints.append(Hint(line, col, "  " + label, "  " + label, (text,), "parallel"))
     hints.sort(key=lambda hint: (hint.line, hint.col))
     return hints

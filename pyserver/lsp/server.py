@@ -202,7 +202,7 @@ class NumbaLensServer(LanguageServer):
         if old == new:
             return
         logger.info("settings: %s", new)
-        if old.severity != new.severity:
+        if old.severity != new.severity or old.type_hints != new.type_hints:
             for uri in list(self.analysed):
                 self.publish(uri)
         if old.engine_key() != new.engine_key():
@@ -440,6 +440,8 @@ class NumbaLensServer(LanguageServer):
         published += not_run_hints(
             analysed.path, analysed.source, analysed.result, self.settings.severity, ranges
         )
+        if self.settings.type_hints:  # issue 16: type-instability hints, off by default
+            published += convert.type_hint_diagnostics(analysed, self.settings.severity, ranges)
         errors = sum(1 for d in published if d.severity == lsp.DiagnosticSeverity.Error)
         warnings = sum(1 for d in published if d.severity == lsp.DiagnosticSeverity.Warning)
         loaded = analysed.result.status != "failed"  # a module that did not load has no types at all
@@ -716,7 +718,9 @@ def register_features(server: NumbaLensServer) -> None:
         details = [str(line) for line in data.get("details", [])]
         full = str(data.get("full", hint.label))
         body = "```python\n" + "\n".join(details or [full]) + "\n```"
-        if full != hint.label:
+        if data.get("kind") == "parallel":  # issue 16: the parallel report is markdown already
+            body = "\n".join(details) or full
+        elif full != hint.label:
             body = f"`{full}`\n\n" + body
         hint.tooltip = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=body)
         return hint

@@ -28,6 +28,7 @@ class Settings:
     code_lens_enable: bool = True
     signature_files: tuple[str, ...] = ()
     severity: Mapping[str, str] = field(default_factory=dict)
+    type_hints: bool = False  # issue 16: Hint-severity type-instability diagnostics
     module_loading: str = "definitions"  # "definitions" | "full" (numbaLens.moduleLoading)
 
     def engine_key(self) -> tuple[float, tuple[str, ...], str]:
@@ -92,6 +93,7 @@ def parse_settings(
     take_bool("inlayHints.returnTypes", "inlay_return_types")
     take_number("inlayHints.maxLength", "inlay_max_length", int, 4)
     take_bool("codeLens.enable", "code_lens_enable")
+    take_bool("typeHints", "type_hints")
     if "moduleLoading" in flat and flat["moduleLoading"] is not None:
         if flat["moduleLoading"] in MODULE_LOADING:
             changes["module_loading"] = flat["moduleLoading"]

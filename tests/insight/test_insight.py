@@ -1,0 +1,112 @@
+"""Surprises, type-instability hints and the parallel report, from real analyses of corpus files, down
+to what the editor shows (inlay hint and hover on the loop line, Hint diagnostics behind the setting)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pyserver.analysis.engine import AnalysisEngine
+from pyserver.analysis.insight import type_hints
+from pyserver.analysis.model import FileResult
+from pyserver.lsp import convert, hover, inlay
+from pyserver.lsp.settings import Settings, parse_settings
+from pyserver.lsp.views import AnalysedDocument
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def analyse(engine: AnalysisEngine, name: str) -> tuple[FileResult, str]:
+    target = Path(engine.workspace_root) / name
+    shutil.copy(CORPUS / name, target)
+    source = target.read_text(encoding="utf-8")
+    return engine.analyze(target, source), source
+
+
+def covered(source: str, diagnostic) -> str:  # type: ignore[no-untyped-def]
+    start, end = diagnostic.range.start, diagnostic.range.end
+    return source.splitlines()[start.line][start.character : end.character]
+
+
+def test_surprises_are_warned_on_their_expressions(insight_engine: AnalysisEngine) -> None:
+    result, source = analyse(insight_engine, "surprises.py")
+    found = {(d.code, d.range.start.line + 1, covered(source, d)) for d in result.diagnostics}
+    assert found == {
+        ("float-format", 8, 'f"value {x}"'),
+        ("bool-invert", 15, "~flag"),
+        ("frozen-global", 20, "SCALE"),
+    }
+    assert all(d.severity == "warning" for d in result.diagnostics)
+    float_format = next(d for d in result.diagnostics if d.code == "float-format")
+    assert "<object type:float64>" in float_format.message
+
+
+def test_surprise_free_version_has_no_warning(insight_engine: AnalysisEngine) -> None:
+    result, _source = analyse(insight_engine, "surprises_fixed.py")
+    assert result.diagnostics == []
+    assert all(s.ok for f in result.functions for s in f.signatures)
+
+
+def test_type_hints_name_the_variable_and_reason(insight_engine: AnalysisEngine) -> None:
+    result, source = analyse(insight_engine, "type_hints.py")
+    hints = type_hints(result, source)
+    found = {(d.code, d.range.start.line + 1, covered(source, d)) for d in hints}
+    assert found == {
+        ("type-promotion", 6, "total"),
+        ("type-layout", 8, "a"),
+        ("type-optional", 12, "found"),
+    }
+    assert all(d.severity == "hint" and d.function == "accumulate" for d in hints)
+    promotion = next(d for d in hints if d.code == "type-promotion")
+    assert "starts as an integer (0)" in promotion.message and "float64" in promotion.message
+    assert not any(d.code.startswith("type-") for d in result.diagnostics)  # never in the plain analysis
+
+
+def test_type_hints_are_published_only_with_the_setting(insight_engine: AnalysisEngine) -> None:
+    result, source = analyse(insight_engine, "type_hints.py")
+    assert Settings().type_hints is False
+    assert parse_settings({"typeHints": True}).type_hints is True
+    document = AnalysedDocument("file:///x.py", result.path, source, 1, result)
+    ranges = convert.RangeConverter(lambda _path: source)
+    published = convert.type_hint_diagnostics(document, {}, ranges)
+    assert {d.code for d in published} == {"type-promotion", "type-layout", "type-optional"}
+    assert all(d.data["why"] and d.data["fix"] for d in published)  # type: ignore[index]
+    switched_off = convert.type_hint_diagnostics(document, {"type-layout": "off"}, ranges)
+    assert {d.code for d in switched_off} == {"type-promotion", "type-optional"}
+
+
+@pytest.fixture(scope="module")
+def parallel_result(insight_engine: AnalysisEngine) -> tuple[FileResult, str]:
+    return analyse(insight_engine, "parallel.py")
+
+
+def test_parallel_report_from_the_parfor_pass(parallel_result: tuple[FileResult, str]) -> None:
+    result, _source = parallel_result
+    [signature] = result.functions[0].signatures
+    by_line = {loop.line: loop for loop in signature.parallel_loops}
+    assert by_line[7].parallel and by_line[7].what == "array expression ((a * 2.0) + 1.0)"
+    assert by_line[7].fused == ["line 8: array expression (sqrt(c))", "line 10: prange loop"]
+    assert by_line[10].parallel and by_line[10].notes == ["fused into the parallel region of line 7"]
+    assert by_line[12].parallel and "line 13: prange loop runs serially" in by_line[12].notes[0]
+    assert not by_line[13].parallel and "nested in the parallel region of line 12" in by_line[13].notes[0]
+    assert not by_line[15].parallel and "use numba.prange" in by_line[15].notes[0]
+    assert by_line[17].parallel and by_line[17].what == "np.sum"
+    assert [d.code for d in result.diagnostics] == []  # no performance warning: it did parallelise
+
+
+def test_parallel_report_in_the_editor(parallel_result: tuple[FileResult, str]) -> None:
+    result, source = parallel_result
+    document = AnalysedDocument("file:///p.py", result.path, source, 1, result)
+    hints = inlay.inlay_hints(source, document, 0, 30, variable_types=False, return_types=False, max_length=30)
+    labels = {hint.line + 1: hint.label.strip() for hint in hints if hint.kind == "parallel"}
+    assert labels[7] == "⇉ parallel region (+2 fused)"
+    assert labels[13] == "⇉ serial" and labels[15] == "⇉ serial"
+    lines = source.splitlines()
+    loop_hint = next(h for h in hints if h.line + 1 == 15)
+    assert loop_hint.col == len(lines[14].rstrip())  # at the end of the loop header
+    context = hover.HoverContext(busy=False, trusted=True, load_failed=False)
+    answer = hover.hover(source, document, 12, 8, context, document)  # on `for` of line 13
+    assert answer is not None and "**Serial**: prange loop" in answer.markdown
+    assert "nested in the parallel region of line 12" in answer.markdown
