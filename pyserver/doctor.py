@@ -15,7 +15,8 @@ import sys
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 
-from pyserver.versions import install_command, numba_verdict
+from pyserver.gdb_install import InstallError, gdb_version, install_gdb, resolve_gdb
+from pyserver.versions import gdb_can_see_jit, install_command, numba_verdict
 
 PACKAGES = ("numba", "llvmlite", "numpy", "pygls", "lsprotocol", "debugpy", "pygdbmi")
 GDB_TIMEOUT_S = 20.0
@@ -57,24 +58,14 @@ def parse_version(text: str) -> tuple[int, ...]:
     return tuple(int(g) for g in match.groups() if g is not None)
 
 
-def gdb_version(gdb: str) -> str | None:
-    """The version gdb prints on its first line, e.g. '13.1' for 'GNU gdb (Debian 13.1-3) 13.1'."""
-    try:
-        out = subprocess.run([gdb, "--version"], capture_output=True, text=True, timeout=GDB_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    first = out.stdout.splitlines()[0] if out.stdout else ""
-    match = re.search(r"(\d+\.\d+(?:\.\d+)?)\s*$", first) or re.search(r"(\d+\.\d+)", first)
-    return match.group(1) if match else None
-
-
 def gdb_version_check(version: str | None, gdb: str) -> Check:
     if version is None:
         return Check(
             "gdb",
             "error",
             f"gdb not found or not runnable ('{gdb}')",
-            "Install gdb (Debian/Ubuntu: sudo apt-get install gdb) or set numbaLens gdbPath / launch 'gdbPath'.",
+            "Run `python -m pyserver doctor --fix` (installs gdb from PyPI for this Python), or install gdb "
+            "(Debian/Ubuntu: sudo apt-get install gdb), or set 'gdbPath' in launch.json.",
         )
     major = parse_version(version)[:1]
     if major == (15,):
@@ -82,7 +73,8 @@ def gdb_version_check(version: str | None, gdb: str) -> Check:
             "gdb",
             "warning",
             f"gdb {version} cannot see Numba's jitted code (Numba issue 9817, fixed in gdb 16)",
-            "Use gdb 13/14 or gdb 16 or newer for jitted frames; Python-only debugging still works.",
+            "Run `python -m pyserver doctor --fix` (installs gdb 18 from PyPI for this Python), or use gdb "
+            "13/14 or 16+ ('gdbPath'); Python-only debugging still works.",
         )
     return Check("gdb", "ok", f"gdb {version}")
 
@@ -169,7 +161,8 @@ def python_checks() -> list[Check]:
     return checks
 
 
-def collect(gdb: str = "gdb") -> Report:
+def collect(gdb: str | None = None) -> Report:
+    gdb = resolve_gdb(gdb)
     report = Report(python=sys.version.split()[0], executable=sys.executable)
     report.packages = {name: package_version(name) for name in PACKAGES}
     report.checks.extend(python_checks())
@@ -210,13 +203,57 @@ def format_text(report: Report) -> str:
     return "\n".join(lines)
 
 
+def gdb_needs_fix(report: Report) -> bool:
+    """No gdb, or one that cannot see jitted code (15.x)."""
+    return report.gdb_path is None or not gdb_can_see_jit(report.gdb_version)
+
+
+def fix(report: Report, into_environment: bool, out: list[str]) -> Report:
+    """Install a gdb that can see jitted code when the report needs one; the report again afterwards."""
+    if not gdb_needs_fix(report):
+        out.append(f"doctor --fix: gdb {report.gdb_version} can see jitted code; nothing to install.")
+        return report
+    out.append(
+        "doctor --fix: installing gdb from PyPI (gdb-for-pwndbg) "
+        + ("into this environment" if into_environment else "into Numba Lens's gdb folder")
+        + "…"
+    )
+    try:
+        installed = install_gdb(into_environment=into_environment)
+    except InstallError as exc:
+        out.append(f"doctor --fix: {exc}")
+        report.checks.append(Check("gdb install", "error", str(exc)))
+        return report
+    out.append(
+        f"doctor --fix: installed gdb {installed.version} at {installed.gdb}; the debugger now uses it."
+    )
+    return collect(None)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--gdb", default="gdb", help="gdb executable to check (default: gdb)")
+    parser.add_argument(
+        "--gdb", default=None, help="gdb executable to check (default: the one the debugger would use)"
+    )
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="when gdb is missing or cannot see jitted code (15.x), install gdb-for-pwndbg for this Python",
+    )
+    parser.add_argument(
+        "--into-environment",
+        action="store_true",
+        help="with --fix: install into this interpreter's environment instead of Numba Lens's gdb folder "
+        "($NUMBA_LENS_GDB_HOME, default ~/.local/share/numba-lens/gdb)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     report = collect(args.gdb)
+    if getattr(args, "fix", False):
+        notes: list[str] = []
+        report = fix(report, bool(args.into_environment), notes)
+        print("\n".join(notes), file=sys.stderr if args.json else sys.stdout)
     if args.json:
         data = asdict(report)
         data["ok"] = report.ok

@@ -46,6 +46,7 @@ from pyserver.debug.gdb.mi_protocol import GdbCommandError
 from pyserver.debug.stepping import LineStepper
 from pyserver.debug.terminal import TerminalHolder, holder_command, wait_for_holder
 from pyserver.debug.values_bridge import ValuesBridge
+from pyserver.gdb_install import resolve_gdb
 from pyserver.versions import install_command, numba_verdict
 
 PYFRAMES_SCRIPT = Path(__file__).resolve().parent / "gdb" / "pyframes_gdb.py"
@@ -500,7 +501,7 @@ class Session:
     ) -> None:
         from pyserver.doctor import gdb_version, parse_version
 
-        gdb_path = str(args.get("gdbPath") or "gdb")
+        gdb_path = resolve_gdb(args.get("gdbPath"))  # gdbPath, else a gdb that sees jitted code
         resolved = shutil.which(gdb_path)
         if resolved is None:
             raise DapError(
@@ -529,7 +530,7 @@ class Session:
                 self.gdb = None
             raise DapError(
                 f"gdb {version} cannot see Numba's jitted code (Numba issue 9817, fixed in gdb 16). "
-                'Install gdb 13, 14 or 16+ and set "gdbPath", or use "mode": "python".'
+                'Run "python -m pyserver doctor --fix" (gdb 18 from PyPI), or install gdb 13, 14 or 16+, or use "mode": "python".'
             )
         assert self.gdb is not None
         self.gdb.add_listener(self._on_gdb_record)
@@ -763,7 +764,7 @@ class Session:
         if injected.returncode != 0:
             detail = (injected.stderr or injected.stdout).strip()[-500:]
             raise DapError(ptrace_hint(detail) or f"Could not inject debugpy into process {pid}: {detail}")
-        gdb_path = shutil.which(str(args.get("gdbPath") or "gdb"))
+        gdb_path = shutil.which(resolve_gdb(args.get("gdbPath")))
         if gdb_path is None:
             raise DapError(
                 'gdb not found. Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "gdbPath".'
