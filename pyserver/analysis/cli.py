@@ -35,6 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--root", default=None, help="workspace root (default: the current directory)")
     parser.add_argument(
+        "--type-hints",
+        action="store_true",
+        help="also report type-instability hints (Optional, pyobject, reflected lists, 'A' layout in loops, ...)",
+    )
+    parser.add_argument(
         "--loading",
         choices=("definitions", "full"),
         default="definitions",
@@ -272,6 +277,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     finally:
         engine.close()
+    if args.type_hints:  # issue 16: Hint-severity diagnostics, off unless asked for
+        from pyserver.analysis.insight import type_hints
+
+        for result in results:
+            try:
+                result.diagnostics.extend(type_hints(result, read_source(Path(result.path))))
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                pass  # the file changed or vanished since its analysis: no hints for it
     diagnostics = [d for r in results for d in r.diagnostics]
     functions = [f for r in results for f in r.functions]
     if args.format == "json":

@@ -99,7 +99,9 @@ def test_parallel_report_from_the_parfor_pass(parallel_result: tuple[FileResult,
 def test_parallel_report_in_the_editor(parallel_result: tuple[FileResult, str]) -> None:
     result, source = parallel_result
     document = AnalysedDocument("file:///p.py", result.path, source, 1, result)
-    hints = inlay.inlay_hints(source, document, 0, 30, variable_types=False, return_types=False, max_length=30)
+    hints = inlay.inlay_hints(
+        source, document, 0, 30, variable_types=False, return_types=False, max_length=30
+    )
     labels = {hint.line + 1: hint.label.strip() for hint in hints if hint.kind == "parallel"}
     assert labels[7] == "⇉ parallel region (+2 fused)"
     assert labels[13] == "⇉ serial" and labels[15] == "⇉ serial"
@@ -110,3 +112,24 @@ def test_parallel_report_in_the_editor(parallel_result: tuple[FileResult, str]) 
     answer = hover.hover(source, document, 12, 8, context, document)  # on `for` of line 13
     assert answer is not None and "**Serial**: prange loop" in answer.markdown
     assert "nested in the parallel region of line 12" in answer.markdown
+
+
+def test_check_reports_type_hints_only_when_asked(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    shutil.copy(CORPUS / "type_hints.py", tmp_path / "m.py")
+    command = [sys.executable, "-m", "pyserver", "check", str(tmp_path / "m.py"), "--root", str(tmp_path)]
+    root = Path(__file__).parents[2]
+    plain = subprocess.run(
+        [*command, "--format", "json"], capture_output=True, text=True, cwd=root, timeout=120
+    )
+    asked = subprocess.run(
+        [*command, "--format", "json", "--type-hints"], capture_output=True, text=True, cwd=root, timeout=120
+    )
+    assert plain.returncode == asked.returncode == 0  # hints are not errors
+    assert json.loads(plain.stdout)["diagnostics"] == []
+    hints = json.loads(asked.stdout)["diagnostics"]
+    assert {d["code"] for d in hints} == {"type-promotion", "type-layout", "type-optional"}
+    assert all(d["severity"] == "hint" and d["why"] and d["fix"] for d in hints)
