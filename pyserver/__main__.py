@@ -1,4 +1,4 @@
-"""`python -m pyserver {lsp,check,record,dap,doctor}`.
+"""`python -m pyserver {lsp,check,record,dap,doctor,profile}`.
 
 Each subcommand's module is imported only when it runs, so `--help` and `doctor` stay fast and
 work even when Numba is broken.
@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "record": ("pyserver.record.cli", "run a command and record the signatures Numba compiles"),
     "dap": ("pyserver.debug.cli", "run the mixed gdb/debugpy debug adapter over stdio"),
     "doctor": ("pyserver.doctor", "report versions and whether debugging can work here"),
+    "profile": ("pyserver.profile.cli", "run a command and sample where its time goes, jitted lines included"),
 }
 
 

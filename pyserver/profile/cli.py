@@ -1,0 +1,161 @@
+"""`python -m pyserver profile [--rate HZ] [--format text|json|speedscope] [--out FILE] -- COMMAND ...`.
+
+Runs COMMAND as a child with the profiling hook on PYTHONPATH and NUMBA_DEBUGINFO=1 (line tables at the
+user's optimisation level), samples every running thread of it (and of the processes it forks) from this
+process, and writes the profile: text to standard output by default. Exits with COMMAND's exit code;
+the profile is written even when the program crashes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HOOK_DIR = Path(__file__).resolve().parent / "hook"
+PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from pyserver.profile.sampler import DEFAULT_RATE_HZ
+
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=DEFAULT_RATE_HZ,
+        metavar="HZ",
+        help="samples per second per thread (default %(default)g)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "speedscope"),
+        default="text",
+        help="output format (default text)",
+    )
+    parser.add_argument(
+        "--out", default=None, metavar="FILE", help="write the profile here (default: standard output)"
+    )
+    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
+
+
+def profiling_environment(folder: str, base: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HOOK_DIR), env.get("PYTHONPATH", "")) if p)
+    env["NUMBA_LENS_PROFILE_DIR"] = folder
+    env["NUMBA_LENS_PYSERVER_PATH"] = str(PACKAGE_PARENT)
+    env.setdefault("NUMBA_DEBUGINFO", "1")
+    return env
+
+
+def _exit_code(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+
+
+def run(args: argparse.Namespace) -> int:
+    from pyserver.profile import formats, report
+    from pyserver.profile.jitmap import JitMap
+    from pyserver.profile.ptrace import supported
+    from pyserver.profile.sampler import Sampler
+
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        print(
+            "pyserver profile: give a command after --, e.g. `python -m pyserver profile -- python script.py`",
+            file=sys.stderr,
+        )
+        return 2
+    if args.rate <= 0 or args.rate > 10_000:
+        print("pyserver profile: --rate must be in (0, 10000]", file=sys.stderr)
+        return 2
+    reason = supported()
+    if reason is not None:
+        print(f"pyserver profile: unavailable here: {reason}", file=sys.stderr)
+        return 2
+    folder = tempfile.mkdtemp(prefix="numba-lens-profile-")
+    try:
+        try:
+            child = subprocess.Popen(command, env=profiling_environment(folder))
+        except FileNotFoundError:
+            print(f"pyserver profile: command not found: {command[0]}", file=sys.stderr)
+            return 2
+        sampler = Sampler(child.pid, folder, args.rate)
+        started = time.monotonic()
+        status = _sample_until_exit(child, sampler)
+        duration = time.monotonic() - started
+        sampler.finish()
+        jitmap = JitMap(folder)
+        profile, resolved = report.build(sampler, jitmap, os.getcwd(), duration, args.rate)
+        code = _exit_code(status)
+        profile["command"] = command
+        profile["exit_code"] = code
+        if args.format == "json":
+            output = json.dumps(profile, indent=1) + "\n"
+        elif args.format == "speedscope":
+            output = json.dumps(formats.speedscope(profile, resolved, " ".join(command))) + "\n"
+        else:
+            output = formats.text(profile)
+            if code:
+                output += f"\nthe program exited with code {code}\n"
+        if args.out:
+            Path(args.out).write_text(output, encoding="utf-8")
+        else:
+            sys.stdout.write(output)
+        return code
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _sample_until_exit(child: subprocess.Popen[bytes], sampler: object) -> int:
+    """Sample until the child ends; returns its wait status. Ctrl-C and SIGTERM reach the child too (the
+    same process group / forwarded), and the child never outlives the profiler."""
+    from pyserver.profile.sampler import Sampler
+
+    assert isinstance(sampler, Sampler)
+    ended: list[int] = []
+
+    def running() -> bool:
+        if sampler.exit_status is not None:
+            return False
+        try:
+            pid, status = os.waitpid(child.pid, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid:
+            ended.append(status)
+            return False
+        return True
+
+    previous = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: child.send_signal(signal.SIGTERM))
+    try:
+        sampler.run(running)
+        if sampler.exit_status is not None:
+            return sampler.exit_status
+        if ended:
+            return ended[0]
+        _, status = os.waitpid(child.pid, 0)
+        return status
+    except BaseException:
+        child.kill()
+        try:
+            os.waitpid(child.pid, 0)
+        except ChildProcessError:
+            pass
+        raise
+    finally:
+        child.returncode = 0  # reaped here: keep Popen from waiting on a pid that may be reused
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)

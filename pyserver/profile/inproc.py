@@ -1,0 +1,332 @@
+"""The part of the profiler that runs inside the profiled program (imported by hook/sitecustomize.py).
+
+Two jobs, both written to files in the profile folder so that they survive the program crashing:
+- `write_layout`: where this interpreter keeps its threads and frames. The offsets are *measured* here,
+  on live objects (never assumed from headers), and the file says "unavailable" with the reason when a
+  measurement fails, so the sampler never reads Python frames through a wrong layout.
+- `install_numba_listener`: the own time of every Numba compile, per function and signature, and a copy
+  of each new JIT object registered with the GDB JIT interface (`__jit_debug_descriptor`): in-memory ELF
+  objects whose code sections carry their load addresses and, under NUMBA_DEBUGINFO=1, DWARF line tables.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import struct
+import sys
+import threading
+import time
+from typing import Any
+
+from pyserver.profile.ptrace import Memory
+
+_FRAME_CODE_OFFSET = {(3, 11): 32, (3, 12): 0}  # first fields of _PyInterpreterFrame, checked below
+_FRAME_PREVIOUS_OFFSET = {(3, 11): 48, (3, 12): 8}
+_FRAME_PREV_INSTR_OFFSET = {(3, 11): 56, (3, 12): 56}
+_FRAME_OWNER_OFFSET = {(3, 11): 69, (3, 12): 70}
+
+
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        json.dump(data, handle)
+    os.replace(temporary, path)
+
+
+class _Probe:
+    def __init__(self) -> None:
+        self.memory = Memory(os.getpid())
+
+    def words(self, address: int, count: int) -> tuple[int, ...]:
+        data = self.memory.read(address, count * 8)
+        if data is None:
+            raise RuntimeError(f"cannot read {count * 8} bytes at {address:#x}")
+        return struct.unpack(f"<{count}Q", data)
+
+    def find_word(self, address: int, count: int, value: int, what: str) -> int:
+        for index, word in enumerate(self.words(address, count)):
+            if word == value:
+                return index * 8
+        raise RuntimeError(f"{what} not found")
+
+    def find_bytes(self, address: int, size: int, needle: bytes, what: str) -> int:
+        data = self.memory.read(address, size)
+        found = -1 if data is None else data.find(needle)
+        if found < 0:
+            raise RuntimeError(f"{what} not found")
+        return found
+
+    def running_codes(
+        self, tstate: int, cframe_offset: int, frame_offset: int, code: int, previous: int
+    ) -> list[int]:
+        """The code objects of the three innermost frames that tstate says are running, through candidate
+        offsets. All reads happen at the same call depth, so that the frames read are still live."""
+        cframe = self.memory.pointer(tstate + cframe_offset)
+        frame = self.memory.pointer(cframe + frame_offset) if cframe else None
+        codes = []
+        for _ in range(3):
+            if not frame:
+                break
+            codes.append(self.memory.pointer(frame + code) or 0)
+            frame = self.memory.pointer(frame + previous)
+        return codes
+
+
+def _probe_layout() -> dict[str, Any]:
+    version = sys.version_info[:2]
+    if version not in _FRAME_CODE_OFFSET:
+        raise RuntimeError(f"Python {version[0]}.{version[1]} frames are not supported (3.11 and 3.12 are)")
+    probe = _Probe()
+    api = ctypes.pythonapi
+    api.PyThreadState_Get.restype = ctypes.c_void_p
+    api.PyInterpreterState_Main.restype = ctypes.c_void_p
+    api.PyInterpreterState_ThreadHead.restype = ctypes.c_void_p
+    api.PyInterpreterState_ThreadHead.argtypes = [ctypes.c_void_p]
+    api.PyThreadState_Next.restype = ctypes.c_void_p
+    api.PyThreadState_Next.argtypes = [ctypes.c_void_p]
+    tstate = api.PyThreadState_Get()
+    interp = api.PyInterpreterState_Main()
+    head = api.PyInterpreterState_ThreadHead(interp)
+    interp_head = probe.find_word(interp, 64, head, "the interpreter's thread list")
+    next_value = api.PyThreadState_Next(head) or 0
+    if probe.words(head + 8, 1)[0] != next_value:
+        raise RuntimeError("PyThreadState.next is not at offset 8")
+    native_id = probe.find_word(tstate, 64, threading.get_native_id(), "PyThreadState.native_thread_id")
+    code_offset = _FRAME_CODE_OFFSET[version]
+    previous_offset = _FRAME_PREVIOUS_OFFSET[version]
+    instr_offset = _FRAME_PREV_INSTR_OFFSET[version]
+    owner_offset = _FRAME_OWNER_OFFSET[version]
+    # The running frame, when the memory is read, is that of Memory.read (ctypes calls add no frame);
+    # its caller is Memory.pointer, whose caller is running_codes.
+    expected = [id(Memory.read.__code__), id(Memory.pointer.__code__), id(_Probe.running_codes.__code__)]
+    found: tuple[int, int] | None = None
+    for cframe_offset in range(0, 64 * 8, 8):
+        for frame_offset in (0, 8):
+            codes = probe.running_codes(tstate, cframe_offset, frame_offset, code_offset, previous_offset)
+            if codes == expected:
+                found = (cframe_offset, frame_offset)
+                break
+        if found:
+            break
+    if found is None:
+        raise RuntimeError("the running frame was not found through the thread state")
+    # Code objects: compiled here, never run, so that co_code_adaptive still equals co_code.
+    source = "\n" * 12344 + "def numba_lens_probe(a):\n    return a + 1\n"
+    module_code = compile(source, "/numba_lens/probe_file.py", "exec")
+    code_object = next(c for c in module_code.co_consts if hasattr(c, "co_code"))
+    size = sys.getsizeof(code_object) + 64
+    code_filename = probe.find_word(id(code_object), size // 8, id(code_object.co_filename), "co_filename")
+    code_qualname = probe.find_word(id(code_object), size // 8, id(code_object.co_qualname), "co_qualname")
+    code_linetable = probe.find_word(id(code_object), size // 8, id(code_object.co_linetable), "co_linetable")
+    code_firstlineno = probe.find_bytes(
+        id(code_object), size, struct.pack("<i", code_object.co_firstlineno), "co_firstlineno"
+    )
+    code_instructions = probe.find_bytes(id(code_object), size, code_object.co_code, "co_code_adaptive")
+    ascii_text = "numba_lens_ascii_probe"
+    latin_text = "numba_lens_\xe9_probe"
+    ascii_data = probe.find_bytes(id(ascii_text), 128, ascii_text.encode("ascii"), "ASCII string data")
+    compact_data = probe.find_bytes(id(latin_text), 128, latin_text.encode("latin-1"), "compact string data")
+    bytes_value = b"numba_lens_bytes_probe"
+    bytes_data = probe.find_bytes(id(bytes_value), 64, bytes_value, "bytes data")
+    return {
+        "python": f"{version[0]}.{version[1]}",
+        "interp": interp,
+        "interp_threads_head": interp_head,
+        "tstate_next": 8,
+        "tstate_native_thread_id": native_id,
+        "tstate_cframe": found[0],
+        "cframe_current_frame": found[1],
+        "frame_code": code_offset,
+        "frame_previous": previous_offset,
+        "frame_prev_instr": instr_offset,
+        "frame_owner": owner_offset,
+        "code_filename": code_filename,
+        "code_qualname": code_qualname,
+        "code_linetable": code_linetable,
+        "code_firstlineno": code_firstlineno,
+        "code_instructions": code_instructions,
+        "unicode_length": 16,
+        "unicode_state": 32,
+        "unicode_ascii_data": ascii_data,
+        "unicode_compact_data": compact_data,
+        "bytes_size": 16,
+        "bytes_data": bytes_data,
+    }
+
+
+def write_layout(folder: str) -> None:
+    try:
+        layout: dict[str, Any] = {"available": True, **_probe_layout()}
+    except Exception as exc:
+        layout = {"available": False, "reason": str(exc)}
+    path = os.path.join(folder, f"layout-{os.getpid()}.json")
+    _write_json(path, layout)
+    # A forked child has the same interpreter at the same addresses: it gets its own copy of the file.
+    os.register_at_fork(
+        after_in_child=lambda: _write_json(os.path.join(folder, f"layout-{os.getpid()}.json"), layout)
+    )
+
+
+# ---------------------------------------------------------------------------------------------- Numba
+
+
+def elf_sections(data: Any) -> list[tuple[str, int, int, int, int, int]]:
+    """(name, type, address, offset, size, link) of each section of a 64-bit little-endian ELF image."""
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    raw = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names_offset = raw[shstrndx][4]
+    sections = []
+    for name, kind, _flags, address, offset, size, link, _info, _align, _entsize in raw:
+        end = data.find(b"\0", names_offset + name)
+        sections.append((data[names_offset + name : end].decode(), kind, address, offset, size, link))
+    return sections
+
+
+def _symbol_value(
+    data: Any, sections: list[tuple[str, int, int, int, int, int]], table: str, name: str
+) -> int:
+    import numpy as np
+
+    section = next((s for s in sections if s[0] == table), None)
+    if section is None:
+        raise RuntimeError(f"no {table} in libllvmlite")
+    strings = sections[section[5]]
+    names = data[strings[3] : strings[3] + strings[4]]
+    name_offset = names.find(b"\0" + name.encode() + b"\0") + 1
+    if name_offset <= 0:
+        raise RuntimeError(f"{name} not in {table}")
+    entry = np.dtype(
+        [
+            ("name", "<u4"),
+            ("info", "u1"),
+            ("other", "u1"),
+            ("shndx", "<u2"),
+            ("value", "<u8"),
+            ("size", "<u8"),
+        ]
+    )
+    symbols = np.frombuffer(data[section[3] : section[3] + section[4]], dtype=entry)
+    matches = np.nonzero(symbols["name"] == name_offset)[0]
+    if len(matches) == 0:
+        raise RuntimeError(f"{name} not in {table}")
+    return int(symbols["value"][matches[0]])
+
+
+def _jit_descriptor_address() -> int:
+    """`__jit_debug_descriptor` is a local symbol of libllvmlite (not exported): found through .symtab."""
+    import mmap
+
+    from llvmlite.binding import ffi
+
+    path = ffi.lib._name
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        sections = elf_sections(mapped)
+        descriptor = _symbol_value(mapped, sections, ".symtab", "__jit_debug_descriptor")
+        exported = _symbol_value(mapped, sections, ".dynsym", "LLVMPY_GetVersionInfo")
+    library = ctypes.CDLL(path)
+    base = ctypes.cast(library.LLVMPY_GetVersionInfo, ctypes.c_void_p).value
+    if base is None:
+        raise RuntimeError("LLVMPY_GetVersionInfo has no address")
+    return base - exported + descriptor
+
+
+class _JitObjects:
+    """Copies the GDB JIT interface's new entries (ELF images) to files, once each."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.descriptor = _jit_descriptor_address()
+        self.copied: set[int] = set()
+        self.lock = threading.Lock()
+
+    def copy_new(self) -> list[str]:
+        """The names of the files written: the objects registered since the last call."""
+        written: list[str] = []
+        with self.lock:
+            # struct jit_descriptor { uint32 version, action; entry *relevant, *first; }
+            # struct jit_code_entry { entry *next, *prev; const char *symfile_addr; uint64 symfile_size; }
+            entry = ctypes.c_void_p.from_address(self.descriptor + 16).value
+            while entry:
+                next_entry, _previous, address, size = struct.unpack("<QQQQ", ctypes.string_at(entry, 32))
+                if address not in self.copied:
+                    self.copied.add(address)
+                    path = os.path.join(self.folder, f"jit-{os.getpid()}-{address:x}.o")
+                    with open(path + ".tmp", "wb") as handle:
+                        handle.write(ctypes.string_at(address, size))
+                    os.replace(path + ".tmp", path)
+                    written.append(os.path.basename(path))
+                entry = next_entry
+        return written
+
+
+def _signature(args: tuple[Any, ...]) -> str:
+    return "(" + ", ".join(str(a) for a in args) + ")"
+
+
+def install_numba_listener(folder: str) -> None:
+    from numba.core import event
+
+    objects = _JitObjects(folder)
+    objects.copy_new()
+    compiles_path = os.path.join(folder, f"compiles-{os.getpid()}.jsonl")
+    local = threading.local()
+    write_lock = threading.Lock()
+
+    def stack() -> list[list[float]]:
+        if not hasattr(local, "stack"):
+            local.stack = []
+        result: list[list[float]] = local.stack
+        return result
+
+    def record(data: dict[str, Any], seconds: float, objects_written: list[str]) -> None:
+        dispatcher = data.get("dispatcher")
+        py_func = getattr(dispatcher, "py_func", None)
+        code = getattr(py_func, "__code__", None)
+        args = tuple(data.get("args") or ())
+        overload = getattr(dispatcher, "overloads", {}).get(args)
+        lines = [line for _, _, line in code.co_lines() if line is not None] if code is not None else []
+        fndesc = getattr(overload, "fndesc", None)
+        entry = {
+            "pid": os.getpid(),
+            "path": os.path.abspath(code.co_filename) if code is not None else None,
+            "name": getattr(py_func, "__qualname__", None),
+            "signature": _signature(args),
+            "seconds": round(seconds, 6),
+            "ok": overload is not None,
+            "mangled": getattr(fndesc, "mangled_name", None),
+            "first_line": code.co_firstlineno if code is not None else None,
+            "last_line": max(lines) if lines else None,
+            "kind": type(dispatcher).__name__,
+            # Objects registered during this compile and not by a nested one: its prange bodies (gufuncs
+            # compiled from generated source, whose line tables name "<string>" but hold the user's lines).
+            "objects": objects_written,
+            "body_lines": sorted(set(lines[1:])),
+        }
+        with write_lock, open(compiles_path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+    class Listener(event.Listener):  # type: ignore[misc]
+        def on_start(self, ev: Any) -> None:
+            stack().append([time.perf_counter(), 0.0])
+
+        def on_end(self, ev: Any) -> None:
+            try:
+                frames = stack()
+                if not frames:
+                    return
+                start, nested = frames.pop()
+                total = time.perf_counter() - start
+                if frames:
+                    frames[-1][1] += total
+                written = objects.copy_new()
+                record(ev.data or {}, max(total - nested, 0.0), written)
+            except Exception as exc:  # profiling must never break the user's program
+                print(f"numba-lens: a compile was not recorded: {exc!r}", file=sys.stderr)
+
+    event.register("numba:compile", Listener())
+    import atexit
+
+    atexit.register(objects.copy_new)  # objects compiled outside a dispatcher (cfunc, vectorize)

@@ -1,0 +1,219 @@
+"""Raw samples to the profile: each sample becomes a stack of frames, outermost first, Python callers
+above jitted frames; then lines, functions, threads and compiles are counted (the JSON contract).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from pyserver.profile.jitmap import JitFunction, JitMap
+from pyserver.profile.pyframes import CodeInfo
+from pyserver.profile.sampler import Sample, Sampler
+
+# A return address found in the stack above a leaf outside jitted code must be this near the stack
+# pointer to count as the jitted caller (deeper, a stale word is more likely than a live frame).
+NEAREST_CALLER_BYTES = 1024
+_CALL_LENGTHS = (5, 2, 3, 6, 7)  # call rel32; call *reg; call *reg (REX); call *[rip+d32]; REX + that
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str | None
+    line: int | None
+    function: str
+    jitted: bool
+    signature: str | None = None
+
+    def label(self) -> str:
+        suffix = " [jit]" if self.jitted else ""
+        return f"{self.function}{suffix}"
+
+
+@dataclass
+class Resolved:
+    sample: Sample
+    frames: list[Frame]  # outermost first; the last is where the thread was
+    compiling: bool
+
+
+class Resolver:
+    def __init__(self, sampler: Sampler, jitmap: JitMap, cwd: str) -> None:
+        self.sampler = sampler
+        self.jitmap = jitmap
+        self.cwd = cwd
+        self.codes: dict[tuple[int, ...], CodeInfo | None] = {}
+        for process in sampler.processes_seen:
+            if process.stacks is not None:
+                self.codes.update(process.stacks.codes)
+
+    def _after_call(self, address: int) -> bool:
+        """True when the bytes before `address` end with a call instruction (a real return address)."""
+        code = self.jitmap.code_before(address, 8)
+        if code is None:
+            return False
+        for length in _CALL_LENGTHS:
+            if len(code) < length:
+                continue
+            opcode = code[-length:]
+            if length == 5 and opcode[0] == 0xE8:
+                return True
+            if opcode[0] == 0xFF and length in (2, 6) and (opcode[1] >> 3) & 7 == 2:
+                return True
+            if (
+                length in (3, 7)
+                and 0x40 <= opcode[0] <= 0x4F
+                and opcode[1] == 0xFF
+                and (opcode[2] >> 3) & 7 == 2
+            ):
+                return True
+        return False
+
+    def jitted_frames(self, sample: Sample) -> list[Frame]:
+        """Innermost first."""
+        found: list[tuple[int, JitFunction, bool]] = []  # (address, function, exact pc)
+        leaf = self.jitmap.function_at(sample.pc)
+        if leaf is not None:
+            found.append((sample.pc, leaf, True))
+        for depth, address in sample.candidates:
+            if not found and depth > NEAREST_CALLER_BYTES:
+                break
+            function = self.jitmap.function_at(address)
+            if function is None or not self._after_call(address):
+                continue
+            if found and found[-1][1].wrapper and found[-1][1].symbol.startswith("_ZN7cpython"):
+                break  # the cpython wrapper is the entry from Python: above it are Python frames
+            found.append((address, function, False))
+        frames: list[Frame] = []
+        for address, function, exact in found:
+            if function.wrapper:
+                continue
+            frames.append(self._jit_frame(function, address if exact else address - 1))
+        return frames
+
+    def _jit_frame(self, function: JitFunction, address: int) -> Frame:
+        location = self.jitmap.line_at(address)
+        if location is None:
+            return Frame(function.path, None, function.name, True, function.signature)
+        path, line = location
+        enclosing = self.jitmap.enclosing_compile(path, line)
+        if enclosing is not None and enclosing.name:
+            signature = enclosing.signature
+            if "__numba_parfor_gufunc" in function.name:
+                signature = f"{enclosing.signature} prange body"
+            elif enclosing.name != function.name:  # a function inlined here
+                signature = f"{enclosing.signature} inlined in {function.name}"
+            return Frame(path, line, enclosing.name, True, signature)
+        return Frame(path, line, function.name, True, function.signature)
+
+    def python_frames(self, sample: Sample) -> list[Frame]:
+        """Innermost first."""
+        frames = []
+        for key, instruction in sample.python:
+            info = self.codes.get(key)
+            if info is None:
+                frames.append(Frame(None, None, "<unknown Python frame>", False))
+                continue
+            path = info.path
+            if not path.startswith("<") and not os.path.isabs(path):
+                path = os.path.normpath(os.path.join(self.cwd, path))
+            frames.append(Frame(path, info.line_of(instruction), info.name, False))
+        return frames
+
+    def resolve(self, sample: Sample) -> Resolved:
+        python = self.python_frames(sample)
+        jitted = self.jitted_frames(sample)
+        frames = list(reversed(python)) + list(reversed(jitted))
+        if not frames:
+            frames = [Frame(None, None, "<native code>", False)]
+        compiling = any(
+            f.path is not None
+            and f.path.endswith(os.path.join("numba", "core", "dispatcher.py"))
+            and "compile" in f.function
+            for f in python
+        )
+        return Resolved(sample, frames, compiling)
+
+
+def build(
+    sampler: Sampler, jitmap: JitMap, cwd: str, duration: float, rate_hz: float
+) -> tuple[dict[str, Any], list[Resolved]]:
+    jitmap.finish()
+    resolver = Resolver(sampler, jitmap, cwd)
+    resolved = [resolver.resolve(s) for s in sampler.samples]
+    total = len(resolved)
+
+    def fraction(count: int) -> float:
+        return round(count / total, 6) if total else 0.0
+
+    lines: Counter[tuple[str, int, str, bool]] = Counter()
+    functions: Counter[tuple[str | None, str, str | None, bool]] = Counter()
+    inclusive: Counter[tuple[str | None, str, str | None, bool]] = Counter()
+    threads: Counter[int] = Counter()
+    unknown_line = 0
+    compiling = 0
+    for item in resolved:
+        leaf = item.frames[-1]
+        threads[item.sample.tid] += 1
+        compiling += item.compiling
+        functions[(leaf.path, leaf.function, leaf.signature, leaf.jitted)] += 1
+        for key in {(f.path, f.function, f.signature, f.jitted) for f in item.frames}:
+            inclusive[key] += 1
+        if leaf.path is None or leaf.line is None:
+            unknown_line += 1
+        else:
+            lines[(leaf.path, leaf.line, leaf.function, leaf.jitted)] += 1
+    compiles: dict[tuple[str | None, str | None, str], float] = defaultdict(float)
+    for compiled in jitmap.compiles:
+        compiles[(compiled.path, compiled.name, compiled.signature)] += compiled.seconds
+    info = {t.tid: t for t in sampler.threads.values()}
+    profile: dict[str, Any] = {
+        "samples": total,
+        "duration_s": round(duration, 6),
+        "rate_hz": rate_hz,
+        "lines": [
+            {"path": p, "line": ln, "function": fn, "jitted": j, "samples": n, "fraction": fraction(n)}
+            for (p, ln, fn, j), n in lines.most_common()
+        ],
+        "functions": [
+            {
+                "path": p,
+                "name": fn,
+                "signature": sig,
+                "jitted": j,
+                "samples": n,
+                "fraction": fraction(n),
+                "total_samples": inclusive[(p, fn, sig, j)],
+            }
+            for (p, fn, sig, j), n in functions.most_common()
+        ],
+        "threads": [
+            {
+                "id": tid,
+                "pid": info[tid].pid if tid in info else None,
+                "name": _thread_label(info.get(tid), sampler.root_pid),
+                "samples": n,
+            }
+            for tid, n in sorted(threads.items())
+        ],
+        "compile": [
+            {"path": p, "name": fn, "signature": sig, "seconds": round(sec, 6)}
+            for (p, fn, sig), sec in sorted(compiles.items(), key=lambda kv: -kv[1])
+        ],
+        "compile_seconds": round(sum(compiles.values()), 6),
+        "compiling_samples": compiling,
+        "unknown_line_samples": unknown_line,
+        "python_frames": sampler.python_status(),
+    }
+    return profile, resolved
+
+
+def _thread_label(thread: Any, root_pid: int) -> str:
+    if thread is None:
+        return "?"
+    if thread.tid == thread.pid:
+        return "MainThread" if thread.pid == root_pid else f"main thread of process {thread.pid}"
+    kind = "Python thread" if thread.python else "native thread (no Python frames: a prange worker, say)"
+    return f"{thread.name} ({kind})"

@@ -1,0 +1,242 @@
+"""The sampling loop: at each tick, every running thread of the program (and of the processes it forked)
+is stopped for a few microseconds, its registers, the top of its stack and its Python frames are read,
+and it is let go.
+
+What a sample keeps, for `report` to resolve once the run is over (when every JIT object is known):
+- the program counter;
+- the words of the top of the stack that point into anonymous executable memory (where the JIT puts
+  code), with their depth: candidate return addresses into jitted code, which is how a sample taken in
+  libm or in Numba's runtime below a jitted function still lands on the jitted line that called it;
+- the Python frames (code object and instruction), innermost first.
+Threads that sleep (state other than R) are not sampled: the profile is of time on the CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pyserver.profile.ptrace import Memory, ThreadStop
+from pyserver.profile.pyframes import PythonStacks
+
+STACK_SCAN_BYTES = 4096
+DEFAULT_RATE_HZ = 100.0
+
+
+@dataclass
+class Sample:
+    pid: int
+    tid: int
+    time: float
+    pc: int
+    candidates: tuple[tuple[int, int], ...]  # (depth in bytes from the stack pointer, address)
+    python: tuple[tuple[tuple[int, ...], int], ...]  # (code key, instruction index), innermost first
+
+
+@dataclass
+class Process:
+    pid: int
+    memory: Memory
+    stacks: PythonStacks | None = None
+    python_unavailable: str | None = "no layout yet"
+    thread_states: dict[int, int] = field(default_factory=dict)
+    executable: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.uint64))
+
+
+@dataclass
+class ThreadInfo:
+    pid: int
+    tid: int
+    name: str
+    python: bool = False
+
+
+class Sampler:
+    def __init__(self, root_pid: int, folder: str, rate_hz: float) -> None:
+        self.root_pid = root_pid
+        self.folder = folder
+        self.interval = 1.0 / rate_hz
+        self.processes: dict[int, Process] = {}
+        self.processes_seen: list[Process] = []  # ended ones, kept for their decoded code objects
+        self.samples: list[Sample] = []
+        self.threads: dict[int, ThreadInfo] = {}
+        self.rounds = 0
+        self.exit_status: int | None = None  # the root's wait status, when the sampler reaped it
+        self._stopper = ThreadStop()
+        self._last_refresh = 0.0
+
+    # ------------------------------------------------------------------------------------ processes
+
+    def _descendants(self) -> list[int]:
+        found, pending = [], [self.root_pid]
+        while pending:
+            pid = pending.pop()
+            found.append(pid)
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tasks:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                        pending.extend(int(child) for child in handle.read().split())
+                except OSError:
+                    continue
+        return found
+
+    def _refresh(self) -> None:
+        self._last_refresh = time.monotonic()
+        alive = self._descendants()
+        for pid in list(self.processes):
+            if pid not in alive:
+                self.processes_seen.append(self.processes.pop(pid))
+        for pid in alive:
+            process = self.processes.get(pid)
+            if process is None:
+                process = self.processes[pid] = Process(pid, Memory(pid))
+            if process.stacks is None:
+                self._load_layout(process)
+            process.executable = _anonymous_executable_ranges(pid)
+
+    def _load_layout(self, process: Process) -> None:
+        path = os.path.join(self.folder, f"layout-{process.pid}.json")
+        try:
+            with open(path, encoding="utf-8") as handle:
+                layout = json.load(handle)
+        except (OSError, ValueError):
+            process.python_unavailable = (
+                "the profiling hook did not run in this process (not Python, or -S/-I)"
+            )
+            return
+        if not layout.get("available"):
+            process.python_unavailable = layout.get("reason", "unknown")
+            return
+        process.stacks = PythonStacks(process.memory, layout)
+        process.python_unavailable = None
+
+    def finish(self) -> None:
+        self.processes_seen.extend(self.processes.values())
+        self.processes.clear()
+
+    def python_status(self) -> dict[str, str | None]:
+        """Per process: None when its Python frames were read, else why not."""
+        return {str(p.pid): p.python_unavailable for p in self.processes_seen}
+
+    # -------------------------------------------------------------------------------------- sampling
+
+    def run(self, is_running: Callable[[], bool]) -> None:
+        next_tick = time.monotonic()
+        while is_running():
+            waiting_for_layout = any(p.stacks is None for p in self.processes.values()) and self.rounds < 200
+            if waiting_for_layout or time.monotonic() - self._last_refresh > 0.25:
+                self._refresh()
+            self.sample_once()
+            if self.exit_status is not None:
+                return
+            next_tick += self.interval
+            delay = next_tick - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            else:
+                next_tick = time.monotonic()  # running late: skip ticks rather than bunch them up
+
+    def sample_once(self) -> None:
+        self.rounds += 1
+        now = time.monotonic()
+        for process in list(self.processes.values()):
+            try:
+                tids = [int(t) for t in os.listdir(f"/proc/{process.pid}/task")]
+            except OSError:
+                continue
+            for tid in tids:
+                if not _running(process.pid, tid):
+                    continue
+                sample = self._sample_thread(process, tid, now)
+                if sample is not None:
+                    self.samples.append(sample)
+
+    def _sample_thread(self, process: Process, tid: int, now: float) -> Sample | None:
+        stopped, status = self._stopper.stop(tid)
+        if not stopped:
+            if status is not None and tid == self.root_pid:
+                self.exit_status = status
+            return None
+        try:
+            registers = self._stopper.registers(tid)
+            if registers is None:
+                return None
+            pc, sp, _ = registers
+            stack = process.memory.read(sp, STACK_SCAN_BYTES)
+            if stack is None:  # near the top of the stack mapping: read what there is
+                stack = process.memory.read(sp, 512) or b""
+            python: tuple[tuple[tuple[int, ...], int], ...] = ()
+            if process.stacks is not None:
+                tstate = process.thread_states.get(tid)
+                if tstate is None:
+                    process.thread_states = process.stacks.thread_states()
+                    tstate = process.thread_states.get(tid)
+                if tstate is not None:
+                    python = tuple(process.stacks.stack(tstate))
+        finally:
+            self._stopper.resume(tid)
+        if tid not in self.threads:
+            self.threads[tid] = ThreadInfo(process.pid, tid, _thread_name(process.pid, tid))
+        if python:
+            self.threads[tid].python = True
+        return Sample(process.pid, tid, now, pc, _candidates(stack, process.executable), python)
+
+
+def _running(pid: int, tid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/task/{tid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    state = stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3]
+    return state == b"R"
+
+
+def _thread_name(pid: int, tid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/task/{tid}/comm", encoding="utf-8", errors="replace") as handle:
+            return handle.read().strip()
+    except OSError:
+        return "?"
+
+
+def _anonymous_executable_ranges(pid: int) -> np.ndarray:
+    """[start, end) of the executable mappings backed by no file: where LLVM's JIT puts code."""
+    ranges = []
+    try:
+        with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                fields = line.split()
+                if (
+                    len(fields) >= 5
+                    and "x" in fields[1]
+                    and (len(fields) < 6 or not fields[5].startswith("/"))
+                ):
+                    start, end = fields[0].split("-")
+                    if len(fields) >= 6 and fields[5].startswith("[v"):  # [vdso], [vsyscall]
+                        continue
+                    ranges.append((int(start, 16), int(end, 16)))
+    except OSError:
+        pass
+    return np.array(sorted(ranges), dtype=np.uint64).reshape(-1, 2)
+
+
+def _candidates(stack: bytes, executable: np.ndarray) -> tuple[tuple[int, int], ...]:
+    if not stack or len(executable) == 0:
+        return ()
+    words = np.frombuffer(stack[: len(stack) // 8 * 8], dtype="<u8")
+    index = np.searchsorted(executable[:, 0], words, side="right") - 1
+    valid = index >= 0
+    inside = np.zeros(len(words), dtype=bool)
+    inside[valid] = words[valid] < executable[index[valid], 1]
+    positions = np.nonzero(inside)[0]
+    return tuple((int(p) * 8, int(words[p])) for p in positions)
