@@ -4,6 +4,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { recordEvent } from "./events";
 import { IrViewParams, IrViewResult, Server } from "./server";
+import { TypeStabilityView } from "./typesView";
 
 export const IR_SCHEME = "numba-lens-ir";
 export type IrKind = IrViewParams["kind"];
@@ -42,6 +43,8 @@ export class IrViews implements vscode.TextDocumentContentProvider, vscode.Dispo
     this.disposables.push(
       this.changed,
       this.highlight,
+      // The source-side companion of the types view: lines coloured by type stability (issue 16).
+      new TypeStabilityView(server, log),
       vscode.workspace.registerTextDocumentContentProvider(IR_SCHEME, this),
       vscode.window.onDidChangeTextEditorSelection((event) => this.follow(event.textEditor)),
       vscode.window.onDidChangeVisibleTextEditors(() => {

@@ -18,6 +18,8 @@ export interface ServerSettings {
   severity: Record<string, SeverityOverride>;
   /** How much of a module runs when it is loaded for analysis: only its definitions (default) or all. */
   moduleLoading: "definitions" | "full";
+  /** Hint-severity type-instability diagnostics (Optional, reflected lists, 'A' layout in loops, ...). */
+  typeHints: boolean;
 }
 
 /** Everything, client-only settings included. */
@@ -38,6 +40,7 @@ export const DEFAULTS: Readonly<Settings> = Object.freeze({
   signatureFiles: [],
   severity: {},
   moduleLoading: "definitions",
+  typeHints: false,
   interpreter: [],
   importStrategy: "useBundled",
   showNotifications: "onError",
@@ -136,6 +139,7 @@ export function resolveSettings(config: ConfigurationLike, ctx: ResolveContext =
     signatureFiles,
     severity,
     moduleLoading: pick("moduleLoading", DEFAULTS.moduleLoading, oneOf(["definitions", "full"])),
+    typeHints: pick("typeHints", DEFAULTS.typeHints, bool),
     interpreter,
     importStrategy: pick("importStrategy", DEFAULTS.importStrategy, oneOf(["useBundled", "fromEnvironment"])),
     showNotifications: pick(

@@ -26,7 +26,7 @@ from pygls.uris import to_fs_path
 
 from pyserver import __version__
 from pyserver.analysis.model import Diagnostic, FileResult, Range
-from pyserver.lsp import actions, convert, hover, inlay, lenses
+from pyserver.lsp import actions, convert, hover, inlay, lenses, stability
 from pyserver.lsp.environment import NumbaCheck, check_numba
 from pyserver.lsp.scheduler import AnalysisScheduler, Outcome
 from pyserver.lsp.settings import Settings, parse_settings
@@ -800,6 +800,16 @@ def register_features(server: NumbaLensServer) -> None:
     @server.feature(IR_VIEW)
     async def on_ir_view(ls: NumbaLensServer, params: Any) -> dict[str, Any]:
         return await ls.ir_view(params)
+
+    @server.feature("numbaLens/typeStability")
+    @server.thread()  # issue 16: the "Show type stability" view (pyserver.lsp.stability)
+    def on_type_stability(ls: NumbaLensServer, params: Any) -> dict[str, Any]:
+        raw = plain(params)
+        uri = raw.get("uri") if isinstance(raw, dict) else None
+        source = ls.document_source(uri) if isinstance(uri, str) else None
+        if not isinstance(uri, str) or source is None:
+            raise JsonRpcInvalidParams("numbaLens/typeStability needs the uri of an open document")
+        return {"functions": stability.type_stability(source, ls.typed.get(uri))}
 
     @server.feature(lsp.SHUTDOWN)
     async def on_shutdown(ls: NumbaLensServer, params: None) -> None:

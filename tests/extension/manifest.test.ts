@@ -24,7 +24,7 @@ test("limited untrusted-workspace support; the interpreter is a restricted setti
 
 test("every setting the code resolves is contributed with the same default and a description", () => {
   const flat = flatten(DEFAULTS as unknown as Record<string, unknown>);
-  assert.equal(flat.length, 15);
+  assert.equal(flat.length, 16);
   for (const [key, value] of flat) {
     const property = properties[`numbaLens.${key}`];
     assert.ok(property, `numbaLens.${key} is not in package.json`);

@@ -133,3 +133,19 @@ def test_check_reports_type_hints_only_when_asked(tmp_path: Path) -> None:
     hints = json.loads(asked.stdout)["diagnostics"]
     assert {d["code"] for d in hints} == {"type-promotion", "type-layout", "type-optional"}
     assert all(d["severity"] == "hint" and d["why"] and d["fix"] for d in hints)
+
+
+def test_type_stability_view_colours_lines(insight_engine: AnalysisEngine) -> None:
+    from pyserver.lsp.stability import type_stability
+
+    result, source = analyse(insight_engine, "type_hints.py")
+    document = AnalysedDocument("file:///t.py", result.path, source, 1, result)
+    functions = {f["name"]: f for f in type_stability(source, document)}
+    accumulate = {entry["line"] + 1: entry for entry in functions["accumulate"]["lines"]}
+    assert accumulate[6]["level"] == "unstable" and "total: int64" in accumulate[6]["types"]
+    assert any(reason.startswith("type-promotion") for reason in accumulate[6]["reasons"])
+    assert accumulate[8]["level"] == "unstable"  # the 'A' array indexed in the loop
+    assert accumulate[12]["level"] == "unstable"  # the Optional
+    contiguous = functions["contiguous"]["lines"]
+    assert contiguous and {entry["level"] for entry in contiguous} == {"stable"}
+    assert functions["accumulate"]["current"] is True
