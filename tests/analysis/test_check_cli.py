@@ -162,7 +162,10 @@ def test_signatures_option_and_timeout(tmp_path: Path) -> None:
         encoded = types_codec.encode_all((types_codec.decode({"kind": "named", "name": "int64"}),))
         assert encoded is not None
         store.merge(data, store.function_key("pkg/mod.py", "f"), store.Entry(["int64"], encoded, False))
-    proc = check(".", "--signatures", str(signatures), "--timeout", "3", "--format", "json", cwd=tmp_path)
+    # --loading full: the hang is top-level code, which the default definitions-only loading never runs
+    proc = check(
+        ".", "--signatures", str(signatures), "--timeout", "3", "--format", "json", "--loading", "full", cwd=tmp_path
+    )
     assert proc.returncode == 1, proc.stderr
     payload = json.loads(proc.stdout)
     codes = {(d["path"], d["code"]) for d in payload["diagnostics"]}
