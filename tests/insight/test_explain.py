@@ -112,3 +112,10 @@ def test_check_json_and_sarif_carry_why_and_fix(tmp_path: Path) -> None:
     result = run["results"][0]
     assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
     assert "astype(np.float64)" in result["properties"]["fix"]
+
+
+def test_docs_list_every_code_with_its_why_and_fix() -> None:
+    text = (ROOT / "docs" / "diagnostic-codes.md").read_text(encoding="utf-8")
+    for code, info in CODE_TABLE.items():
+        assert f"### `{code}`" in text, code
+        assert info.why in text and info.fix in text and info.link in text, code
