@@ -91,6 +91,7 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
                         "source": s.source,
                         "ok": s.ok,
                         "lifted_loops": s.lifted_loops,
+                        "parallel_loops": [vars(loop) for loop in s.parallel_loops],  # issue 16
                         "callers": [
                             {"path": _display(c.path, base), "function": c.function, "line": c.line}
                             for c in s.callers

@@ -149,3 +149,34 @@ def test_type_stability_view_colours_lines(insight_engine: AnalysisEngine) -> No
     contiguous = functions["contiguous"]["lines"]
     assert contiguous and {entry["level"] for entry in contiguous} == {"stable"}
     assert functions["accumulate"]["current"] is True
+
+
+def test_check_json_carries_the_parallel_report(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    shutil.copy(CORPUS / "parallel.py", tmp_path / "p.py")
+    command = [sys.executable, "-m", "pyserver", "check", str(tmp_path / "p.py"), "--root", str(tmp_path)]
+    found = subprocess.run(
+        [*command, "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[2],
+        timeout=120,
+    )
+    [signature] = json.loads(found.stdout)["functions"][0]["signatures"]
+    loops = {loop["line"]: loop for loop in signature["parallel_loops"]}
+    assert loops[7]["parallel"] and loops[7]["fused"] == [
+        "line 8: array expression (sqrt(c))",
+        "line 10: prange loop",
+    ]
+    assert loops[15] == {
+        "line": 15,
+        "parallel": False,
+        "what": "range loop",
+        "fused": [],
+        "notes": [
+            "runs serially: only prange loops become parallel (use numba.prange if the iterations are independent)"
+        ],
+    }
