@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from pyserver.analysis import insight, numba_api, report
+from pyserver.analysis.call_index import CallIndex
 from pyserver.analysis.discovery import JitFunction, find_jitted_functions
 from pyserver.analysis.loader import Loader, LoadResult
 from pyserver.analysis.model import (
@@ -37,6 +38,7 @@ from pyserver.analysis.model import (
     SignatureResult,
     VariableType,
 )
+from pyserver.analysis.python_callers import CallLink, PythonCallerTypes
 from pyserver.analysis.recorded_objects import RecordedObjects
 from pyserver.record import store, types_codec
 
@@ -161,6 +163,11 @@ class Analyzer:
         self.cross_file_calls: dict[tuple[str, str], list[CrossFileCall]] = {}
         # path -> the cross-file caller types its last analysis saw, to tell when they changed.
         self._cross_file_seen: dict[str, set[tuple[str, str]]] = {}
+        # The workspace's Python calls (AST only, updated per changed file) and their typing.
+        self.call_index = CallIndex(self.root)
+        self.python_callers = PythonCallerTypes(self.call_index)
+        # function -> (Python calls found, why they gave no types), for the no-signature note; per run
+        self._python_caller_notes: dict[str, tuple[int, list[str]]] = {}
 
     # ---------------------------------------------------------------------------------------- keys
 
@@ -410,6 +417,17 @@ class Analyzer:
         # cache=True index files (unpickled: the worker only runs in trusted workspaces).
         for args in numba_api.cache_index_signatures(py_func, path):
             add(args, None, "cache")
+        # Python code that calls it (its module, other modules, tests), typed without running it.
+        if function.kind in ("njit", "jit") and not record.signatures and "." not in function.name:
+            findings = self.python_callers.signatures(path, function.name, record.dispatcher)
+            self._python_caller_notes[function.name] = (findings.sites, findings.reasons)
+            for call_types in findings.signatures:
+                add(call_types.args, None, "python-caller")
+                candidate = next(c for c in found if c.args == call_types.args)
+                for link in call_types.links:  # merged with a recorded or cached one of the same types
+                    caller = _caller_link(link)
+                    if caller not in candidate.callers:
+                        candidate.callers.append(caller)
         # Jitted callers in other workspace files (seen when their files were analysed).
         params_text = _params_text(py_func)
         for call in self.cross_file_calls.get((os.path.realpath(path), function.name), []):
@@ -672,6 +690,7 @@ class Analyzer:
             result.status = "partial"
         result.skipped_statements = load.skipped
         result.diagnostics.extend(diagnostics)
+        self._prepare_python_callers(path, source, load)
         stores = self._recorded_store()
         infos: dict[str, FunctionInfo] = {}
         candidates: dict[str, list[Candidate]] = {}
@@ -725,7 +744,7 @@ class Analyzer:
             by_args = {"(" + ", ".join(types_codec.readable(a) for a in c.args) + ")": c for c in cands}
             for signature_result in infos[name].signatures:
                 found = by_args.get("(" + ", ".join(signature_result.args) + ")")
-                if found is not None and found.source == "caller":
+                if found is not None and found.callers:
                     signature_result.callers = [
                         CallerSite(link.path, link.function, link.line) for link in found.callers
                     ]
@@ -923,6 +942,40 @@ class Analyzer:
                 )
             )
 
+    def _prepare_python_callers(self, path: str, source: str, load: LoadResult) -> None:
+        """Index the buffer's calls (and any changed file's); type slices against this run's module."""
+        self.call_index.refresh(path, source)
+        self._python_caller_notes = {}
+        real_path = os.path.realpath(path)
+        by_file: dict[str, pytypes.ModuleType] = {}
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and self.loader.is_workspace_file(file):
+                by_file[os.path.realpath(file)] = module
+
+        def module_for(file: str) -> pytypes.ModuleType | None:
+            return load.module if os.path.realpath(file) == real_path else by_file.get(os.path.realpath(file))
+
+        self.python_callers.configure(
+            module_for,
+            lambda value: self._value_fingerprint(value, 0),
+            lambda: numba_api.callee_resolver(self._resolve_callee),
+        )
+
+    def _python_caller_note(self, function: JitFunction) -> str:
+        """What the Python calls of the function gave, in words a user can act on."""
+        if function.kind not in ("njit", "jit") or "." in function.name:
+            return ""
+        sites, reasons = self._python_caller_notes.get(function.name, (0, []))
+        if not sites:
+            return (
+                " No Python code in the workspace calls it (looked in this module, the modules that import "
+                "it and the tests)."
+            )
+        shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
+        calls = f"{sites} Python call{'s' if sites != 1 else ''}"
+        return f" Its {calls} gave no types without running anything: {shown}."
+
     def _no_signature(self, path: str, function: JitFunction, unusable: list[str]) -> Diagnostic:
         """`recorded` in its data: signatures the signatures file holds for this function that could not
         be used (a recorded signature that can is a candidate, so the function would not be unknown)."""
@@ -940,7 +993,8 @@ class Analyzer:
             self._name_range(function),
             "information",
             "no-signature",
-            f"No argument types are known for '{function.name}', so it was not type-checked.{seen} "
+            f"No argument types are known for '{function.name}', so it was not type-checked.{seen}"
+            f"{self._python_caller_note(function)} "
             f'Give it a signature (@njit("float64(float64[:])")), annotate its parameters ({params or "x"}: '
             "float64[:]), call it from a checked jitted function, or record real calls with "
             "`python -m pyserver record -- python your_script.py`.",
@@ -1040,6 +1094,12 @@ def _json_safe(value: Any) -> bool:
         return True
     except (TypeError, ValueError):
         return False
+
+
+def _caller_link(link: CallLink) -> CallerLink:
+    return CallerLink(
+        link.path, link.function, link.line, Range.of(link.line - 1, link.col, link.end_line - 1, link.end_col)
+    )
 
 
 def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 Severity = Literal["error", "warning", "information", "hint"]
 Mode = Literal["nopython", "object", "unknown"]
-TypeSource = Literal["decorator", "annotation", "recorded", "cache", "caller", "object-mode"]
+TypeSource = Literal["decorator", "annotation", "recorded", "cache", "caller", "python-caller", "object-mode"]
 
 # Stable diagnostic codes (contract).
 CODES = (

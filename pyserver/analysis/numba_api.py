@@ -1257,12 +1257,15 @@ def _assigned_type(value: Any, typemap: dict[str, Any], calltypes: dict[Any, Any
 def dispatcher_arg_type(ty: Any) -> Any | None:
     """The type the dispatcher would see at run time for a value Numba typed as `ty` in Python code:
     literals to their base types, lists to reflected lists, tuples element-wise; None for anything the
-    dispatcher would type differently or cannot take (dicts, functions, modules, imprecise types)."""
+    dispatcher might type differently or cannot take (arrays not sure to be C-contiguous, dicts,
+    functions, modules, imprecise types)."""
     if ty is None or not isinstance(ty, nbtypes.Type):
         return None
     ty = nbtypes.unliteral(ty)
     if isinstance(ty, nbtypes.Array):
-        return ty if ty.is_precise() else None
+        # Only C is sure: an array Numba types F or A may be C-contiguous at run time (a slice that
+        # covers a whole axis, a dimension of length 1), and the dispatcher then compiles for C.
+        return ty if ty.is_precise() and ty.layout == "C" else None
     if isinstance(ty, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex):
         return ty
     if isinstance(ty, nbtypes.NoneType | nbtypes.UnicodeType | nbtypes.NPDatetime | nbtypes.NPTimedelta):
@@ -1280,6 +1283,11 @@ def dispatcher_arg_type(ty: Any) -> Any | None:
     if isinstance(ty, nbtypes.ClassInstanceType):
         return ty
     return None
+
+
+def array_layout_undecided(ty: Any) -> bool:
+    """An array whose layout at run time depends on its shape and strides (Numba typed it F or A)."""
+    return isinstance(ty, nbtypes.Array) and ty.layout != "C"
 
 
 def fold_call_types(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[Any, ...] | None:

@@ -109,6 +109,7 @@ class _Simple:
     position: tuple[int, int]
     loops: tuple[int, ...]  # ids of the loops that enclose it
     opaque: set[str] = field(default_factory=set)  # names it binds to values the slice cannot type
+    why: str = "gets a value Numba cannot follow"  # said of an opaque name
     header: bool = False  # a `for` header: defines its target from its iterable
 
 
@@ -120,7 +121,9 @@ def _flatten(body: list[ast.stmt], loops: tuple[int, ...], out: list[_Simple]) -
     for stmt in body:
         position = (stmt.lineno, stmt.col_offset)
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            out.append(_Simple(stmt, set(), set(), position, loops, opaque={stmt.name}))
+            what = "a class" if isinstance(stmt, ast.ClassDef) else "a Python function"
+            why = f"is {what}, which Numba cannot type"
+            out.append(_Simple(stmt, set(), set(), position, loops, opaque={stmt.name}, why=why))
         elif isinstance(stmt, ast.Import | ast.ImportFrom):
             continue  # imports bind globals of the synthetic function (see _globals)
         elif isinstance(stmt, ast.For | ast.AsyncFor):
@@ -293,6 +296,15 @@ class PythonCallerTypes:
             converted_kw = {k: numba_api.dispatcher_arg_type(t) for k, t in keywords.items()}
             bad = [str(t) for t, c in zip(positional, converted, strict=True) if c is None]
             bad += [str(t) for k, t in keywords.items() if converted_kw[k] is None]
+            undecided = [
+                str(t) for t in [*positional, *keywords.values()] if numba_api.array_layout_undecided(t)
+            ]
+            if undecided:
+                findings.reasons.append(
+                    f"the call at {_site_where(site)}: it passes {undecided[0]}, an array whose layout (C, F "
+                    "or neither) is decided at run time by its shape and strides"
+                )
+                continue
             if bad:
                 findings.reasons.append(
                     f"the call at {_site_where(site)}: an argument of type {bad[0]} is not one the "
@@ -553,9 +565,7 @@ class PythonCallerTypes:
         for s in simple + module_simple:
             for name in s.opaque:
                 if id(s.node) in kept:
-                    poisoned.setdefault(
-                        name, f"'{name}' gets a value Numba cannot follow (line {s.position[0]})"
-                    )
+                    poisoned.setdefault(name, f"'{name}' {s.why} (line {s.position[0]})")
         changed = True
         while changed:
             changed = False
@@ -724,7 +734,7 @@ class PythonCallerTypes:
                         "NumPy and Numba may decide differently"
                     )
                     break
-                if ty is None or not ty.is_precise():
+                if ty is None or not ty.is_precise() or "undefined" in str(ty) or str(ty) == "unknown":
                     failures[number] = (
                         f"Numba cannot type the argument '{ast.unparse(probe.expressions[name])}'"
                     )

@@ -19,6 +19,7 @@ SOURCE_TEXT = {
     "recorded": "signatures recorded from a run",
     "cache": "Numba's cache index",
     "caller": "a caller with known types",
+    "python-caller": "Python code that calls it",
     "object-mode": "object mode (generic objects)",
 }
 
@@ -79,6 +80,40 @@ def _signature_line(signature: SignatureResult) -> str:
     return signature.text
 
 
+def _place(path: str, line: int, here: str | None) -> str:
+    """`line 42` in the hovered file, `b.py:9` in another; a link when the path is absolute."""
+    same = here is not None and Path(path).name == Path(here).name and Path(path) == Path(here)
+    place = f"line {line}" if same else f"{Path(path).name}:{line}"
+    if Path(path).is_absolute():
+        place = f"[{place}]({Path(path).as_uri()}#L{line})"
+    return place
+
+
+def _source_text(signature: SignatureResult, here: str | None = None, most: int = 3) -> str:
+    """Where a signature's types come from. Python calls: "the call at line 42" (linked), first few."""
+    if signature.source != "python-caller":
+        text = SOURCE_TEXT.get(signature.source, signature.source) + _callers(signature)
+        if signature.source != "caller" and signature.callers:  # a recorded one that calls also give
+            text += "; also " + _python_calls(signature, here, most)
+        return text
+    return _python_calls(signature, here, most) if signature.callers else SOURCE_TEXT["python-caller"]
+
+
+def _python_calls(signature: SignatureResult, here: str | None, most: int) -> str:
+    sites = signature.callers
+    first = sites[:most]
+    where = ", ".join(
+        _place(s.path, s.line, here) + ("" if s.function == "<module>" else f" in `{s.function}`")
+        for s in first
+    )
+    more = len(sites) - most
+    return (
+        ("the calls at " if len(sites) > 1 else "the call at ")
+        + where
+        + (f" and {more} more" if more > 0 else "")
+    )
+
+
 def _callers(signature: SignatureResult, most: int = 3) -> str:
     """Where a caller's types come from: links to the calls (`run` at b.py:9), the first few of them."""
     if signature.source != "caller" or not signature.callers:
@@ -110,7 +145,7 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
     parts = [header, _code([_signature_line(s) for s in info.signatures])]
     details = []
     for signature in info.signatures:
-        facts = [f"types from {SOURCE_TEXT.get(signature.source, signature.source)}{_callers(signature)}"]
+        facts = [f"types from {_source_text(signature, info.path)}"]
         if not signature.ok:
             facts.append(f"{signature.error_count or 'has'} error{'s' if signature.error_count != 1 else ''}")
         if signature.inference_ms is not None:

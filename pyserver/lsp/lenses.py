@@ -4,6 +4,7 @@ IR views. Discovery alone places them (no code runs); the status comes from the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pyserver.lsp.views import AnalysedDocument, FunctionView, first_line, function_views
@@ -46,7 +47,19 @@ def status_title(view: FunctionView, busy: bool) -> str:
         status = "nopython ✓"
     else:
         status = "errors"
-    return f"{shown} · {status}" if shown else status
+    origin = _call_origin(info)
+    return (f"{shown} · {status}" if shown else status) + (f" · {origin}" if origin else "")
+
+
+def _call_origin(info: Any) -> str:
+    """Where Python-caller types come from: "types from the call at line 42" (or another file's call)."""
+    sites = [c for s in info.signatures if s.source == "python-caller" for c in s.callers[:1]]
+    if not sites:
+        return ""
+    site = sites[0]
+    place = f"line {site.line}" if site.path == info.path else f"{Path(site.path).name}:{site.line}"
+    more = len(sites) - 1
+    return f"types from the call at {place}" + (f" (+{more} more)" if more else "")
 
 
 def debug_choices(kind: str) -> list[tuple[str, str]]:

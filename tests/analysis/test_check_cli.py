@@ -87,7 +87,16 @@ def test_clean_file_exits_0_and_json_shape() -> None:
             "ok": True,
             "lifted_loops": [],
             "callers": [],
-        }
+        },
+        {  # main() passes a C-contiguous array: what Numba compiles when the file runs
+            "args": ["array(float64, 1d, C)", "int64"],
+            "return_type": "float64",
+            "mode": "nopython",
+            "source": "python-caller",
+            "ok": True,
+            "lifted_loops": [],
+            "callers": [{"path": "examples/kernels.py", "function": "main", "line": 39}],
+        },
     ]
 
 

@@ -1,0 +1,279 @@
+"""Source "python-caller": argument types from the Python code that calls a jitted function, typed by
+Numba's inference on a slice of the caller, with nothing executed; and no signature where any argument
+is not fully known."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+from analysis_helpers import by_code
+
+from pyserver.analysis.call_index import CallIndex
+from pyserver.record import store
+
+
+def _signatures(result, name):
+    function = next(f for f in result.functions if f.name == name)
+    return [(s.source, tuple(s.args)) for s in function.signatures]
+
+
+def _function(result, name):
+    return next(f for f in result.functions if f.name == name)
+
+
+def test_the_readme_demo_calls_in_a_main_block(ws) -> None:
+    source = """
+    import numpy as np
+    from numba import njit
+
+
+    @njit
+    def row_sums(grid):
+        out = np.zeros(grid.shape[0])
+        for i in range(grid.shape[0]):
+            out[i] = grid[i].sum()
+        return out
+
+
+    @njit
+    def fetch(a, index):
+        return a[index % a.shape[0]]
+
+
+    if __name__ == "__main__":
+        grid = np.arange(32.0).reshape(8, 4)
+        print(row_sums(grid))
+        a = np.arange(10, dtype=np.float64)
+        fetch(a, 1000000000)
+    """
+    result = ws.analyze("pc_demo.py", source)
+    assert _signatures(result, "row_sums") == [("python-caller", ("array(float64, 2d, C)",))]
+    assert _signatures(result, "fetch") == [("python-caller", ("array(float64, 1d, C)", "int64"))]
+    row_sums = _function(result, "row_sums").signatures[0]
+    assert row_sums.ok and row_sums.return_type == "array(float64, 1d, C)"
+    assert [(c.function, c.line) for c in row_sums.callers] == [("<module>", 21)]
+    assert os.path.samefile(row_sums.callers[0].path, ws.root / "pc_demo.py")
+    assert not by_code(result, "no-signature")
+
+
+def test_conversions_as_the_dispatcher_makes_them(ws) -> None:
+    source = """
+    import numpy as np
+    from numba import njit
+
+
+    @njit
+    def take(a, b, c, d, e=3):
+        return 0
+
+
+    def main():
+        values = [1.0, 2.0]
+        values.append(3.5)
+        shape = (4, 5)
+        flag = True
+        take(values, shape, flag, "text")
+        take(np.ones((3, 3))[1], (1, 2.5), None, 2.0, e=7)
+        # Numba types a.T as F-contiguous and a[::2] as A; at run time either may be C-contiguous
+        # (a length-1 axis, a slice of one element), and the dispatcher then compiles for C: no guess.
+        take(np.ones((3, 3)).T, 1, 2, 3)
+        take(np.ones(3)[::2], 1, 2, 3)
+
+
+    main()
+    """
+    result = ws.analyze("pc_conversions.py", source)
+    assert _signatures(result, "take") == [
+        (
+            "python-caller",
+            ("reflected list(float64)<iv=None>", "UniTuple(int64 x 2)", "bool", "unicode_type", "omitted(default=3)"),
+        ),
+        ("python-caller", ("array(float64, 1d, C)", "Tuple(int64, float64)", "none", "float64", "int64")),
+    ]
+
+
+def test_no_guess_where_an_argument_is_not_fully_known(ws) -> None:
+    source = """
+    import sys
+    import numpy as np
+    from numba import njit
+
+
+    @njit
+    def kernel(x):
+        return x
+
+
+    def from_a_branch(verbose):
+        value = 1
+        if len(sys.argv) > 1:
+            value = 2.5
+        kernel(value)
+
+
+    def from_a_file():
+        data = np.loadtxt("data.txt")
+        kernel(data)
+
+
+    def from_a_helper():
+        kernel(make())
+
+
+    def make():
+        return np.ones(3)
+
+
+    def forwarded(*args):
+        kernel(*args)
+
+
+    def narrow():
+        kernel(np.float32(1.0) * 2.5)
+    """
+    result = ws.analyze("pc_no_guess.py", source)
+    assert _signatures(result, "kernel") == []
+    [note] = by_code(result, "no-signature")
+    assert "5 Python calls gave no types" in note.message, note.message
+    assert "'value' gets different types on different paths (float64 or int64)" in note.message
+
+
+def test_types_from_a_test_through_an_api_function_in_another_module(ws) -> None:
+    ws.write(
+        "pc_pkg/__init__.py",
+        "",
+    )
+    kernels = ws.write(
+        "pc_pkg/kernels.py",
+        """
+        from numba import njit
+
+
+        @njit
+        def smooth(values, width):
+            out = values.copy()
+            for i in range(width, values.shape[0] - width):
+                out[i] = values[i - width : i + width + 1].mean()
+            return out
+        """,
+    )
+    ws.write(
+        "pc_pkg/api.py",
+        """
+        from pc_pkg.kernels import smooth
+
+
+        def smooth_signal(signal, width=2):
+            return smooth(signal, width)
+        """,
+    )
+    ws.write(
+        "tests_pc/test_api.py",
+        """
+        import numpy as np
+
+        from pc_pkg.api import smooth_signal
+
+
+        def test_smooth():
+            signal = np.linspace(0.0, 1.0, 50).astype(np.float32)
+            assert smooth_signal(signal).shape == (50,)
+        """,
+    )
+    result = ws.engine.analyze(kernels)
+    assert _signatures(result, "smooth") == [("python-caller", ("array(float32, 1d, C)", "int64"))]
+    [caller] = _function(result, "smooth").signatures[0].callers
+    assert (Path(caller.path).name, caller.function, caller.line) == ("api.py", "smooth_signal", 6)
+
+
+def test_a_recorded_signature_with_the_same_types_is_merged(ws) -> None:
+    path = ws.write(
+        "pc_merged.py",
+        """
+        import numpy as np
+        from numba import njit
+
+
+        @njit
+        def total(a):
+            return a.sum()
+
+
+        if __name__ == "__main__":
+            total(np.ones(5))
+        """,
+    )
+    signatures = ws.root / ".numba-lens" / "signatures.json"
+    previous = signatures.read_text() if signatures.exists() else None
+    data = store.load(signatures) if signatures.exists() else store.empty()
+    key = store.function_key("pc_merged.py", "total")
+    data["functions"][key] = [{"args": ["array(float64, 1d, C)"], "types": [], "ok": True}]
+    try:
+        from pyserver.record import types_codec
+        from numba import types
+
+        data["functions"][key][0]["types"] = types_codec.encode_all((types.float64[::1],))
+        signatures.parent.mkdir(exist_ok=True)
+        signatures.write_text(json.dumps(data))
+        result = ws.engine.analyze(path)
+    finally:
+        if previous is None:
+            signatures.unlink()
+        else:
+            signatures.write_text(previous)
+    [signature] = _function(result, "total").signatures
+    assert signature.source == "recorded"
+    assert [(c.function, c.line) for c in signature.callers] == [("<module>", 12)]
+
+
+def test_nothing_runs(ws, tmp_path: Path) -> None:
+    marker = tmp_path / "ran.txt"
+    source = f"""
+    import numpy as np
+    from numba import njit
+
+
+    @njit
+    def step(a):
+        return a * 2
+
+
+    def main():
+        open({str(marker)!r}, "w").write("ran")
+        data = np.ones(4)
+        data = data + len(open({str(marker)!r}, "w").name)
+        step(np.zeros(3))
+
+
+    if __name__ == "__main__":
+        main()
+    """
+    result = ws.analyze("pc_nothing_runs.py", source)
+    assert _signatures(result, "step") == [("python-caller", ("array(float64, 1d, C)",))]
+    assert not marker.exists()
+
+
+def test_the_call_index_parses_only_what_changed(tmp_path: Path) -> None:
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text("from a import f\nf(1)\n")
+    (tmp_path / "a.py").write_text("def f(x):\n    return x\n\nf(2)\n")
+    index = CallIndex(str(tmp_path))
+    index.refresh()
+    assert index.parsed == 3
+    assert sorted(Path(s.scope.path).name for s in index.calls_to(str(tmp_path / "a.py"), "f")) == [
+        "a.py",
+        "b.py",
+        "c.py",
+    ]
+    index.refresh()
+    assert index.parsed == 3  # nothing changed: nothing parsed again
+    (tmp_path / "b.py").write_text(textwrap.dedent("import a\na.f(3)\na.f(4)\n"))
+    index.refresh()
+    assert index.parsed == 4
+    assert len(index.calls_to(str(tmp_path / "a.py"), "f")) == 4
+    index.refresh(str(tmp_path / "c.py"), "x = 1\n")  # the editor's buffer wins over the file
+    assert index.parsed == 5
+    assert len(index.calls_to(str(tmp_path / "a.py"), "f")) == 3
