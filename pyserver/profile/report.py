@@ -45,6 +45,7 @@ class Resolver:
         self.jitmap = jitmap
         self.cwd = cwd
         self.codes: dict[tuple[int, ...], CodeInfo | None] = {}
+        self.processes = {p.pid: p for p in sampler.processes_seen}
         for process in sampler.processes_seen:
             if process.stacks is not None:
                 self.codes.update(process.stacks.codes)
@@ -127,7 +128,12 @@ class Resolver:
         jitted = self.jitted_frames(sample)
         frames = list(reversed(python)) + list(reversed(jitted))
         if not frames:
-            frames = [Frame(None, None, "<native code>", False)]
+            process = self.processes.get(sample.pid)
+            library = process.library_at(sample.pc) if process is not None else None
+            if library is None:
+                frames = [Frame(None, None, "<native code>", False)]
+            else:  # native code with no Python frame: start-up, shut-down, a threading layer's wait
+                frames = [Frame(library, None, f"<{os.path.basename(library)}>", False)]
         compiling = any(
             f.path is not None
             and f.path.endswith(os.path.join("numba", "core", "dispatcher.py"))
@@ -152,6 +158,9 @@ def build(
     functions: Counter[tuple[str | None, str, str | None, bool]] = Counter()
     inclusive: Counter[tuple[str | None, str, str | None, bool]] = Counter()
     threads: Counter[int] = Counter()
+    threads_attributed: Counter[int] = Counter()  # samples that landed on a source line
+    threads_jitted: Counter[int] = Counter()  # samples in jitted code
+    threads_jitted_unknown: Counter[int] = Counter()  # of which with no source line
     unknown_line = 0
     compiling = 0
     for item in resolved:
@@ -161,8 +170,12 @@ def build(
         functions[(leaf.path, leaf.function, leaf.signature, leaf.jitted)] += 1
         for key in {(f.path, f.function, f.signature, f.jitted) for f in item.frames}:
             inclusive[key] += 1
+        threads_jitted[item.sample.tid] += leaf.jitted
+        if leaf.path is not None:  # a source line, or at least the native library the thread was in
+            threads_attributed[item.sample.tid] += 1
         if leaf.path is None or leaf.line is None:
             unknown_line += 1
+            threads_jitted_unknown[item.sample.tid] += leaf.jitted
         else:
             lines[(leaf.path, leaf.line, leaf.function, leaf.jitted)] += 1
     compiles: dict[tuple[str | None, str | None, str], float] = defaultdict(float)
@@ -195,6 +208,9 @@ def build(
                 "pid": info[tid].pid if tid in info else None,
                 "name": _thread_label(info.get(tid), sampler.root_pid),
                 "samples": n,
+                "attributed": threads_attributed[tid],
+                "jitted": threads_jitted[tid],
+                "jitted_without_line": threads_jitted_unknown[tid],
             }
             for tid, n in sorted(threads.items())
         ],
@@ -206,6 +222,7 @@ def build(
         "compiling_samples": compiling,
         "unknown_line_samples": unknown_line,
         "python_frames": sampler.python_status(),
+        "held_s": round(sampler.held_s, 6),
     }
     return profile, resolved
 

@@ -13,6 +13,7 @@ Threads that sleep (state other than R) are not sampled: the profile is of time 
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import time
@@ -46,6 +47,13 @@ class Process:
     python_unavailable: str | None = "no layout yet"
     thread_states: dict[int, int] = field(default_factory=dict)
     executable: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.uint64))
+    libraries: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def library_at(self, address: int) -> str | None:
+        index = bisect.bisect_right(self.libraries, (address, 1 << 64, "")) - 1
+        if index >= 0 and address < self.libraries[index][1]:
+            return self.libraries[index][2]
+        return None
 
 
 @dataclass
@@ -69,6 +77,8 @@ class Sampler:
         self.exit_status: int | None = None  # the root's wait status, when the sampler reaped it
         self._stopper = ThreadStop()
         self._last_refresh = 0.0
+        self._states_fresh = False
+        self.held_s = 0.0  # time threads spent stopped by the sampler (from the stop request to the resume)
 
     # ------------------------------------------------------------------------------------ processes
 
@@ -101,7 +111,9 @@ class Sampler:
                 process = self.processes[pid] = Process(pid, Memory(pid))
             if process.stacks is None:
                 self._load_layout(process)
-            process.executable = _anonymous_executable_ranges(pid)
+            anonymous, files = _executable_mappings(pid)
+            if files:  # a process that is exiting has no mappings left: keep the last ones seen
+                process.executable, process.libraries = anonymous, files
 
     def _load_layout(self, process: Process) -> None:
         path = os.path.join(self.folder, f"layout-{process.pid}.json")
@@ -153,6 +165,7 @@ class Sampler:
                 tids = [int(t) for t in os.listdir(f"/proc/{process.pid}/task")]
             except OSError:
                 continue
+            self._states_fresh = False
             for tid in tids:
                 if not _running(process.pid, tid):
                     continue
@@ -161,6 +174,7 @@ class Sampler:
                     self.samples.append(sample)
 
     def _sample_thread(self, process: Process, tid: int, now: float) -> Sample | None:
+        held_from = time.perf_counter()
         stopped, status = self._stopper.stop(tid)
         if not stopped:
             if status is not None and tid == self.root_pid:
@@ -177,13 +191,15 @@ class Sampler:
             python: tuple[tuple[tuple[int, ...], int], ...] = ()
             if process.stacks is not None:
                 tstate = process.thread_states.get(tid)
-                if tstate is None:
+                if tstate is None and not self._states_fresh:  # a new thread: walk the list once a round
                     process.thread_states = process.stacks.thread_states()
+                    self._states_fresh = True
                     tstate = process.thread_states.get(tid)
                 if tstate is not None:
                     python = tuple(process.stacks.stack(tstate))
         finally:
             self._stopper.resume(tid)
+            self.held_s += time.perf_counter() - held_from
         if tid not in self.threads:
             self.threads[tid] = ThreadInfo(process.pid, tid, _thread_name(process.pid, tid))
         if python:
@@ -209,25 +225,26 @@ def _thread_name(pid: int, tid: int) -> str:
         return "?"
 
 
-def _anonymous_executable_ranges(pid: int) -> np.ndarray:
-    """[start, end) of the executable mappings backed by no file: where LLVM's JIT puts code."""
-    ranges = []
+def _executable_mappings(pid: int) -> tuple[np.ndarray, list[tuple[int, int, str]]]:
+    """The executable mappings: [start, end) of those backed by no file (where LLVM's JIT puts code),
+    and (start, end, path) of the files (to name the library a native sample is in)."""
+    anonymous = []
+    files = []
     try:
         with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as handle:
             for line in handle:
-                fields = line.split()
-                if (
-                    len(fields) >= 5
-                    and "x" in fields[1]
-                    and (len(fields) < 6 or not fields[5].startswith("/"))
-                ):
-                    start, end = fields[0].split("-")
-                    if len(fields) >= 6 and fields[5].startswith("[v"):  # [vdso], [vsyscall]
-                        continue
-                    ranges.append((int(start, 16), int(end, 16)))
+                fields = line.split(maxsplit=5)
+                if len(fields) < 5 or "x" not in fields[1]:
+                    continue
+                start, end = (int(v, 16) for v in fields[0].split("-"))
+                path = fields[5].strip() if len(fields) == 6 else ""
+                if path.startswith("/"):
+                    files.append((start, end, path))
+                elif not path.startswith("[v"):  # [vdso], [vsyscall]
+                    anonymous.append((start, end))
     except OSError:
         pass
-    return np.array(sorted(ranges), dtype=np.uint64).reshape(-1, 2)
+    return np.array(sorted(anonymous), dtype=np.uint64).reshape(-1, 2), sorted(files)
 
 
 def _candidates(stack: bytes, executable: np.ndarray) -> tuple[tuple[int, int], ...]:
