@@ -358,9 +358,14 @@ class _Slicer:
         return _Unit(node, reads, binds, always=always)
 
 
+# The `__main__` block never runs in either loading mode (the module is never `__main__`): listed, but the
+# editor does not fade it.
+MAIN_BLOCK_REASON = 'the `if __name__ == "__main__":` block'
+
+
 def _why_skipped(node: ast.stmt) -> str:
     if is_main_guard(node):
-        return 'the `if __name__ == "__main__":` block'
+        return MAIN_BLOCK_REASON
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         return "a call that defines nothing the jitted functions need"
     if isinstance(node, ast.Expr):

@@ -26,6 +26,7 @@ from pygls.uris import to_fs_path
 
 from pyserver import __version__
 from pyserver.analysis.model import Diagnostic, FileResult, Range
+from pyserver.analysis.toplevel_slice import MAIN_BLOCK_REASON
 from pyserver.lsp import actions, convert, hover, inlay, lenses, stability
 from pyserver.lsp.environment import NumbaCheck, check_numba
 from pyserver.lsp.scheduler import AnalysisScheduler, Outcome
@@ -576,6 +577,8 @@ def not_run_hints(
     lines = source.splitlines() or [""]
     hints = []
     for skipped in result.skipped:
+        if skipped.reason == MAIN_BLOCK_REASON:
+            continue  # never run in any mode, as every Python user expects: not worth fading
         end = min(max(skipped.end_line, skipped.line), len(lines)) - 1
         hints.append(
             lsp.Diagnostic(

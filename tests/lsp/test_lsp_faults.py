@@ -95,7 +95,8 @@ async def session(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Ses
     root = tmp_path_factory.mktemp("faults")
     for name in ("hang.py", "crash.py", "syntax.py", "noisy.py"):
         (root / name).write_text(GOOD)
-    session = await start_session(root, settings={"timeout": TIMEOUT_S})
+    # moduleLoading full: these faults are top-level code, which definitions-only loading does not run
+    session = await start_session(root, settings={"timeout": TIMEOUT_S, "moduleLoading": "full"})
     yield session
     await session.shutdown()
 
@@ -188,7 +189,8 @@ async def test_a_newer_save_cancels_the_run_in_flight(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     (root / "slow.py").write_text(GOOD)
-    session = await start_session(root, settings={"timeout": 120})
+    # moduleLoading full: the slow module sleeps in top-level code
+    session = await start_session(root, settings={"timeout": 120, "moduleLoading": "full"})
     try:
         uri = session.uri("slow.py")
         assert await session.open("slow.py") == []
