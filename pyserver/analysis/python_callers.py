@@ -243,6 +243,10 @@ class _Probe:
     failure: str | None = None
 
 
+# What one call gives: (positional argument types, keyword argument types), or why it gives nothing.
+_Outcome = str | tuple[list[Any], dict[str, Any]]
+
+
 @dataclass
 class _SliceResult:
     """Per probe: {variable: type} or a reason it gives nothing."""
@@ -268,6 +272,9 @@ class PythonCallerTypes:
         self._resolver: Callable[[], AbstractContextManager[Any]] = nullcontext
         self._active: set[tuple[str, str]] = set()
         self.slices_typed = 0
+        # Per analysis run: each caller typed once, with the calls of all workspace functions it makes.
+        self._run_memo: dict[tuple[str, str, int], dict[int, list[_Outcome]]] = {}
+        self._flat: dict[int, tuple[ast.AST, list[_Simple]]] = {}  # id(scope node) -> its statements
 
     def configure(
         self,
@@ -278,6 +285,9 @@ class PythonCallerTypes:
         self._module_for = module_for
         self._fingerprint = fingerprint
         self._resolver = resolver
+        self._run_memo = {}
+        if len(self._flat) > 20000:
+            self._flat = {}
 
     # -------------------------------------------------------------------------------------- public
 
@@ -326,26 +336,62 @@ class PythonCallerTypes:
 
     # ----------------------------------------------------------------------------------- internals
 
-    def _type_sites(
-        self, sites: list[CallSite], depth: int
-    ) -> Iterator[tuple[CallSite, str | tuple[list[Any], dict[str, Any]]]]:
+    def _type_sites(self, sites: list[CallSite], depth: int) -> Iterator[tuple[CallSite, _Outcome]]:
         by_scope: dict[tuple[str, str], list[CallSite]] = {}
         for site in sites:
             by_scope.setdefault((site.scope.path, site.scope.qualname), []).append(site)
         for (path, qualname), scope_sites in by_scope.items():
-            if (path, qualname) in self._active:
-                for site in scope_sites:
-                    yield site, "the caller calls itself (recursion)"
+            key = (path, qualname, depth)
+            if key not in self._run_memo:
+                if (path, qualname) in self._active:
+                    for site in scope_sites:
+                        yield site, "the caller calls itself (recursion)"
+                    continue
+                self._active.add((path, qualname))
+                try:
+                    scope = scope_sites[0].scope
+                    every = self._workspace_calls(scope) or scope_sites
+                    memo: dict[int, list[_Outcome]] = {}
+                    for site, outcome in self._type_scope(scope, every, depth):
+                        memo.setdefault(id(site.call), []).append(outcome)
+                    self._run_memo[key] = memo
+                finally:
+                    self._active.discard((path, qualname))
+            memo = self._run_memo[key]
+            for site in scope_sites:
+                for outcome in memo.get(id(site.call), ["the call was not found in its caller"]):
+                    yield site, outcome
+
+    def _workspace_calls(self, scope: Scope) -> list[CallSite]:
+        """The calls a caller makes to functions of workspace modules (typed together, once)."""
+        indexed = self.index.files.get(scope.path)
+        if indexed is None:
+            return []
+        found = []
+        for first, candidates in indexed.calls.items():
+            bound = self.index.binding(indexed, first)
+            if bound is None:
                 continue
-            self._active.add((path, qualname))
-            try:
-                yield from self._type_scope(scope_sites[0].scope, scope_sites, depth)
-            finally:
-                self._active.discard((path, qualname))
+            for site in candidates:
+                if site.scope is not scope:
+                    continue
+                if (site.name == first and bound[1]) or (site.name != first and not bound[1]):
+                    found.append(site)
+        found.sort(key=lambda s: (s.call.lineno, s.call.col_offset))
+        return found
+
+    def _flattened(self, node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef) -> list[_Simple]:
+        cached = self._flat.get(id(node))
+        if cached is not None and cached[0] is node:
+            return cached[1]
+        simple: list[_Simple] = []
+        _flatten(node.body, (), simple)
+        self._flat[id(node)] = (node, simple)
+        return simple
 
     def _type_scope(
         self, scope: Scope, sites: list[CallSite], depth: int
-    ) -> Iterator[tuple[CallSite, str | tuple[list[Any], dict[str, Any]]]]:
+    ) -> Iterator[tuple[CallSite, _Outcome]]:
         indexed = self.index.files.get(scope.path)
         if indexed is None:
             for site in sites:
@@ -373,11 +419,8 @@ class PythonCallerTypes:
                     probe.keywords[keyword.arg] = name
                     probe.expressions[name] = keyword.value
             probes.append(probe)
-        simple: list[_Simple] = []
-        _flatten(body, (), simple)
-        module_simple: list[_Simple] = []
-        if scope.qualname != "<module>":
-            _flatten(indexed.tree.body, (), module_simple)
+        simple = self._flattened(scope.node)
+        module_simple = self._flattened(indexed.tree) if scope.qualname != "<module>" else []
         kept, needed_by_probe = self._relevant(simple, module_simple, probes, scope.params)
         params_read = [p for p in scope.params if any(p in needed for needed in needed_by_probe)]
         if scope.has_var_params and any(

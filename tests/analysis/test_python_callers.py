@@ -89,7 +89,13 @@ def test_conversions_as_the_dispatcher_makes_them(ws) -> None:
     assert _signatures(result, "take") == [
         (
             "python-caller",
-            ("reflected list(float64)<iv=None>", "UniTuple(int64 x 2)", "bool", "unicode_type", "omitted(default=3)"),
+            (
+                "reflected list(float64)<iv=None>",
+                "UniTuple(int64 x 2)",
+                "bool",
+                "unicode_type",
+                "omitted(default=3)",
+            ),
         ),
         ("python-caller", ("array(float64, 1d, C)", "Tuple(int64, float64)", "none", "float64", "int64")),
     ]
@@ -212,8 +218,9 @@ def test_a_recorded_signature_with_the_same_types_is_merged(ws) -> None:
     key = store.function_key("pc_merged.py", "total")
     data["functions"][key] = [{"args": ["array(float64, 1d, C)"], "types": [], "ok": True}]
     try:
-        from pyserver.record import types_codec
         from numba import types
+
+        from pyserver.record import types_codec
 
         data["functions"][key][0]["types"] = types_codec.encode_all((types.float64[::1],))
         signatures.parent.mkdir(exist_ok=True)

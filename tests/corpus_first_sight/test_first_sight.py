@@ -128,7 +128,9 @@ def test_every_signature_found_at_first_sight_is_one_that_compiles(
     assert len(typed) >= len(compiled) * 0.6, sorted(compiled - typed)
 
 
-def test_pynndescent_typed_from_its_own_code_and_tests(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_pynndescent_typed_from_its_own_code_and_tests(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = importlib.util.find_spec("pynndescent")
     assert spec is not None and spec.origin, "pynndescent is a test dependency: pip install -e '.[dev]'"
     shutil.copytree(

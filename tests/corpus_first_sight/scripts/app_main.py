@@ -1,6 +1,5 @@
-import numpy as np
-
 import kernels_lib
+import numpy as np
 from kernels_lib import moving_average
 
 

@@ -1,7 +1,6 @@
 """Tests in the style of pytest: plain test functions with their own data."""
 
 import numpy as np
-
 from kernels_lib import clip_inplace, dot, moving_average
 
 

@@ -1,5 +1,4 @@
 import numpy as np
-
 from heat_equation import energy, step
 
 
