@@ -91,17 +91,29 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
                         "source": s.source,
                         "ok": s.ok,
                         "lifted_loops": s.lifted_loops,
-                        "parallel_loops": [vars(loop) for loop in s.parallel_loops],  # issue 16
                         "callers": [
                             {"path": _display(c.path, base), "function": c.function, "line": c.line}
                             for c in s.callers
                         ],
+                        # issue 16: the parallel report, for parallel=True functions only
+                        **({"parallel_loops": [vars(loop) for loop in s.parallel_loops]} if s.parallel_loops else {}),
                     }
                     for s in function.signatures
                 ],
+                **_compiles_json(function),  # issue 16: recompiles explained, from recorded runs
             }
         )
     return out
+
+
+def _compiles_json(function: Any) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    compiles = [asdict(c) for c in getattr(function, "compiles", [])]
+    if not compiles:
+        return {}
+    recompiles = [{"args": c["args"], "because": c["because"], "changed": c["changed"]} for c in compiles[1:]]
+    return {"compiles": compiles, "recompiles": recompiles}
 
 
 def _files_json(results: list[Any], base: Path) -> list[dict[str, Any]]:
