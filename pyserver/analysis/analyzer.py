@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from pyserver.analysis import insight, numba_api, report
+from pyserver.analysis import insight, kernels, numba_api, recompiles, report
 from pyserver.analysis.call_index import CallIndex
-from pyserver.analysis.discovery import JitFunction, find_jitted_functions
-from pyserver.analysis.loader import Loader, LoadResult
+from pyserver.analysis.discovery import JitFunction, find_jitted_functions, place_created
+from pyserver.analysis.loader import Loader, LoadResult, created_functions
 from pyserver.analysis.model import (
     CallerSite,
     CallType,
@@ -690,6 +690,9 @@ class Analyzer:
             result.status = "partial"
         result.skipped_statements = load.skipped
         result.diagnostics.extend(diagnostics)
+        # Every function Numba created while the module loaded, not only those with a Numba decorator.
+        functions = place_created(functions, source, created_functions(load.recorded))
+        self._discovered = {path: functions}
         self._prepare_python_callers(path, source, load)
         stores = self._recorded_store()
         infos: dict[str, FunctionInfo] = {}
@@ -751,6 +754,10 @@ class Analyzer:
             if not cands:
                 function = by_name[name]
                 result.diagnostics.append(self._no_signature(path, function, unusable.get(name, [])))
+        for name, record in records.items():  # recorded compiles, each recompile explained (recompiles.py)
+            key = store.function_key(os.path.relpath(path, self.root), name)
+            cached = bool(record.options.get("cache"))
+            infos[name].compiles = recompiles.function_compiles(stores, key, infos[name].params, record.py_func, cached)
         for name in records:
             identifier = numba_api.function_id(records[name].py_func)
             (result.inferred if identifier in self._fresh else result.reused).append(name)
@@ -979,7 +986,6 @@ class Analyzer:
     def _no_signature(self, path: str, function: JitFunction, unusable: list[str]) -> Diagnostic:
         """`recorded` in its data: signatures the signatures file holds for this function that could not
         be used (a recorded signature that can is a candidate, so the function would not be unknown)."""
-        params = ", ".join(function.params)
         recorded = list(dict.fromkeys(unusable))
         seen = ""
         if recorded:
@@ -995,9 +1001,7 @@ class Analyzer:
             "no-signature",
             f"No argument types are known for '{function.name}', so it was not type-checked.{seen}"
             f"{self._python_caller_note(function)} "
-            f'Give it a signature (@njit("float64(float64[:])")), annotate its parameters ({params or "x"}: '
-            "float64[:]), call it from a checked jitted function, or record real calls with "
-            "`python -m pyserver record -- python your_script.py`.",
+            + kernels.no_signature_advice(function.kind, function.params, function.options),
             function.name,
             None,
             data={"function": function.name, "recorded": recorded, "params": function.params},

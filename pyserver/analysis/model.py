@@ -160,6 +160,9 @@ class FunctionInfo:
     options: dict[str, Any] = field(default_factory=dict)  # parallel, forceobj, nogil, fastmath, ...
     params: list[str] = field(default_factory=list)
     signatures: list[SignatureResult] = field(default_factory=list)
+    # From recorded runs (issue 16): each compile in the order it happened, its time, why it recompiled and
+    # whether Numba's cache holds it (pyserver.analysis.recompiles.CompileRecord)
+    compiles: list[Any] = field(default_factory=list)
 
 
 @dataclass

@@ -219,7 +219,7 @@ def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_rec
 
     def lens_vectorize(ftylist_or_function=(), **kws):  # type: ignore[no-untyped-def]
         if callable(ftylist_or_function) and not isinstance(ftylist_or_function, str):
-            return original_vectorize(ftylist_or_function, **kws)
+            return lens_vectorize((), **kws)(ftylist_or_function)  # bare @vectorize: a lazy DUFunc, recorded too
         sigs = (
             [ftylist_or_function] if isinstance(ftylist_or_function, str) else list(ftylist_or_function or [])
         )

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyserver.analysis import kernels
+from pyserver.analysis.discovery import JitFunction
 from pyserver.analysis.model import Diagnostic, FunctionInfo, SignatureResult
 from pyserver.lsp import parallel
 from pyserver.lsp.syntax import NameAt, name_at, names_in, reaching_store
@@ -30,6 +32,13 @@ HOW_TO_GET_TYPES = (
     'signature recording (command "Numba Lens: Record signatures", or '
     "`python -m pyserver record -- python your_script.py`)."
 )
+
+
+def _how_to_get_types(function: JitFunction) -> str:
+    """Advice in the words of the function's kind: loop signatures for a ufunc or gufunc kernel."""
+    return kernels.how_to_get_types(function.kind, function.name, function.params, function.options) or (
+        HOW_TO_GET_TYPES
+    )
 
 
 @dataclass(frozen=True)
@@ -138,7 +147,7 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
     if reason is not None or info is None:
         return f"{header}\n\n{reason or 'Types unavailable.'}"
     if not info.signatures:
-        return f"{header}\n\n**Types unknown.** {HOW_TO_GET_TYPES}"
+        return f"{header}\n\n**Types unknown.** {_how_to_get_types(function)}"
     modes = sorted({s.mode for s in info.signatures if s.mode != "unknown"})
     if modes:
         header += " · " + " / ".join(f"{m} mode" for m in modes)
@@ -146,6 +155,10 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
     details = []
     for signature in info.signatures:
         facts = [f"types from {_source_text(signature, info.path)}"]
+        loop = kernels.loop_signature(function.kind, signature.args, signature.return_type)
+        if loop is not None:  # a ufunc/gufunc kernel: the loop as its decorator would declare it
+            layout = function.options.get("layout")
+            facts.insert(0, f"loop `{loop}`" + (f" with layout `{layout}`" if layout else ""))
         if not signature.ok:
             facts.append(f"{signature.error_count or 'has'} error{'s' if signature.error_count != 1 else ''}")
         if signature.inference_ms is not None:
@@ -171,7 +184,7 @@ def variable_markdown(
         )
         return f"`{occurrence.name}`: {reason}" if local else None
     if not info.signatures:
-        return f"`{occurrence.name}`: **types unknown**. {HOW_TO_GET_TYPES}"
+        return f"`{occurrence.name}`: **types unknown**. {_how_to_get_types(view.current)}"
     analysed_line = view.to_analysed(occurrence.line)
     reaching = reaching_store(source, view.current, occurrence) if occurrence.role == "load" else None
     reaching_line = view.to_analysed(reaching.line) if reaching is not None else None

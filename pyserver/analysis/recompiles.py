@@ -1,0 +1,238 @@
+"""Recompiles explained (issue 16): from recorded runs, each compile of a function in the order it
+happened, how long it took, and for every compile after the first, which argument's type made Numba
+compile again. For `cache=True` functions, whether Numba's cache index holds the signature (a hit next
+time) or why not.
+
+Reading the cache index unpickles workspace files: call `cache_status` in trusted workspaces only (the
+analysis worker never runs in others).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pickle
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyserver.record import store
+
+_ARRAY = re.compile(r"^(readonly )?array\((.+), (\d+)d, ([CFA])\)$")
+_LAYOUTS = {"C": "C-contiguous", "F": "Fortran-contiguous", "A": "any layout, e.g. a strided slice"}
+
+
+@dataclass
+class ArgumentChange:
+    """One argument whose type differs from the closest earlier compile."""
+
+    index: int  # 0-based position
+    name: str  # the parameter's name, or "#N" when unknown
+    before: str
+    after: str
+    what: str  # in words: "layout C vs A", "dtype float64 vs float32", "type int64 vs float64"
+
+
+@dataclass
+class CacheStatus:
+    state: str  # "hit" (the index holds it: loaded, not compiled, next time) | "miss" | "unknown"
+    reason: str  # in words
+
+
+@dataclass
+class CompileRecord:
+    args: list[str]
+    ok: bool
+    seconds: float | None  # None: recorded before compile times were (an older recording)
+    kernel: str | None = None  # "vectorize" / "guvectorize" loop
+    changed: list[ArgumentChange] = field(default_factory=list)  # empty for the first compile
+    because: str = ""  # the change in words; "" for the first compile
+    cache: CacheStatus | None = None  # cache=True functions only
+
+
+def _difference(before: str, after: str) -> str:
+    """What changed, in words: "layout A (any layout), was C (C-contiguous)", "float32, was float64"."""
+    old, new = _ARRAY.match(before), _ARRAY.match(after)
+    if old and new:
+        parts = []
+        if old.group(2) != new.group(2):
+            parts.append(f"dtype {new.group(2)}, was {old.group(2)}")
+        if old.group(3) != new.group(3):
+            parts.append(f"{new.group(3)}d, was {old.group(3)}d")
+        if old.group(4) != new.group(4):
+            parts.append(
+                f"layout {new.group(4)} ({_LAYOUTS[new.group(4)]}), was {old.group(4)} ({_LAYOUTS[old.group(4)]})"
+            )
+        if bool(old.group(1)) != bool(new.group(1)):
+            parts.append("read-only, was writable" if new.group(1) else "writable, was read-only")
+        if parts:
+            return ", ".join(parts)
+    if before.startswith("omitted(") != after.startswith("omitted("):
+        return (
+            "left to its default, was passed"
+            if after.startswith("omitted(")
+            else "passed, was left to its default"
+        )
+    return f"{after}, was {before}"
+
+
+def _changes(earlier: list[str], now: list[str], params: list[str]) -> list[ArgumentChange]:
+    changes = []
+    for index in range(max(len(earlier), len(now))):
+        before = earlier[index] if index < len(earlier) else "(not passed)"
+        after = now[index] if index < len(now) else "(not passed)"
+        if before != after:
+            name = params[index] if index < len(params) else f"#{index + 1}"
+            changes.append(ArgumentChange(index, name, before, after, _difference(before, after)))
+    return changes
+
+
+def _because(changes: list[ArgumentChange]) -> str:
+    return "; ".join(f"'{c.name}': {c.what}" for c in changes) or "the same argument types (another process)"
+
+
+def compiles_of(
+    stores: list[dict[str, Any]], key: str, params: list[str], cache: CacheIndex | None = None
+) -> list[CompileRecord]:
+    """The recorded compiles of the function `key` ("path::qualname"), first compiled first."""
+    entries: list[store.Entry] = []
+    seen: set[str] = set()
+    for data in stores:
+        for entry in store.entries(data, key):
+            if entry.key() + str(entry.kernel) not in seen:
+                seen.add(entry.key() + str(entry.kernel))
+                entries.append(entry)
+    # Recordings without a moment keep their file order, after the ones that have one.
+    ordered = sorted(enumerate(entries), key=lambda pair: (pair[1].at is None, pair[1].at or 0.0, pair[0]))
+    records: list[CompileRecord] = []
+    for position, (_, entry) in enumerate(ordered):
+        record = CompileRecord(entry.args, entry.ok, entry.seconds, entry.kernel)
+        if position > 0:
+            earlier = [e.args for _, e in ordered[:position]]
+            closest = min(earlier, key=lambda args: len(_changes(args, entry.args, params)))
+            record.changed = _changes(closest, entry.args, params)
+            record.because = _because(record.changed)
+        if cache is not None and entry.kernel is None:
+            record.cache = cache.status(entry)
+        records.append(record)
+    return records
+
+
+def summary(records: list[CompileRecord]) -> str:
+    """The lens title: "3 compiles · 0.41 s" (the time of those whose time was recorded)."""
+    timed = [r.seconds for r in records if r.seconds is not None]
+    count = f"{len(records)} compile{'s' if len(records) != 1 else ''}"
+    if not timed:
+        return f"{count} · time not recorded"
+    total = f"{sum(timed):.2f} s" + ("" if len(timed) == len(records) else f" ({len(timed)} timed)")
+    return f"{count} · {total}"
+
+
+class CacheIndex:
+    """What Numba's cache index (`__pycache__/*.nbi`) holds for one `cache=True` function, judged as Numba
+    judges it when the program next runs: the index's Numba version, its source stamp, then per
+    signature the function's bytecode and closure hashes."""
+
+    def __init__(self, py_func: Any) -> None:
+        self.py_func = py_func
+        self.problem: str | None = None
+        self.overloads: dict[Any, Any] = {}
+        self.codegen_magic: Any = None
+        self.code_hash: str | None = None
+        self.closure_hash: str | None = None
+        try:
+            self._load()
+        except Exception as exc:  # an unreadable index: say so, never guess
+            self.problem = f"the cache index could not be read ({type(exc).__name__}: {exc})"
+
+    def _load(self) -> None:
+        from numba.core.caching import FunctionCache
+        from numba.core.registry import cpu_target
+
+        cache = FunctionCache(self.py_func)
+        cache_file: Any = cache._cache_file
+        index_path = cache_file._index_path
+        codegen = cpu_target.target_context.codegen()
+        key = cache._index_key((), codegen)  # (sig, magic tuple, (code hash, closure hash))
+        self.codegen_magic, (self.code_hash, self.closure_hash) = key[1], key[2]
+        if not os.path.exists(index_path):
+            moved = self._other_lines(index_path)
+            self.problem = (
+                f"no cache index for it yet ({os.path.basename(index_path)}): it was not run with cache=True"
+                + (
+                    f" since it moved (an index exists for line {', '.join(moved)}; the line is part of the name)"
+                    if moved
+                    else ""
+                )
+            )
+            return
+        with open(index_path, "rb") as handle:
+            version = pickle.load(handle)
+            data = handle.read()
+        if version != cache_file._version:
+            self.problem = (
+                f"the cache index was written by Numba {version}, not this one ({cache_file._version})"
+            )
+            return
+        stamp, overloads = pickle.loads(data)
+        if stamp != cache_file._source_stamp:
+            self.problem = (
+                "the source file changed since the cache index was written: Numba drops the whole index, "
+                "so every signature compiles again"
+            )
+            return
+        self.overloads = overloads
+
+    @staticmethod
+    def _other_lines(index_path: str) -> list[str]:
+        base = os.path.basename(index_path)
+        match = re.match(r"^(.*)-(\d+)(\.py\d+.*\.nbi)$", base)
+        if match is None:
+            return []
+        pattern = os.path.join(
+            glob.escape(os.path.dirname(index_path)),
+            glob.escape(match.group(1)) + "-*" + glob.escape(match.group(3)),
+        )
+        lines = []
+        for other in glob.glob(pattern):
+            found = re.match(r"^.*-(\d+)\.py", os.path.basename(other))
+            if found and found.group(1) != match.group(2):
+                lines.append(found.group(1))
+        return sorted(lines, key=int)
+
+    def status(self, entry: store.Entry) -> CacheStatus:
+        from pyserver.record import types_codec
+
+        if self.problem is not None:
+            unreadable = self.problem.startswith("the cache index could not")
+            return CacheStatus("unknown" if unreadable else "miss", self.problem)
+        for key in self.overloads:
+            sig = key[0]
+            if [types_codec.readable(a) for a in (sig.args if hasattr(sig, "args") else sig)] != entry.args:
+                continue
+            if key[1] != self.codegen_magic:
+                return CacheStatus("miss", "cached for another CPU or Numba target (its codegen differs)")
+            code_hash, closure_hash = key[2]
+            if code_hash != self.code_hash:
+                return CacheStatus("miss", "the function's code changed since it was cached")
+            if closure_hash != self.closure_hash:
+                return CacheStatus("miss", "a variable of its closure changed since it was cached")
+            return CacheStatus(
+                "hit", "the cache index holds it: loaded from the cache next time, not compiled"
+            )
+        return CacheStatus("miss", "the cache index has no entry for this signature")
+
+
+def function_compiles(
+    stores: list[dict[str, Any]], key: str, params: list[str], py_func: Any, cached: bool
+) -> list[CompileRecord]:
+    """`compiles_of`, reading the cache index only for a `cache=True` function that has recorded compiles."""
+    records = compiles_of(stores, key, params)
+    if records and cached:
+        index = CacheIndex(py_func)
+        entries = {(tuple(e.args), e.kernel): e for data in stores for e in store.entries(data, key)}
+        for record in records:
+            entry = entries.get((tuple(record.args), record.kernel))
+            if entry is not None and record.kernel is None:
+                record.cache = index.status(entry)
+    return records
