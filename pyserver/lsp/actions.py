@@ -6,7 +6,7 @@
 - deprecation / nopython-false: remove `nopython=False`, which has no effect since Numba 0.59;
 - error classes of pyserver.analysis.explain (data["errorClass"]): `@njit` on a plain Python helper the
   jitted code calls, `.astype(np.float64)` on an integer array passed to np.linalg, a global list
-  turned into a tuple.
+  turned into a tuple, a typed empty dict (placeholder types).
 """
 
 from __future__ import annotations
@@ -489,6 +489,39 @@ def global_list_fixes(source: str, data: dict[str, Any]) -> list[Fix]:
     ]
 
 
+def empty_dict_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fix]:
+    """`d = {}` (or `dict()`) -> `numba.typed.Dict.empty(...)`. Nothing in the function types the dict (else
+    Numba would have), so the key and value types are placeholders, said so in the title; never preferred."""
+    tree = parse_module(source)
+    variable = data.get("variable")
+    if tree is None or not isinstance(variable, str) or data.get("container") != "dict":
+        return []
+    value = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and node.lineno == line1:
+            if any(isinstance(t, ast.Name) and t.id == variable for t in node.targets):
+                empty_literal = isinstance(node.value, ast.Dict) and not node.value.keys
+                empty_call = (
+                    isinstance(node.value, ast.Call)
+                    and getattr(node.value.func, "id", None) == "dict"
+                    and not node.value.args
+                    and not node.value.keywords
+                )
+                if empty_literal or empty_call:
+                    value = node.value
+    if value is None:
+        return []
+    lines = cached_lines(source)
+    edits = []
+    numba_alias = _module_alias(tree, "numba")
+    if numba_alias is None:
+        numba_alias = "numba"
+        edits.append(_import_edit(tree, lines, "import numba"))
+    typed = f"{numba_alias}.typed.Dict.empty(key_type={numba_alias}.types.unicode_type, value_type={numba_alias}.float64)"
+    edits.append(_node_edit(lines, value, typed))
+    return [Fix(f"Use {typed} (str keys and float64 values are placeholders: put your types)", edits)]
+
+
 def error_class_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fix]:
     kind = data.get("errorClass")
     if kind == "plain-function":
@@ -497,6 +530,8 @@ def error_class_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fix
         return linalg_float_fixes(source, line1, data)
     if kind == "global-container":
         return global_list_fixes(source, data)
+    if kind == "empty-container":
+        return empty_dict_fixes(source, line1, data)
     return []
 
 

@@ -119,3 +119,22 @@ def test_docs_list_every_code_with_its_why_and_fix() -> None:
     for code, info in CODE_TABLE.items():
         assert f"### `{code}`" in text, code
         assert info.why in text and info.fix in text and info.link in text, code
+
+
+def test_editor_shows_why_and_fix(insight_engine: AnalysisEngine) -> None:
+    from pyserver.lsp import convert, hover
+    from pyserver.lsp.views import AnalysedDocument
+
+    result = analyse(insight_engine, "linalg_int_broken.py")
+    source = Path(result.path).read_text(encoding="utf-8")
+    [diagnostic] = result.diagnostics
+    published = convert.to_lsp(diagnostic, "error", convert.RangeConverter(lambda _path: source))
+    assert published.data["errorClass"] == "linalg-int"  # type: ignore[index]
+    assert "astype(np.float64)" in published.data["fix"] and "LAPACK" in published.data["why"]  # type: ignore[index]
+    assert published.code_description is not None
+    assert published.code_description.href == CODE_TABLE["typing-error"].link
+    document = AnalysedDocument("file:///m.py", result.path, source, 1, result)
+    start = diagnostic.range.start
+    answer = hover.hover(source, document, start.line, start.character + 1, hover.HoverContext(), document)
+    assert answer is not None
+    assert "**Why (typing-error):**" in answer.markdown and "astype(np.float64)" in answer.markdown

@@ -49,6 +49,7 @@ def errors_of(engine: AnalysisEngine, path: Path, source: str) -> list[Diagnosti
         ("linalg_int", "linalg-int", "np.linalg.inv(m.astype(np.float64))"),
         ("global_list", "global-container", "WEIGHTS = (1, 2, 3)"),
         ("empty_list", "empty-container", "[np.float64(x) for x in range(0)]"),
+        ("empty_dict", "empty-container", "numba.typed.Dict.empty(key_type=numba.types.unicode_type"),
     ],
 )
 def test_quick_fix_makes_the_code_compile(
