@@ -180,3 +180,17 @@ def test_check_json_carries_the_parallel_report(tmp_path: Path) -> None:
             "runs serially: only prange loops become parallel (use numba.prange if the iterations are independent)"
         ],
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "line", "text"),
+    [
+        ("reflected.py", "type-reflected", 6, "reflected list(float64)"),
+        ("mixed_tuple_index_broken.py", "type-mixed-tuple", 6, "indexed with a variable"),
+    ],
+)
+def test_more_type_hints(insight_engine: AnalysisEngine, name: str, code: str, line: int, text: str) -> None:
+    result, source = analyse(insight_engine, name)
+    hints = [d for d in type_hints(result, source) if d.code == code]
+    assert [d.range.start.line + 1 for d in hints] == [line]
+    assert text in hints[0].message
