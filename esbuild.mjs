@@ -1,6 +1,6 @@
 // Bundles the extension (and, with --tests, the TypeScript unit tests) with esbuild.
 import * as esbuild from "esbuild";
-import { readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const watch = process.argv.includes("--watch");
@@ -20,6 +20,10 @@ const common = {
 const builds = [
   { ...common, entryPoints: ["extension/extension.ts"], outfile: "dist/extension.js" },
 ];
+// The flame graph's viewer: speedscope's release files, shipped in the .vsix as they are.
+const speedscope = "node_modules/speedscope/dist/release";
+if (existsSync(speedscope)) cpSync(speedscope, "dist/speedscope", { recursive: true });
+
 if (tests) {
   rmSync("dist/tests", { recursive: true, force: true });
   const dir = "tests/extension";

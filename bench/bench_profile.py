@@ -155,7 +155,7 @@ def split(folder: Path) -> None:
     program.write_text(SPLIT_PROGRAM)
     line_a, line_b = line_of(SPLIT_PROGRAM, "LINE_A"), line_of(SPLIT_PROGRAM, "LINE_B")
     reps = "40"  # ~2 s of run
-    alone, profiled, errors, held = [], [], [], []
+    alone, profiled, errors, held, paused = [], [], [], [], []
     for _ in range(RUNS):
         stdout, _ = plain(program, reps)
         alone.append(json.loads(stdout.strip().splitlines()[-1])["run"])
@@ -170,14 +170,17 @@ def split(folder: Path) -> None:
         true_a = truth["a"] / (truth["a"] + truth["b"])
         errors.append((100 * abs(a / (a + b) - true_a), true_a, a, b, result["samples"]))
         held.append(100 * result["held_s"] / result["duration_s"])
+        paused.append(1e6 * result["paused_s"] / max(result["samples"], 1))
     overhead = 100 * (min(profiled) / min(alone) - 1)
     print(
         f"   split: program's run alone {min(alone):.3f} s, under the profiler {min(profiled):.3f} s (best of {RUNS})"
     )
     print(f"   overhead at the default rate: {overhead:+.1f}% of run time (goal <= 5%)")
     print(
-        f"   threads held stopped by the sampler: {min(held):.1f}% of the run at best, {max(held):.1f}% at worst "
-        f"(machine load now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+        f"   sampler's own work per sample, thread stopped: {min(paused):.0f} us (at 100 Hz: "
+        f"{min(paused) * 100 / 1e4:.2f}% of one thread's time); from the stop request: threads held "
+        f"{min(held):.1f}% of the run at best, {max(held):.1f}% at worst (machine load now: "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; waits for a busy CPU count here)"
     )
     for error, true_a, a, b, total in errors:
         print(

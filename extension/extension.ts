@@ -3,7 +3,9 @@ import * as vscode from "vscode";
 import { registerCommands } from "./commands";
 import { registerDebugging } from "./debug";
 import { recordEvent } from "./events";
+import { registerGdbOffer } from "./gdbOffer";
 import { IrViews } from "./irView";
+import { registerProfiling } from "./profile";
 import { PythonInterpreter } from "./python";
 import { Recording } from "./recording";
 import { Server } from "./server";
@@ -23,6 +25,8 @@ export function activate(context: vscode.ExtensionContext): void {
 
   registerCommands(context, server, status, irViews, recording, log);
   registerDebugging(context, server, recording, log);
+  registerProfiling(context, server, log);
+  registerGdbOffer(context, server, log);
 
   const current = server;
   context.subscriptions.push(

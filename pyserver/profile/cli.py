@@ -43,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", default=None, metavar="FILE", help="write the profile here (default: standard output)"
     )
+    parser.add_argument(
+        "--speedscope",
+        default=None,
+        metavar="FILE",
+        help="also write the profile in speedscope's format to FILE (the editor's flame graph reads it)",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
 
 
@@ -108,6 +114,9 @@ def run(args: argparse.Namespace) -> int:
             output = formats.text(profile)
             if code:
                 output += f"\nthe program exited with code {code}\n"
+        if args.speedscope:
+            flame = formats.speedscope(profile, resolved, " ".join(command))
+            Path(args.speedscope).write_text(json.dumps(flame) + "\n", encoding="utf-8")
         if args.out:
             Path(args.out).write_text(output, encoding="utf-8")
         else:

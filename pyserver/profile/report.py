@@ -223,6 +223,7 @@ def build(
         "unknown_line_samples": unknown_line,
         "python_frames": sampler.python_status(),
         "held_s": round(sampler.held_s, 6),
+        "paused_s": round(sampler.paused_s, 6),
     }
     return profile, resolved
 

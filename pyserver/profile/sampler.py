@@ -79,6 +79,9 @@ class Sampler:
         self._last_refresh = 0.0
         self._states_fresh = False
         self.held_s = 0.0  # time threads spent stopped by the sampler (from the stop request to the resume)
+        # ... of which after the thread had stopped: the sampler's own work. The rest is the wait for the
+        # thread to reach the stop, long only when it was waiting for a CPU anyway (a loaded machine).
+        self.paused_s = 0.0
 
     # ------------------------------------------------------------------------------------ processes
 
@@ -180,6 +183,7 @@ class Sampler:
             if status is not None and tid == self.root_pid:
                 self.exit_status = status
             return None
+        paused_from = time.perf_counter()
         try:
             registers = self._stopper.registers(tid)
             if registers is None:
@@ -199,7 +203,9 @@ class Sampler:
                     python = tuple(process.stacks.stack(tstate))
         finally:
             self._stopper.resume(tid)
-            self.held_s += time.perf_counter() - held_from
+            resumed = time.perf_counter()
+            self.held_s += resumed - held_from
+            self.paused_s += resumed - paused_from
         if tid not in self.threads:
             self.threads[tid] = ThreadInfo(process.pid, tid, _thread_name(process.pid, tid))
         if python:

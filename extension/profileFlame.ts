@@ -1,0 +1,81 @@
+// The flame graph: speedscope (from the npm registry, its release files shipped in dist/speedscope)
+// in a web view, opening the speedscope-format file of the last run through its #profileURL= hash.
+import * as crypto from "node:crypto";
+import * as fs from "node:fs";
+import * as vscode from "vscode";
+
+export class ProfileFlame implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private file: vscode.Uri | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly storage: vscode.Uri,
+  ) {}
+
+  private get speedscopeRoot(): vscode.Uri {
+    return vscode.Uri.joinPath(this.extensionUri, "dist", "speedscope");
+  }
+
+  /** Remembers the last run's file and refreshes an open flame graph. */
+  update(file: vscode.Uri): void {
+    this.file = file;
+    if (this.panel) this.panel.webview.html = this.html(this.panel.webview);
+  }
+
+  show(): void {
+    if (!this.file) {
+      void vscode.window.showInformationMessage("Numba Lens: no profile yet. Run “Numba Lens: Profile this file” first.");
+      return;
+    }
+    if (this.panel) {
+      this.panel.reveal(vscode.ViewColumn.Beside);
+      return;
+    }
+    this.panel = vscode.window.createWebviewPanel("numbaLens.flameGraph", "Profile: flame graph", vscode.ViewColumn.Beside, {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+      localResourceRoots: [this.speedscopeRoot, this.storage],
+    });
+    this.panel.onDidDispose(() => (this.panel = undefined));
+    this.panel.webview.html = this.html(this.panel.webview);
+  }
+
+  private html(webview: vscode.Webview): string {
+    const index = vscode.Uri.joinPath(this.speedscopeRoot, "index.html").fsPath;
+    if (!fs.existsSync(index) || !this.file) {
+      return `<!DOCTYPE html><html><body><p>The flame graph is unavailable: speedscope's files are missing from this build of the extension (${index}).</p></body></html>`;
+    }
+    const source = fs.readFileSync(index, "utf8");
+    const css = source.match(/href="(speedscope-[^"]+\.css)"/)?.[1];
+    const script = source.match(/src="(speedscope-[^"]+\.js)"/)?.[1];
+    if (!css || !script) return `<!DOCTYPE html><html><body><p>The flame graph is unavailable: speedscope's index.html has changed shape.</p></body></html>`;
+    const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.speedscopeRoot, name)).toString();
+    const profileUrl = webview.asWebviewUri(this.file).toString();
+    const nonce = crypto.randomBytes(16).toString("base64");
+    const csp = [
+      "default-src 'none'",
+      `img-src ${webview.cspSource} data: blob:`,
+      `style-src ${webview.cspSource} 'unsafe-inline'`,
+      `font-src ${webview.cspSource} data:`,
+      `script-src ${webview.cspSource} 'nonce-${nonce}'`,
+      `connect-src ${webview.cspSource}`,
+    ].join("; ");
+    return `<!DOCTYPE html>
+<html>
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<link rel="stylesheet" href="${asset(css)}">
+<script nonce="${nonce}">history.replaceState(null, "", "#profileURL=" + encodeURIComponent(${JSON.stringify(profileUrl)}) + "&title=Numba%20Lens%20profile");</script>
+</head>
+<body>
+<script nonce="${nonce}" src="${asset(script)}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+  }
+}
