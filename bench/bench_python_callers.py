@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from pyserver.analysis.analyzer import Analyzer  # noqa: E402
 
 KERNELS = 12
-CALLERS = 40
+CALLERS = 46
 
 
 def make_source(edit: int = 0) -> str:
@@ -57,12 +57,12 @@ def make_source(edit: int = 0) -> str:
                 def prepare_{c}(size):
                     base = np.linspace(0.0, 1.0, size)
                     noise = np.random.rand(size)
-                    data = base + noise * {0.5 + shift}
+                    data = base + noise * 0.5
                     return data
 
 
                 def run_{c}(size, scale=2.0):
-                    data = np.linspace(0.0, 1.0, size) * {c + 1}
+                    data = np.linspace(0.0, 1.0, size) * {c + 1 + shift}
                     steps = 3
                     for _ in range(2):
                         data = kernel_{k}(data, scale, steps)

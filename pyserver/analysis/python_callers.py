@@ -117,9 +117,14 @@ def _walrus_targets(node: ast.AST) -> set[str]:
     return {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)}
 
 
-def _flatten(body: list[ast.stmt], loops: tuple[int, ...], out: list[_Simple]) -> None:
+def _flatten(
+    body: list[ast.stmt], loops: tuple[int, ...], out: list[_Simple], jitted: frozenset[str] = frozenset()
+) -> None:
+    """`jitted`: names of the module's jitted functions: globals the slice may call, not opaque."""
     for stmt in body:
         position = (stmt.lineno, stmt.col_offset)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and not loops and stmt.name in jitted:
+            continue
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             what = "a class" if isinstance(stmt, ast.ClassDef) else "a Python function"
             why = f"is {what}, which Numba cannot type"
@@ -130,17 +135,17 @@ def _flatten(body: list[ast.stmt], loops: tuple[int, ...], out: list[_Simple]) -
             inner = (*loops, id(stmt))
             bound, mutated = _target_names(stmt.target)
             out.append(_Simple(stmt, bound | mutated, _names_read(stmt.iter), position, inner, header=True))
-            _flatten(stmt.body, inner, out)
-            _flatten(stmt.orelse, loops, out)
+            _flatten(stmt.body, inner, out, jitted)
+            _flatten(stmt.orelse, loops, out, jitted)
         elif isinstance(stmt, ast.While):
             inner = (*loops, id(stmt))
             out.append(_Simple(stmt, set(), set(), position, inner, opaque=_walrus_targets(stmt.test)))
-            _flatten(stmt.body, inner, out)
-            _flatten(stmt.orelse, loops, out)
+            _flatten(stmt.body, inner, out, jitted)
+            _flatten(stmt.orelse, loops, out, jitted)
         elif isinstance(stmt, ast.If):
             out.append(_Simple(stmt, set(), set(), position, loops, opaque=_walrus_targets(stmt.test)))
-            _flatten(stmt.body, loops, out)
-            _flatten(stmt.orelse, loops, out)
+            _flatten(stmt.body, loops, out, jitted)
+            _flatten(stmt.orelse, loops, out, jitted)
         elif isinstance(stmt, ast.With | ast.AsyncWith):
             opaque: set[str] = set()
             for item in stmt.items:
@@ -148,18 +153,18 @@ def _flatten(body: list[ast.stmt], loops: tuple[int, ...], out: list[_Simple]) -
                     bound, mutated = _target_names(item.optional_vars)
                     opaque |= bound | mutated
             out.append(_Simple(stmt, set(), set(), position, loops, opaque=opaque))
-            _flatten(stmt.body, loops, out)
+            _flatten(stmt.body, loops, out, jitted)
         elif isinstance(stmt, ast.Try):
-            _flatten(stmt.body, loops, out)
+            _flatten(stmt.body, loops, out, jitted)
             for handler in stmt.handlers:
                 if handler.name:
                     out.append(_Simple(handler, set(), set(), position, loops, opaque={handler.name}))  # type: ignore[arg-type]
-                _flatten(handler.body, loops, out)
-            _flatten(stmt.orelse, loops, out)
-            _flatten(stmt.finalbody, loops, out)
+                _flatten(handler.body, loops, out, jitted)
+            _flatten(stmt.orelse, loops, out, jitted)
+            _flatten(stmt.finalbody, loops, out, jitted)
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
-                _flatten(case.body, loops, out)
+                _flatten(case.body, loops, out, jitted)
         else:
             defines: set[str] = set()
             if isinstance(stmt, ast.Assign):
@@ -380,12 +385,20 @@ class PythonCallerTypes:
         found.sort(key=lambda s: (s.call.lineno, s.call.col_offset))
         return found
 
-    def _flattened(self, node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef) -> list[_Simple]:
+    def _flattened(
+        self, node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef, indexed: IndexedFile
+    ) -> list[_Simple]:
         cached = self._flat.get(id(node))
         if cached is not None and cached[0] is node:
             return cached[1]
         simple: list[_Simple] = []
-        _flatten(node.body, (), simple)
+        # Top-level jitted functions are globals the slice may call (`u = step(u)` in a time loop).
+        jitted = (
+            frozenset(n for n in indexed.jitted if "." not in n)
+            if isinstance(node, ast.Module)
+            else frozenset()
+        )
+        _flatten(node.body, (), simple, jitted)
         self._flat[id(node)] = (node, simple)
         return simple
 
@@ -419,8 +432,8 @@ class PythonCallerTypes:
                     probe.keywords[keyword.arg] = name
                     probe.expressions[name] = keyword.value
             probes.append(probe)
-        simple = self._flattened(scope.node)
-        module_simple = self._flattened(indexed.tree) if scope.qualname != "<module>" else []
+        simple = self._flattened(scope.node, indexed)
+        module_simple = self._flattened(indexed.tree, indexed) if scope.qualname != "<module>" else []
         kept, needed_by_probe = self._relevant(simple, module_simple, probes, scope.params)
         params_read = [p for p in scope.params if any(p in needed for needed in needed_by_probe)]
         if scope.has_var_params and any(
