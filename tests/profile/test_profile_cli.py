@@ -144,3 +144,70 @@ def test_profiler_killed_leaves_no_process(tmp_path: Path) -> None:
         time.sleep(0.1)
     assert process_gone(pid)
     assert profiler.returncode == 128 + signal.SIGTERM
+
+
+def _check_schema(value: Any, schema: dict[str, Any], definitions: dict[str, Any], where: str = "$") -> None:
+    """The subset of JSON Schema that speedscope's file-format schema uses: $ref, type, const, enum,
+    required, properties, items, anyOf/oneOf."""
+    if "$ref" in schema:
+        schema = definitions[schema["$ref"].split("/")[-1]]
+    if "anyOf" in schema or "oneOf" in schema:
+        options = schema.get("anyOf") or schema["oneOf"]
+        errors = []
+        for option in options:
+            try:
+                _check_schema(value, option, definitions, where)
+                return
+            except AssertionError as exc:
+                errors.append(str(exc))
+        raise AssertionError(f"{where}: matches none of {len(options)} options: {errors}")
+    kinds = {
+        "string": str,
+        "number": (int, float),
+        "integer": int,
+        "array": list,
+        "object": dict,
+        "boolean": bool,
+    }
+    if "type" in schema:
+        assert isinstance(value, kinds[schema["type"]]), f"{where}: {value!r} is not {schema['type']}"
+    if "const" in schema:
+        assert value == schema["const"], f"{where}: {value!r} != {schema['const']!r}"
+    if "enum" in schema:
+        assert value in schema["enum"], f"{where}: {value!r} not in {schema['enum']}"
+    if isinstance(value, dict):
+        for key in schema.get("required", []):
+            assert key in value, f"{where}: {key} is required"
+        for key, sub in schema.get("properties", {}).items():
+            if key in value:
+                _check_schema(value[key], sub, definitions, f"{where}.{key}")
+    if isinstance(value, list) and "items" in schema:
+        for index, item in enumerate(value[:200]):
+            _check_schema(item, schema["items"], definitions, f"{where}[{index}]")
+
+
+def test_speedscope_output_follows_speedscopes_schema(tmp_path: Path) -> None:
+    import json
+
+    import pytest
+
+    schema_path = ROOT / "node_modules" / "speedscope" / "dist" / "release" / "file-format-schema.json"
+    if not schema_path.exists():
+        pytest.skip("speedscope's npm package is not installed (npm ci)")
+    schema = json.loads(schema_path.read_text())
+    data, proc = run_profile(tmp_path, PROGRAMS / "crash.py", "3", fmt="speedscope")
+    assert data is not None, proc.stderr[-2000:]
+    _check_schema(data, {"$ref": schema["$ref"]}, schema["definitions"])
+    frame_count = len(data["shared"]["frames"])
+    for profile in data["profiles"]:
+        assert all(0 <= index < frame_count for sample in profile["samples"] for index in sample)
+
+
+def test_forked_child_is_profiled_too(tmp_path: Path) -> None:
+    program = PROGRAMS / "forks.py"
+    data, proc = run_profile(tmp_path, program, "15")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = {(e["line"], e["function"]) for e in data["lines"] if e["path"] == str(program) and e["jitted"]}
+    assert (line_of(program, "# PARENT"), "parent_loop") in lines
+    assert (line_of(program, "# CHILD"), "child_loop") in lines
+    assert len({t["pid"] for t in data["threads"]}) == 2
