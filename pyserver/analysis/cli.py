@@ -227,7 +227,7 @@ def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from pyserver import __version__
-    from pyserver.analysis.discovery import find_jitted_functions
+    from pyserver.analysis.discovery import find_jitted_functions, may_make_jitted
     from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable, read_source
     from pyserver.analysis.model import FileResult, has_errors
     from pyserver.versions import numba_verdict
@@ -255,7 +255,8 @@ def run(args: argparse.Namespace) -> int:
         for file in files:
             try:
                 source = read_source(file)
-                has_jit = bool(find_jitted_functions(source, str(file)))
+                # a Numba decorator, or a jitted function made some other way (a call, a library's decorator)
+                has_jit = bool(find_jitted_functions(source, str(file))) or may_make_jitted(source)
             except (UnicodeDecodeError, SyntaxError, ValueError):
                 has_jit = True  # let the engine report why it cannot be read or parsed
             except OSError as exc:

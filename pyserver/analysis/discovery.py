@@ -72,6 +72,11 @@ class JitFunction:
     annotations: dict[str, str] = field(default_factory=dict)  # param -> annotation source text
     nested: bool = False  # defined inside another function (not reachable from the module)
     first_line: int = 0  # 1-based line of the first decorator (the code object's co_firstlineno)
+    # "decorator": found in the source by its Numba decorator; "created": found because Numba created a
+    # dispatcher or ufunc builder for it while the module loaded (a call such as `numba.njit(f_py)`, a
+    # library's own decorator, a builder kept on an object), and placed in the source by name and line.
+    origin: str = "decorator"
+    created_line: int = 0  # for "created": 1-based line of the call in this file that passes it, if any
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -347,3 +352,190 @@ def jitted_function_at(functions: list[JitFunction], line: int) -> JitFunction |
         if start <= line <= function.end_line and (best is None or start >= best_start):
             best, best_start = function, start
     return best
+
+
+# --------------------------------------------------------------------------------------------------
+# Functions Numba created while the module loaded (issue 12): placed in the source by name and line.
+
+_CREATED_KINDS = {
+    "jit": "njit",
+    "njit": "njit",
+    "vectorize": "vectorize",
+    "guvectorize": "guvectorize",
+    "cfunc": "cfunc",
+}
+
+
+@dataclass
+class Created:
+    """What the loader saw Numba create for one function of this file (no Numba object: plain data)."""
+
+    qualname: str  # "step_py", "Kernels.func"
+    first_line: int  # the code object's co_firstlineno (its first decorator, or its `def`); 0: any
+    kind: str  # the loader's kind: jit | vectorize | guvectorize | cfunc
+    options: dict[str, Any] = field(default_factory=dict)
+    signatures: list[str] = field(default_factory=list)
+
+
+def _function_nodes(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int]]:
+    """(qualified name, def node, nesting depth in functions) for every function of the module."""
+
+    def walk(body: list[ast.stmt], scope: list[str], depth: int) -> Iterator[Any]:
+        for node in _statements_shallow(body):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield ".".join([*scope, node.name]), node, depth
+                yield from walk(node.body, [*scope, node.name, "<locals>"], depth + 1)
+            elif isinstance(node, ast.ClassDef):
+                yield from walk(node.body, [*scope, node.name], depth)
+
+    yield from walk(tree.body, [], 0)
+
+
+def _statements_shallow(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a block, looking into if/try/with/for/while but not into defs or classes."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                yield from _statements_shallow(inner)
+        for handler in getattr(node, "handlers", ()) or ():
+            yield from _statements_shallow(handler.body)
+        for case in getattr(node, "cases", ()) or ():
+            yield from _statements_shallow(case.body)
+
+
+def _creation_lines(tree: ast.Module) -> dict[str, int]:
+    """Short function name -> first line of a call that passes it (`numba.njit(step_py)`, `wrap(self.f)`)."""
+    lines: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for arg in node.args:
+                name = (
+                    arg.id
+                    if isinstance(arg, ast.Name)
+                    else arg.attr
+                    if isinstance(arg, ast.Attribute)
+                    else None
+                )
+                if name is not None and (name not in lines or node.lineno < lines[name]):
+                    lines[name] = node.lineno
+    return lines
+
+
+def place_created(functions: list[JitFunction], source: str, created: list[Created]) -> list[JitFunction]:
+    """`functions` (found by their decorators) plus every function Numba created that they miss, placed
+    at its `def` (matched by qualified name and first line). Source order; nothing found is invented: a
+    created function whose `def` is not in this text (it changed since) is left out."""
+    known = {f.name for f in functions}
+    wanted = {(c.qualname, c.first_line): c for c in created if c.qualname not in known}
+    if not wanted:
+        return functions
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return functions
+    lines = source.splitlines()
+    creation_lines = _creation_lines(tree)
+    placed = list(functions)
+    for qualname, node, depth in _function_nodes(tree):
+        first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        # first_line 0: any `def` of that name (the editor's text may have moved since the analysis)
+        spec = wanted.pop((qualname, first), None) or wanted.pop((qualname, 0), None)
+        if spec is None:
+            continue
+        params, annotations = _params(node.args)
+        function = JitFunction(
+            name=qualname,
+            def_line=node.lineno,
+            end_line=node.end_lineno or node.lineno,
+            # the decorator that made it (a library's own `@fast`), else the `def` itself
+            decorator_line=node.decorator_list[0].lineno if node.decorator_list else node.lineno,
+            kind=_CREATED_KINDS.get(spec.kind, "njit"),
+            options=dict(spec.options),
+            params=params,
+            signatures=list(spec.signatures),
+            decorator_end_line=(node.decorator_list[-1].end_lineno or node.lineno)
+            if node.decorator_list
+            else node.lineno,
+            def_col=node.col_offset,
+            name_col=_name_col(lines, node),
+            annotations=annotations,
+            nested=depth > 0,
+            first_line=first,
+            origin="created",
+            created_line=creation_lines.get(node.name, 0),
+        )
+        if spec.kind == "jit":  # Numba's jit is nopython since 0.59; `forceobj=True` shows in the options
+            function.kind = "njit" if spec.options.get("nopython", True) else "jit"
+        placed.append(function)
+    placed.sort(key=lambda f: (f.def_line, f.name))
+    return placed
+
+
+def may_make_jitted(source: str) -> bool:
+    """Could loading this module make jitted functions? True when a Numba decorator is found, when the
+    text names numba, or when a function carries a decorator or is passed to a call (a library's own jit
+    decorator, `fast(f)`): only such modules are loaded, and only their definitions run."""
+    if "numba" in source:
+        return True
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return True  # let the analysis say why it cannot be read
+    defined = {node.name for node, _ in _defs(tree)}
+    if any(decorated for _, decorated in _defs(tree)):
+        return True
+    return any(
+        isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id in defined for a in node.args)
+        for node in ast.walk(tree)
+    )
+
+
+def _defs(tree: ast.Module) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
+    for _name, node, _depth in _function_nodes(tree):
+        decorators = [_dotted(d.func if isinstance(d, ast.Call) else d) or "" for d in node.decorator_list]
+        yield node, any(d.split(".")[-1] not in _PLAIN_DECORATORS for d in decorators)
+
+
+# Decorators that never make a jitted function (a module whose only decorators are these is not loaded).
+_PLAIN_DECORATORS = frozenset(
+    {
+        "property",
+        "staticmethod",
+        "classmethod",
+        "abstractmethod",
+        "cached_property",
+        "setter",
+        "getter",
+        "deleter",
+        "lru_cache",
+        "cache",
+        "wraps",
+        "contextmanager",
+        "asynccontextmanager",
+        "dataclass",
+        "total_ordering",
+        "singledispatch",
+        "overload",
+        "override",
+        "fixture",
+        "parametrize",
+        "skip",
+        "skipif",
+        "xfail",
+        "usefixtures",
+    }
+)
+
+
+def with_analysed(
+    functions: tuple[JitFunction, ...], source: str, infos: list[Any]
+) -> tuple[JitFunction, ...]:
+    """The editor's view: the functions found by their decorators plus those an analysis found because
+    Numba created them (FunctionInfo objects: name, kind, options), placed in `source` by name."""
+    known = {f.name for f in functions}
+    created = [Created(i.name, 0, i.kind, dict(i.options)) for i in infos if i.name not in known]
+    return tuple(place_created(list(functions), source, created)) if created else functions

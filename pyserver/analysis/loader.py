@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis import numba_api, toplevel_slice
+from pyserver.analysis import discovery, numba_api, toplevel_slice
 from pyserver.analysis.model import SkippedStatement
 
 _FILE_LOADERS = (
@@ -164,6 +164,20 @@ class LoadResult:
     skipped_statements: list[SkippedStatement] = field(default_factory=list)  # ... with ranges and reasons
     loading: str = "definitions"  # "definitions" | "full": see Loader.loading
     third_party_import_ms: float = 0.0  # spent importing modules from outside the workspace (not counted)
+
+
+def created_functions(recorded: dict[str, numba_api.Recorded]) -> list[discovery.Created]:
+    """What Numba created for the functions of one file while it loaded, as plain data for discovery."""
+    created = []
+    for qualname, record in recorded.items():
+        code = getattr(record.py_func, "__code__", None)
+        if code is None:
+            continue
+        signatures = [s if isinstance(s, str) else str(s) for s in record.signatures]
+        created.append(
+            discovery.Created(qualname, code.co_firstlineno, record.kind, dict(record.options), signatures)
+        )
+    return created
 
 
 def module_name_for(path: str, root: str) -> tuple[str, str]:

@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from pyserver import __version__
+from pyserver.analysis.discovery import may_make_jitted
 from pyserver.analysis.model import Diagnostic, FileResult, Range
 from pyserver.analysis.toplevel_slice import MAIN_BLOCK_REASON
 from pyserver.lsp import actions, convert, hover, inlay, lenses, stability
@@ -37,7 +38,6 @@ from pyserver.lsp.views import (
     cached_lines,
     discover,
     function_views,
-    parse_module,
     view_at,
 )
 
@@ -288,7 +288,7 @@ class NumbaLensServer(LanguageServer):
 
     def _analyze_blocking(self, uri: str, source: str) -> FileResult:
         path = to_fs_path(uri) or uri
-        if not discover(source) and (parse_module(source) is not None or "numba" not in source):
+        if not discover(source) and not may_make_jitted(source):
             # Nothing jitted here: nothing to check, and no reason to run the module at all.
             return FileResult(path)
         self.check_environment(wait=False)
@@ -770,7 +770,8 @@ def register_features(server: NumbaLensServer) -> None:
 
         result = []
         for diagnostic in params.context.diagnostics if wanted(lsp.CodeActionKind.QuickFix) else []:
-            if diagnostic.code not in FIXABLE_CODES:
+            error_class = isinstance(diagnostic.data, dict) and diagnostic.data.get("errorClass")
+            if diagnostic.code not in FIXABLE_CODES and not error_class:  # issue 16: fixes per error class
                 continue
             data = diagnostic.data if isinstance(diagnostic.data, dict) else None
             fixes = actions.quick_fixes(source, str(diagnostic.code), diagnostic.range.start.line + 1, data)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from pyserver.analysis.discovery import JitFunction, find_jitted_functions_in_tree
+from pyserver.analysis.discovery import JitFunction, find_jitted_functions_in_tree, with_analysed
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
 from pyserver.lsp.text import split_lines
 
@@ -69,8 +69,8 @@ class AnalysedDocument:
     functions: tuple[JitFunction, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        if not self.functions:
-            self.functions = discover(self.source)
+        if not self.functions:  # with the functions found because Numba created them (call forms, ...)
+            self.functions = with_analysed(discover(self.source), self.source, self.result.functions)
 
     def info(self, name: str) -> FunctionInfo | None:
         for info in self.result.functions:
@@ -106,6 +106,7 @@ def function_views(current_source: str, analysed: AnalysedDocument | None) -> li
     current_functions = discover(current_source)
     if analysed is None:
         return [FunctionView(function, "not-analysed") for function in current_functions]
+    current_functions = with_analysed(current_functions, current_source, analysed.result.functions)
     current_lines = cached_lines(current_source)
     analysed_lines = cached_lines(analysed.source)
     same_text = current_source == analysed.source
