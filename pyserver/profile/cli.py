@@ -61,6 +61,14 @@ def profiling_environment(folder: str, base: dict[str, str] | None = None) -> di
     return env
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: SIGKILL when the profiler dies, even of SIGKILL (no orphan)."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+
+
 def _exit_code(status: int) -> int:
     if os.WIFSIGNALED(status):
         return 128 + os.WTERMSIG(status)
@@ -92,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     folder = tempfile.mkdtemp(prefix="numba-lens-profile-")
     try:
         try:
-            child = subprocess.Popen(command, env=profiling_environment(folder))
+            child = subprocess.Popen(command, env=profiling_environment(folder), preexec_fn=_die_with_parent)
         except FileNotFoundError:
             print(f"pyserver profile: command not found: {command[0]}", file=sys.stderr)
             return 2
@@ -150,7 +158,15 @@ def _sample_until_exit(child: subprocess.Popen[bytes], sampler: object) -> int:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: child.send_signal(signal.SIGTERM))
     try:
-        sampler.run(running)
+        try:
+            sampler.run(running)
+        except KeyboardInterrupt:
+            # Ctrl-C reached the program too (same process group): let it end, then report.
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and running():
+                time.sleep(0.05)
+            if not ended and sampler.exit_status is None:
+                child.kill()
         if sampler.exit_status is not None:
             return sampler.exit_status
         if ended:

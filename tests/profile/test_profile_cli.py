@@ -211,3 +211,21 @@ def test_forked_child_is_profiled_too(tmp_path: Path) -> None:
     assert (line_of(program, "# PARENT"), "parent_loop") in lines
     assert (line_of(program, "# CHILD"), "child_loop") in lines
     assert len({t["pid"] for t in data["threads"]}) == 2
+
+
+def test_profiler_killed_outright_takes_the_program_with_it(tmp_path: Path) -> None:
+    program = PROGRAMS / "crash.py"
+    profiler = subprocess.Popen(
+        [sys.executable, "-m", "pyserver", "profile", "--", sys.executable, str(program), "100000"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert profiler.stdout is not None
+    pid = int(profiler.stdout.readline())
+    profiler.kill()  # SIGKILL: no handler runs in the profiler
+    profiler.wait(timeout=60)
+    deadline = time.monotonic() + 10
+    while not process_gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert process_gone(pid)
