@@ -236,3 +236,15 @@ def function_compiles(
             if entry is not None and record.kernel is None:
                 record.cache = index.status(entry)
     return records
+
+
+def payload(function: str, path: str, records: list[CompileRecord]) -> dict[str, Any]:
+    """What the editor's compiles view shows (the `numbaLens/compiles` request's answer)."""
+    from dataclasses import asdict
+
+    return {
+        "function": function,
+        "path": path,
+        "summary": summary(records) if records else "no recorded compiles",
+        "compiles": [asdict(r) for r in records],
+    }

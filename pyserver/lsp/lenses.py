@@ -95,6 +95,7 @@ def code_lenses(
             else status_title(view, busy)
         )
         lenses.append(Lens(line, title, ""))
+        lenses.extend(compiles_lenses(uri, view, line))  # issue 16: "3 compiles · 0.41 s"
         for title, mode in debug_choices(function.kind):
             lenses.append(
                 Lens(
@@ -108,3 +109,16 @@ def code_lenses(
             for title, command in IR_COMMANDS:
                 lenses.append(Lens(line, title, command, [{"uri": uri, "line": function.def_line - 1}]))
     return lenses
+
+
+def compiles_lenses(uri: str, view: FunctionView, line: int) -> list[Lens]:
+    """Recompiles explained (issue 16): how often a recorded run compiled the function and how long that
+    took; the lens opens the list of compiles, each with why it compiled again."""
+    from pyserver.analysis.recompiles import summary
+
+    compiles = view.info.compiles if view.info is not None else []
+    if not compiles:
+        return []
+    arguments = [{"uri": uri, "function": view.current.name}]
+    return [Lens(line, summary(compiles), "numbaLens.showCompiles", arguments)]
+

@@ -815,6 +815,20 @@ def register_features(server: NumbaLensServer) -> None:
             raise JsonRpcInvalidParams("numbaLens/typeStability needs the uri of an open document")
         return {"functions": stability.type_stability(source, ls.typed.get(uri))}
 
+    @server.feature("numbaLens/compiles")
+    @server.thread()  # issue 16: recompiles explained, the view behind the "N compiles · T s" lens
+    def on_compiles(ls: NumbaLensServer, params: Any) -> dict[str, Any]:
+        from pyserver.analysis.recompiles import payload
+
+        raw = plain(params)
+        uri = raw.get("uri") if isinstance(raw, dict) else None
+        name = raw.get("function") if isinstance(raw, dict) else None
+        if not isinstance(uri, str) or not isinstance(name, str):
+            raise JsonRpcInvalidParams("numbaLens/compiles needs the uri of a document and a function name")
+        analysed = ls.typed.get(uri)
+        info = analysed.info(name) if analysed is not None else None
+        return payload(name, to_fs_path(uri) or uri, list(info.compiles) if info is not None else [])
+
     @server.feature(lsp.SHUTDOWN)
     async def on_shutdown(ls: NumbaLensServer, params: None) -> None:
         # The worker goes now, not at exit: a client may wait for `shutdown` and then kill us.
