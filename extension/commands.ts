@@ -2,6 +2,7 @@
 import { execFile } from "node:child_process";
 import * as vscode from "vscode";
 import { recordEvent } from "./events";
+import { offerAfterDoctor } from "./gdbOffer";
 import { IrKind, IrViews } from "./irView";
 import { Recording } from "./recording";
 import { Server } from "./server";
@@ -76,6 +77,7 @@ export function registerCommands(
       );
       log.info(text);
       recordEvent("debugInfo", { text });
+      offerAfterDoctor(server, text, log); // no gdb, or one that cannot see jitted code: offer one
       const document = await vscode.workspace.openTextDocument({ language: "markdown", content: text });
       await vscode.window.showTextDocument(document, { preview: false });
     }),

@@ -15,6 +15,7 @@ import {
 } from "vscode-languageclient/node";
 import { execFile } from "node:child_process";
 import { recordEvent } from "./events";
+import { gdbHomeEnvironment } from "./gdbOffer";
 import { InterpreterChoice, serverEnvironment } from "./interpreter";
 import { PythonInterpreter } from "./python";
 import { resolveSettings, serverSettings, Settings, shouldNotify } from "./settings";
@@ -94,7 +95,7 @@ export class Server implements vscode.Disposable {
   async pyserverCommand(subcommand: string[]): Promise<{ command: string; args: string[]; env: Record<string, string>; choice: InterpreterChoice }> {
     const choice = await this.python.choose(vscode.workspace.workspaceFolders?.[0]?.uri);
     const settings = this.settings();
-    const env = serverEnvironment(settings.importStrategy, this.bundledLibs, process.env);
+    const env = gdbHomeEnvironment(serverEnvironment(settings.importStrategy, this.bundledLibs, process.env));
     delete env[`NUMBA_LENS_TEST_EVENTS`];
     return { command: choice.command[0], args: [...choice.command.slice(1), "-m", "pyserver", ...subcommand], env, choice };
   }
