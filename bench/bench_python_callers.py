@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from pyserver.analysis import numba_api  # noqa: E402
 from pyserver.analysis.analyzer import Analyzer  # noqa: E402
 
 KERNELS = 12
@@ -106,18 +107,26 @@ def main() -> int:
 
         def type_calls(text: str) -> tuple[float, int, int]:
             started = time.perf_counter()
-            analyzer._prepare_python_callers(str(path), text, load)
+            analyzer.sources.prepare_python_callers(
+                str(path),
+                text,
+                load.module,
+                lambda value: analyzer._value_fingerprint(value, 0),
+                lambda: numba_api.callee_resolver(analyzer._resolve_callee),
+            )
             found = sites = 0
             for name in functions:
-                findings = analyzer.python_callers.signatures(str(path), name, getattr(load.module, name))
+                findings = analyzer.sources.python_callers.signatures(
+                    str(path), name, getattr(load.module, name)
+                )
                 found += len(findings.signatures)
                 sites += findings.sites
             return time.perf_counter() - started, found, sites
 
         first_s, found, sites = type_calls(source)
-        typed_before = analyzer.python_callers.slices_typed
+        typed_before = analyzer.sources.python_callers.slices_typed
         edit_s, _, _ = type_calls(make_source(edit=1))
-        retyped = analyzer.python_callers.slices_typed - typed_before
+        retyped = analyzer.sources.python_callers.slices_typed - typed_before
         run = subprocess.run(
             [sys.executable, "-c", RUN_SCRIPT, str(path)], capture_output=True, text=True, check=True
         )

@@ -17,14 +17,14 @@ import sys
 import time
 import types as pytypes
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from pyserver.analysis import insight, kernels, numba_api, recompiles, report
-from pyserver.analysis.call_index import CallIndex
+from pyserver.analysis.analysis_run import AnalysisRun, Memo, shifted
 from pyserver.analysis.discovery import JitFunction, find_jitted_functions, place_created
 from pyserver.analysis.loader import Loader, LoadResult, created_functions
 from pyserver.analysis.model import (
@@ -38,107 +38,13 @@ from pyserver.analysis.model import (
     SignatureResult,
     VariableType,
 )
-from pyserver.analysis.python_callers import CallLink, PythonCallerTypes
 from pyserver.analysis.recorded_objects import RecordedObjects
+from pyserver.analysis.signature_sources import CallerLink, Candidate, SignatureSources, recorded_stores
 from pyserver.record import store, types_codec
 
 MEMO_LIMIT = 4000
 MAX_CALLEE_DEPTH = 30
-MAX_CROSS_FILE_CALLS = 64  # per callee: the distinct (argument types, call site) pairs kept
 ANALYSED_KINDS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass-method"}
-
-
-@dataclass
-class CallerLink:
-    """A call site that passes a candidate's argument types."""
-
-    path: str
-    function: str  # the caller's qualified name
-    line: int  # 1-based
-    range: Range | None = None  # the call, in a caller of another file; None: computed in this file
-
-
-@dataclass
-class Candidate:
-    """One argument-type tuple for one function and where it came from."""
-
-    args: tuple[Any, ...]
-    return_type: Any | None
-    source: str
-    callers: list[CallerLink] = field(default_factory=list)
-
-
-@dataclass
-class CrossFileCall:
-    """Argument types a jitted caller passes to a jitted function of another workspace file."""
-
-    args: tuple[Any, ...]
-    params: str  # the callee's parameters when the caller was typed: a changed `def` drops the entry
-    link: CallerLink
-
-
-def _params_text(py_func: Any) -> str:
-    try:
-        return str(inspect.signature(py_func))
-    except (TypeError, ValueError):
-        return "?"
-
-
-@dataclass
-class Memo:
-    inference: numba_api.Inference
-    def_line: int
-    function: tuple[str, str]  # (file, qualname)
-
-
-def _shift_text(text: str, path: str, delta: int) -> str:
-    if delta == 0:
-        return text
-    escaped = re.escape(os.path.basename(path))
-
-    def bump(match: re.Match[str]) -> str:
-        return f"{match.group(1)}{int(match.group(2)) + delta}"
-
-    text = re.sub(r'(File "[^"]*' + escaped + r'", line )(\d+)', bump, text)
-    return re.sub(r"(" + escaped + r" \()(\d+)(?=\))", bump, text)
-
-
-def _shifted(inference: numba_api.Inference, path: str, delta: int) -> numba_api.Inference:
-    if delta == 0:
-        return inference
-
-    def move(line: int | None) -> int | None:
-        return None if line is None else line + delta
-
-    return numba_api.Inference(
-        args=inference.args,
-        return_type=inference.return_type,
-        errors=[
-            numba_api.ErrorInfo(
-                e.kind,
-                _shift_text(e.text, path, delta),
-                move(e.line) if e.filename == path else e.line,
-                e.filename,
-                e.callee,
-                e.callee_args,
-                e.element_type,
-            )
-            for e in inference.errors
-        ],
-        warnings=[
-            numba_api.WarningInfo(w.category, w.text, move(w.line), w.filename) for w in inference.warnings
-        ],
-        variables=[
-            numba_api.VariableInfo(
-                v.name, v.ssa_name, v.type, v.line + delta, v.is_arg, [u + delta for u in v.used_lines], v.phi
-            )
-            for v in inference.variables
-        ],
-        calls=[numba_api.CallInfo(c.callee, c.args, c.line + delta) for c in inference.calls],
-        returns=[numba_api.ReturnSite(r.line + delta, r.type) for r in inference.returns],
-        call_types=[(line + delta, name, sig) for line, name, sig in inference.call_types],
-        elapsed_ms=inference.elapsed_ms,
-    )
 
 
 class Analyzer:
@@ -150,31 +56,19 @@ class Analyzer:
         self.recorded_objects = RecordedObjects(self.root, self.loader.recorded)  # for recorded types
         self.memo: OrderedDict[tuple[Any, ...], Memo] = OrderedDict()
         self.object_memo: dict[tuple[Any, ...], tuple[numba_api.ObjectModeResult, int]] = {}
-        self._run_fingerprints: dict[int, str] = {}
-        self._fresh: set[tuple[str, str]] = set()  # functions inferred in this run
-        self._callee_depth = 0
-        self._sources: dict[str, report.SourceIndex] = {}
-        self._discovered: dict[str, list[JitFunction]] = {}
-        self._current_path = ""
+        # The state of the analyze() call in progress (a new one per call; read by inference callbacks).
+        self._run = AnalysisRun("", report.SourceIndex.parse(""), FileResult(path=""))
         # (path, function) -> argument-type candidates, in the order of FunctionInfo.signatures.
         self.last_candidates: dict[tuple[str, str], list[Candidate]] = {}
-        # Callers in other files: (callee's real path, qualname) -> the types they pass, kept from the
-        # analysis of the callers' files (replaced when a caller's file is analysed again).
-        self.cross_file_calls: dict[tuple[str, str], list[CrossFileCall]] = {}
-        # path -> the cross-file caller types its last analysis saw, to tell when they changed.
-        self._cross_file_seen: dict[str, set[tuple[str, str]]] = {}
-        # The workspace's Python calls (AST only, updated per changed file) and their typing.
-        self.call_index = CallIndex(self.root)
-        self.python_callers = PythonCallerTypes(self.call_index)
-        # function -> (Python calls found, why they gave no types), for the no-signature note; per run
-        self._python_caller_notes: dict[str, tuple[int, list[str]]] = {}
+        # The six sources of argument types; cross-file callers and the Python call index live on.
+        self.sources = SignatureSources(self.root, self.recorded_objects, self.loader.is_workspace_file)
 
     # ---------------------------------------------------------------------------------------- keys
 
     def _function_source(self, py_func: Any) -> str:
         file = py_func.__code__.co_filename
-        functions = self._discovered.get(file)
-        index = self._sources.get(file)
+        functions = self._run.discovered.get(file)
+        index = self._run.sources.get(file)
         if functions is not None and index is not None:
             for function in functions:
                 if function.name == py_func.__qualname__:
@@ -186,8 +80,8 @@ class Analyzer:
             return repr(py_func.__code__.co_code) + repr(py_func.__code__.co_consts)
 
     def _value_fingerprint(self, value: Any, depth: int) -> str:
-        if getattr(value, "_numba_lens_workspace", False):
-            return "jit:" + self._fingerprint(value.py_func, depth + 1)
+        if numba_api.is_workspace_dispatcher(value):
+            return "jit:" + self._fingerprint(numba_api.dispatcher_py_func(value), depth + 1)
         if isinstance(value, pytypes.ModuleType):
             return "module:" + value.__name__
         if value is None or isinstance(value, bool | int | float | complex | str | bytes):
@@ -218,12 +112,12 @@ class Analyzer:
         return f"object:{type(value).__qualname__}:{text}"
 
     def _fingerprint(self, py_func: Any, depth: int = 0) -> str:
-        cached = self._run_fingerprints.get(id(py_func))
+        cached = self._run.fingerprints.get(id(py_func))
         if cached is not None:
             return cached
         if depth > MAX_CALLEE_DEPTH:
             return "deep"
-        self._run_fingerprints[id(py_func)] = "cycle:" + py_func.__qualname__  # a recursive call
+        self._run.fingerprints[id(py_func)] = "cycle:" + py_func.__qualname__  # a recursive call
         digest = hashlib.sha256()
         digest.update(numba_api.NUMBA_VERSION.encode())
         digest.update(py_func.__code__.co_filename.encode())
@@ -246,7 +140,7 @@ class Analyzer:
         defaults = py_func.__defaults__ or ()
         digest.update(self._value_fingerprint(tuple(defaults), depth).encode())
         value = digest.hexdigest()
-        self._run_fingerprints[id(py_func)] = value
+        self._run.fingerprints[id(py_func)] = value
         return value
 
     # ----------------------------------------------------------------------------------- inference
@@ -254,10 +148,10 @@ class Analyzer:
     def _infer(
         self, record: numba_api.Recorded, args: tuple[Any, ...], return_type: Any
     ) -> numba_api.Inference:
-        py_func = record.dispatcher.py_func
+        py_func = numba_api.dispatcher_py_func(record.dispatcher)
         key = (
             self._fingerprint(py_func),
-            repr(sorted(record.dispatcher.targetoptions.items(), key=lambda kv: kv[0])),
+            repr(sorted(numba_api.dispatcher_options(record.dispatcher).items(), key=lambda kv: kv[0])),
             args,
             return_type,
         )
@@ -265,30 +159,31 @@ class Analyzer:
         memo = self.memo.get(key)
         if memo is not None:
             self.memo.move_to_end(key)
-            return _shifted(memo.inference, py_func.__code__.co_filename, def_line - memo.def_line)
+            return shifted(memo.inference, py_func.__code__.co_filename, def_line - memo.def_line)
         with numba_api.callee_resolver(self._resolve_callee):
             inference = numba_api.infer(record.dispatcher, args, return_type)
         self.memo[key] = Memo(inference, def_line, numba_api.function_id(py_func))
-        self._fresh.add(numba_api.function_id(py_func))
+        self._run.fresh.add(numba_api.function_id(py_func))
         while len(self.memo) > MEMO_LIMIT:
             self.memo.popitem(last=False)
         return inference
 
     def _resolve_callee(self, dispatcher: Any, args: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
-        record = self.loader.recorded.get(numba_api.function_id(dispatcher.py_func))
+        py_func = numba_api.dispatcher_py_func(dispatcher)
+        record = self.loader.recorded.get(numba_api.function_id(py_func))
         if record is None or record.dispatcher is not dispatcher:
-            record = numba_api.Recorded(dispatcher.py_func, dispatcher, "jit", [], {})
-        if self._callee_depth > MAX_CALLEE_DEPTH:
+            record = numba_api.Recorded(py_func, dispatcher, "jit", [], {})
+        if self._run.callee_depth > MAX_CALLEE_DEPTH:
             raise numba_api.CalleeTypingError("calls nested too deeply for analysis", dispatcher, args)
-        name = dispatcher.py_func.__qualname__
-        self._callee_depth += 1
+        name = py_func.__qualname__
+        self._run.callee_depth += 1
         try:
             if record.signatures and record.kind == "jit":
                 # Declared signatures: Numba compiles those only and matches calls against them.
                 return self._declared_pairs(record, name, args)
             inference = self._infer(record, args, None)
         finally:
-            self._callee_depth -= 1
+            self._run.callee_depth -= 1
         if inference.errors:
             first = report.short_message(inference.errors[0].text)
             arg_text = ", ".join(str(a) for a in args)
@@ -322,123 +217,6 @@ class Analyzer:
 
     # ------------------------------------------------------------------------------- type sources
 
-    def _recorded_store(self) -> list[dict[str, Any]]:
-        stores = []
-        paths = self.signature_files or [os.path.join(self.root, str(store.DEFAULT_RELATIVE))]
-        for path in paths:
-            full = path if os.path.isabs(path) else os.path.join(self.root, path)
-            try:
-                stores.append(store.load(full))
-            except (ValueError, OSError):
-                continue
-        return stores
-
-    def _candidates(
-        self,
-        function: JitFunction,
-        record: numba_api.Recorded,
-        module: pytypes.ModuleType | None,
-        path: str,
-        stores: list[dict[str, Any]],
-        diagnostics: list[Diagnostic],
-        unusable: list[str] | None = None,
-    ) -> list[Candidate]:
-        """Argument-type candidates from every source. Recorded signatures that cannot be used (their exact
-        encoding does not decode here, or the recording skipped a type it cannot store) go to `unusable`
-        as readable text, for the no-signature diagnostic and its quick fix."""
-        found: list[Candidate] = []
-        py_func = record.py_func
-        self_type = None
-        if function.kind == "jitclass-method" and module is not None:
-            cls = module.__dict__.get(function.name.split(".")[0])
-            methods = numba_api.jitclass_methods(cls) if cls is not None else None
-            if methods and function.name.split(".")[-1] in methods:
-                self_type = methods[function.name.split(".")[-1]][1]
-
-        def add(args: tuple[Any, ...], return_type: Any, source: str) -> None:
-            if any(c.args == args for c in found):
-                return
-            found.append(Candidate(args, return_type, source))
-
-        for sig in record.signatures:
-            try:
-                args, return_type = numba_api.parse_signature(sig)
-            except ValueError as exc:
-                diagnostics.append(
-                    self._diagnostic(
-                        path,
-                        self._decorator_range(function),
-                        "error",
-                        "typing-error",
-                        f"Invalid signature {sig!r}: {exc}",
-                        function.name,
-                        None,
-                    )
-                )
-                continue
-            if function.kind == "vectorize" or function.kind == "guvectorize":
-                return_type = None if function.kind == "guvectorize" else return_type
-            add(args, return_type, "decorator")
-        # Annotations: every parameter (but a jitclass `self`) must name a type exactly.
-        params = list(inspect.signature(py_func).parameters.values())
-        annotation_types: list[Any] = []
-        namespace = dict(py_func.__globals__)
-        for index, param in enumerate(params):
-            if index == 0 and self_type is not None:
-                annotation_types.append(self_type)
-                continue
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                annotation_types.append(None)
-                continue
-            annotation = param.annotation
-            annotation_types.append(
-                None
-                if annotation is inspect.Parameter.empty
-                else numba_api.annotation_type(annotation, namespace)
-            )
-        if params and all(t is not None for t in annotation_types):
-            add(tuple(annotation_types), None, "annotation")
-        elif not params and function.kind in ("njit", "jit"):
-            add((), None, "annotation")  # no parameters: nothing to know
-        # Recorded from real runs.
-        relative = os.path.relpath(path, self.root)
-        key = store.function_key(relative, function.name)
-        for data in stores:
-            for entry in store.entries(data, key):
-                try:
-                    args = tuple(types_codec.decode(e, self.recorded_objects.resolve) for e in entry.types)
-                except (ValueError, KeyError, TypeError):
-                    if unusable is not None:
-                        unusable.append("(" + ", ".join(entry.args) + ")")
-                    continue
-                add(args, None, "recorded")
-            if unusable is not None:
-                unusable.extend(_skipped_in_notes(data, key))
-        # cache=True index files (unpickled: the worker only runs in trusted workspaces).
-        for args in numba_api.cache_index_signatures(py_func, path):
-            add(args, None, "cache")
-        # Python code that calls it (its module, other modules, tests), typed without running it.
-        if function.kind in ("njit", "jit") and not record.signatures and "." not in function.name:
-            findings = self.python_callers.signatures(path, function.name, record.dispatcher)
-            self._python_caller_notes[function.name] = (findings.sites, findings.reasons)
-            for call_types in findings.signatures:
-                add(call_types.args, None, "python-caller")
-                candidate = next(c for c in found if c.args == call_types.args)
-                for link in call_types.links:  # merged with a recorded or cached one of the same types
-                    caller = _caller_link(link)
-                    if caller not in candidate.callers:
-                        candidate.callers.append(caller)
-        # Jitted callers in other workspace files (seen when their files were analysed).
-        params_text = _params_text(py_func)
-        for call in self.cross_file_calls.get((os.path.realpath(path), function.name), []):
-            if call.params != params_text:
-                continue  # the `def` changed since: the caller's types may no longer fit
-            add(call.args, None, "caller")
-            candidate = next(c for c in found if c.args == call.args)
-            if candidate.source == "caller" and call.link not in candidate.callers:
-                candidate.callers.append(call.link)
-        return found
-
     # ----------------------------------------------------------------------------------- reporting
 
     def _diagnostic(
@@ -471,14 +249,14 @@ class Analyzer:
         )
 
     def _index_for(self, path: str) -> report.SourceIndex | None:
-        if path in self._sources:
-            return self._sources[path]
+        if path in self._run.sources:
+            return self._run.sources[path]
         try:
             source = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return None
         index = report.SourceIndex.parse(source)
-        self._sources[path] = index
+        self._run.sources[path] = index
         return index
 
     def _name_range(self, function: JitFunction) -> Range:
@@ -486,7 +264,7 @@ class Analyzer:
         return Range.of(line, function.name_col, line, function.name_col + len(function.name.split(".")[-1]))
 
     def _decorator_range(self, function: JitFunction) -> Range:
-        index = self._sources.get(self._current_path)
+        index = self._run.sources.get(self._run.path)
         if index is None:
             return self._name_range(function)
         return index.line_range(function.decorator_line)
@@ -502,7 +280,7 @@ class Analyzer:
             if memo.function != callee or inference.args != args or not inference.errors:
                 continue
             if memo.def_line != record.py_func.__code__.co_firstlineno:
-                inference = _shifted(
+                inference = shifted(
                     inference, callee[0], record.py_func.__code__.co_firstlineno - memo.def_line
                 )
             index = self._index_for(callee[0])
@@ -650,12 +428,10 @@ class Analyzer:
     def analyze(self, path: str, source: str, selective: bool = False) -> FileResult:
         started = time.perf_counter()
         path = os.path.abspath(path)
-        self._current_path = path
-        self._run_fingerprints = {}
-        self._fresh = set()
-        result = FileResult(path=path)
         index = report.SourceIndex.parse(source)
-        self._sources = {path: index}
+        run = self._run = AnalysisRun(path, index, FileResult(path=path), real_path=os.path.realpath(path))
+        run.sources = {path: index}
+        result = run.result
         try:
             functions = find_jitted_functions(source, path)
         except SyntaxError as exc:
@@ -673,10 +449,9 @@ class Analyzer:
             )
             result.elapsed_ms = (time.perf_counter() - started) * 1000.0
             return result
-        self._discovered = {path: functions}
-        self._forget_cross_file_calls_from(path)
-        real_path = os.path.realpath(path)
-        self._cross_file_seen[real_path] = self._cross_file_types().get(real_path, set())
+        run.discovered = {path: functions}
+        self.sources.cross_file.forget_from(path)
+        self.sources.cross_file.start(run.real_path)
         load = self.loader.load(path, source, selective=selective)
         recovered = None
         if load.error is not None and load.error.kind == "exception" and not selective:
@@ -692,14 +467,18 @@ class Analyzer:
         result.diagnostics.extend(diagnostics)
         # Every function Numba created while the module loaded, not only those with a Numba decorator.
         functions = place_created(functions, source, created_functions(load.recorded))
-        self._discovered = {path: functions}
-        self._prepare_python_callers(path, source, load)
-        stores = self._recorded_store()
-        infos: dict[str, FunctionInfo] = {}
-        candidates: dict[str, list[Candidate]] = {}
-        records: dict[str, numba_api.Recorded] = {}
-        unusable: dict[str, list[str]] = {}  # function -> recorded signatures that could not be used
-        by_name = {f.name: f for f in functions}
+        run.discovered = {path: functions}
+        run.load = load
+        self.sources.prepare_python_callers(
+            path,
+            source,
+            load.module,
+            lambda value: self._value_fingerprint(value, 0),
+            lambda: numba_api.callee_resolver(self._resolve_callee),
+        )
+        run.stores = stores = recorded_stores(self.root, self.signature_files)
+        infos, candidates, records, unusable = run.infos, run.candidates, run.records, run.unusable
+        run.by_name = {f.name: f for f in functions}
         for function in functions:
             info = FunctionInfo(
                 path=path,
@@ -721,11 +500,17 @@ class Analyzer:
                 continue
             records[function.name] = record
             if function.options.get("forceobj"):
-                self._object_mode(path, function, record, info, index, result)
+                self._object_mode(run, function, record)
                 continue
             unusable[function.name] = []
-            candidates[function.name] = self._candidates(
-                function, record, load.module, path, stores, result.diagnostics, unusable[function.name]
+            candidates[function.name] = self.sources.candidates(
+                function,
+                record,
+                load.module,
+                path,
+                stores,
+                self._invalid_signature_reporter(run, function),
+                unusable[function.name],
             )
         # Infer every known signature; then the signatures callers pass to same-file callees.
         done: dict[str, set[tuple[Any, ...]]] = {name: set() for name in candidates}
@@ -737,9 +522,7 @@ class Analyzer:
                         continue
                     done[name].add(candidate.args)
                     progressed = True
-                    self._run_candidate(
-                        path, by_name[name], records[name], candidate, infos[name], index, result, candidates
-                    )
+                    self._run_candidate(run, name, candidate)
             if not progressed:
                 break
         for name, cands in candidates.items():
@@ -752,37 +535,45 @@ class Analyzer:
                         CallerSite(link.path, link.function, link.line) for link in found.callers
                     ]
             if not cands:
-                function = by_name[name]
+                function = run.by_name[name]
                 result.diagnostics.append(self._no_signature(path, function, unusable.get(name, [])))
         for name, record in records.items():  # recorded compiles, each recompile explained (recompiles.py)
             key = store.function_key(os.path.relpath(path, self.root), name)
             cached = bool(record.options.get("cache"))
-            infos[name].compiles = recompiles.function_compiles(stores, key, infos[name].params, record.py_func, cached)
+            infos[name].compiles = recompiles.function_compiles(
+                stores, key, infos[name].params, record.py_func, cached
+            )
         for name in records:
             identifier = numba_api.function_id(records[name].py_func)
-            (result.inferred if identifier in self._fresh else result.reused).append(name)
+            (result.inferred if identifier in self._run.fresh else result.reused).append(name)
         result.diagnostics.extend(insight.surprises(result, index))  # issue 16: compiles, but surprises
         result.diagnostics = _dedupe(result.diagnostics)
-        now = self._cross_file_types()
-        result.callers_changed = sorted(
-            file
-            for file, seen in self._cross_file_seen.items()
-            if file != real_path and now.get(file, set()) != seen
-        )
+        result.callers_changed = self.sources.cross_file.changed_since(run.real_path)
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result
 
-    def _run_candidate(
-        self,
-        path: str,
-        function: JitFunction,
-        record: numba_api.Recorded,
-        candidate: Candidate,
-        info: FunctionInfo,
-        index: report.SourceIndex,
-        result: FileResult,
-        candidates: dict[str, list[Candidate]],
-    ) -> None:
+    def _invalid_signature_reporter(
+        self, run: AnalysisRun, function: JitFunction
+    ) -> Callable[[Any, ValueError], None]:
+        def report_invalid(sig: Any, exc: ValueError) -> None:
+            run.result.diagnostics.append(
+                self._diagnostic(
+                    run.path,
+                    self._decorator_range(function),
+                    "error",
+                    "typing-error",
+                    f"Invalid signature {sig!r}: {exc}",
+                    function.name,
+                    None,
+                )
+            )
+
+        return report_invalid
+
+    def _run_candidate(self, run: AnalysisRun, name: str, candidate: Candidate) -> None:
+        """Infer one signature of one function; what it passes to jitted callees becomes theirs."""
+        path, index, result, candidates = run.path, run.index, run.result, run.candidates
+        function, record, info = run.by_name[name], run.records[name], run.infos[name]
         inference = self._infer(record, candidate.args, candidate.return_type)
         args_text = [types_codec.readable(a) for a in candidate.args]
         signature_text = "(" + ", ".join(args_text) + ")"
@@ -809,7 +600,9 @@ class Analyzer:
             self._report_inference(path, function, inference, signature_text, index, candidate)
         )
         if inference.parallel is not None:  # issue 16: the parallel report
-            info.signatures[-1].parallel_loops = insight.parallel_loops(inference.parallel, function.def_line, index)
+            info.signatures[-1].parallel_loops = insight.parallel_loops(
+                inference.parallel, function.def_line, index
+            )
         # Argument types this function passes to jitted functions of the same file.
         calls = [(c.callee, c.args, c.line) for c in inference.calls]
         calls += [
@@ -817,7 +610,9 @@ class Analyzer:
         ]
         for callee, args, line in calls:
             if callee[0] != path:
-                self._remember_cross_file_call(path, function, callee, tuple(args), line, index)
+                self.sources.remember_cross_file_call(
+                    self.loader.recorded.get(callee), path, function.name, callee, tuple(args), line, index
+                )
                 continue
             if callee[1] not in candidates:
                 continue
@@ -829,50 +624,8 @@ class Analyzer:
             if existing.source == "caller" and link not in existing.callers:
                 existing.callers.append(link)
 
-    def _remember_cross_file_call(
-        self,
-        path: str,
-        function: JitFunction,
-        callee: tuple[str, str],
-        args: tuple[Any, ...],
-        line: int,
-        index: report.SourceIndex,
-    ) -> None:
-        """Keep the types a caller of this file passes to a jitted function of another workspace file,
-        for when that file is analysed (issue 3, source 5, across modules)."""
-        record = self.loader.recorded.get(callee)
-        if record is None or not self.loader.is_workspace_file(callee[0]) or not line:
-            return
-        if not all(isinstance(a, numba_api.Type) and a.is_precise() for a in args):
-            return
-        call_range = index._call_on_line(line, callee[1].split(".")[-1]) or index.line_range(line)
-        link = CallerLink(path, function.name, line, call_range)
-        calls = self.cross_file_calls.setdefault((os.path.realpath(callee[0]), callee[1]), [])
-        if any(c.args == args and c.link == link for c in calls) or len(calls) >= MAX_CROSS_FILE_CALLS:
-            return
-        calls.append(CrossFileCall(args, _params_text(record.py_func), link))
-
-    def _forget_cross_file_calls_from(self, path: str) -> None:
-        """Drop what this file's callers passed: its analysis records it again."""
-        for calls in self.cross_file_calls.values():
-            calls[:] = [c for c in calls if c.link.path != path]
-
-    def _cross_file_types(self) -> dict[str, set[tuple[str, str]]]:
-        by_file: dict[str, set[tuple[str, str]]] = {}
-        for (file, qualname), calls in self.cross_file_calls.items():
-            for call in calls:
-                by_file.setdefault(file, set()).add((qualname, repr(call.args)))
-        return by_file
-
-    def _object_mode(
-        self,
-        path: str,
-        function: JitFunction,
-        record: numba_api.Recorded,
-        info: FunctionInfo,
-        index: report.SourceIndex,
-        result: FileResult,
-    ) -> None:
+    def _object_mode(self, run: AnalysisRun, function: JitFunction, record: numba_api.Recorded) -> None:
+        path, index, result, info = run.path, run.index, run.result, run.infos[function.name]
         nargs = len(inspect.signature(record.py_func).parameters)
         def_line = record.py_func.__code__.co_firstlineno
         key = ("object-mode", self._fingerprint(record.py_func), nargs)
@@ -886,7 +639,7 @@ class Analyzer:
         else:
             outcome = numba_api.compile_object_mode(record.dispatcher, nargs)
             self.object_memo[key] = (outcome, def_line)
-            self._fresh.add(numba_api.function_id(record.py_func))
+            self._run.fresh.add(numba_api.function_id(record.py_func))
         info.signatures.append(
             SignatureResult(
                 args=["pyobject"] * nargs,
@@ -949,40 +702,6 @@ class Analyzer:
                 )
             )
 
-    def _prepare_python_callers(self, path: str, source: str, load: LoadResult) -> None:
-        """Index the buffer's calls (and any changed file's); type slices against this run's module."""
-        self.call_index.refresh(path, source)
-        self._python_caller_notes = {}
-        real_path = os.path.realpath(path)
-        by_file: dict[str, pytypes.ModuleType] = {}
-        for module in list(sys.modules.values()):
-            file = getattr(module, "__file__", None)
-            if isinstance(file, str) and self.loader.is_workspace_file(file):
-                by_file[os.path.realpath(file)] = module
-
-        def module_for(file: str) -> pytypes.ModuleType | None:
-            return load.module if os.path.realpath(file) == real_path else by_file.get(os.path.realpath(file))
-
-        self.python_callers.configure(
-            module_for,
-            lambda value: self._value_fingerprint(value, 0),
-            lambda: numba_api.callee_resolver(self._resolve_callee),
-        )
-
-    def _python_caller_note(self, function: JitFunction) -> str:
-        """What the Python calls of the function gave, in words a user can act on."""
-        if function.kind not in ("njit", "jit") or "." in function.name:
-            return ""
-        sites, reasons = self._python_caller_notes.get(function.name, (0, []))
-        if not sites:
-            return (
-                " No Python code in the workspace calls it (looked in this module, the modules that import "
-                "it and the tests)."
-            )
-        shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
-        calls = f"{sites} Python call{'s' if sites != 1 else ''}"
-        return f" Its {calls} gave no types without running anything: {shown}."
-
     def _no_signature(self, path: str, function: JitFunction, unusable: list[str]) -> Diagnostic:
         """`recorded` in its data: signatures the signatures file holds for this function that could not
         be used (a recorded signature that can is a candidate, so the function would not be unknown)."""
@@ -1000,7 +719,7 @@ class Analyzer:
             "information",
             "no-signature",
             f"No argument types are known for '{function.name}', so it was not type-checked.{seen}"
-            f"{self._python_caller_note(function)} "
+            f"{self.sources.python_caller_note(function)} "
             + kernels.no_signature_advice(function.kind, function.params, function.options),
             function.name,
             None,
@@ -1074,17 +793,6 @@ def _syntax_error_span(source: str, exc: SyntaxError) -> tuple[int, int, int]:
     return line, col, min(col + 1, length)
 
 
-def _skipped_in_notes(data: dict[str, Any], key: str) -> list[str]:
-    """Signatures `record` saw for `key` but could not store exactly (its notes: "KEY: skipped (ARGS):
-    cannot store ..."), as "(ARGS)"."""
-    prefix, marker = f"{key}: skipped (", "): cannot store"
-    found = []
-    for note in data.get("notes", []):
-        if isinstance(note, str) and note.startswith(prefix) and marker in note:
-            found.append("(" + note[len(prefix) : note.rindex(marker)] + ")")
-    return found
-
-
 def _jsonable(value: Any) -> Any:
     """Decorator options as JSON can hold them: sets (fastmath={"nnan"}) become sorted lists."""
     if isinstance(value, set | frozenset):
@@ -1098,12 +806,6 @@ def _json_safe(value: Any) -> bool:
         return True
     except (TypeError, ValueError):
         return False
-
-
-def _caller_link(link: CallLink) -> CallerLink:
-    return CallerLink(
-        link.path, link.function, link.line, Range.of(link.line - 1, link.col, link.end_line - 1, link.end_col)
-    )
 
 
 def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -102,20 +102,12 @@ def warm_up() -> None:
         infer(dispatcher, (nbtypes.float64[:], nbtypes.float64[:, :], nbtypes.int64), None)
 
 
-def type_text(ty: Any) -> str:
-    return str(ty)
-
-
 def unliteral(ty: Any) -> Any:
     return nbtypes.unliteral(ty)
 
 
 def is_literal(ty: Any) -> bool:
     return isinstance(ty, nbtypes.Literal)
-
-
-def is_reflected(ty: Any) -> bool:
-    return bool(getattr(ty, "reflected", False))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -292,10 +284,6 @@ def jitclass_methods(obj: Any) -> dict[str, Any] | None:
     }
 
 
-def make_method_dispatcher(py_func: Any) -> Any:
-    return numba.njit(py_func)
-
-
 # --------------------------------------------------------------------------------------------------
 # Argument types
 
@@ -366,12 +354,6 @@ def cache_index_signatures(py_func: Any, path: str) -> list[tuple[Any, ...]]:
             if all(isinstance(a, nbtypes.Type) for a in args) and args not in found:
                 found.append(args)
     return found
-
-
-def fold_arguments(dispatcher: Any, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Positional types with defaults folded in (types.Omitted), as Numba does for a call."""
-    _pysig, folded = dispatcher._compiler.fold_argument_types(args, {})
-    return tuple(folded)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -509,6 +491,11 @@ def mark_workspace_dispatcher(dispatcher: Any) -> None:
         dispatcher._numba_lens_workspace = True
     except AttributeError:
         pass
+
+
+def is_workspace_dispatcher(value: Any) -> bool:
+    """A dispatcher of a workspace function (marked by mark_workspace_dispatcher)."""
+    return bool(getattr(value, "_numba_lens_workspace", False))
 
 
 @contextmanager
