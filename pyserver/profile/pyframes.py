@@ -108,28 +108,44 @@ class PythonStacks:
             tstate = self.memory.pointer(tstate + layout["tstate_next"])
         return result
 
-    def stack(self, tstate: int) -> list[tuple[tuple[int, ...], int]]:
-        """Innermost first: (code key, instruction index) per Python frame."""
+    def frame_chain(self, tstate: int) -> list[tuple[int, int]]:
+        """Innermost first: (code object address, last instruction address) per Python frame. One read
+        per frame: this runs while the thread is stopped."""
         layout = self.layout
         cframe = self.memory.pointer(tstate + layout["tstate_cframe"])
         frame = self.memory.pointer(cframe + layout["cframe_current_frame"]) if cframe else None
-        frames: list[tuple[tuple[int, ...], int]] = []
+        chain: list[tuple[int, int]] = []
         size = layout["frame_owner"] + 1
-        while frame and len(frames) < MAX_DEPTH:
+        code_at, previous_at, instr_at, owner_at = (
+            layout["frame_code"],
+            layout["frame_previous"],
+            layout["frame_prev_instr"],
+            layout["frame_owner"],
+        )
+        while frame and len(chain) < MAX_DEPTH:
             raw = self.memory.read(frame, size)
             if raw is None:
                 break
-            code = struct.unpack_from("<Q", raw, layout["frame_code"])[0]
-            previous = struct.unpack_from("<Q", raw, layout["frame_previous"])[0]
-            prev_instr = struct.unpack_from("<Q", raw, layout["frame_prev_instr"])[0]
-            owner = raw[layout["frame_owner"]]
-            if owner != _OWNED_BY_CSTACK and code:
-                key = self._code_key(code)
-                if key is not None:
-                    start = code + layout["code_instructions"]
-                    frames.append((key, max((prev_instr - start) // 2, 0)))
-            frame = previous
+            code = struct.unpack_from("<Q", raw, code_at)[0]
+            if raw[owner_at] != _OWNED_BY_CSTACK and code:
+                chain.append((code, struct.unpack_from("<Q", raw, instr_at)[0]))
+            frame = struct.unpack_from("<Q", raw, previous_at)[0]
+        return chain
+
+    def resolve_chain(self, chain: list[tuple[int, int]]) -> list[tuple[tuple[int, ...], int]]:
+        """(code key, instruction index) per frame. Runs after the thread was let go: the code objects of
+        the frames it was in are still alive then (a frame holds a reference to its code)."""
+        frames: list[tuple[tuple[int, ...], int]] = []
+        start_offset = self.layout["code_instructions"]
+        for code, prev_instr in chain:
+            key = self._code_key(code)
+            if key is not None:
+                frames.append((key, max((prev_instr - code - start_offset) // 2, 0)))
         return frames
+
+    def stack(self, tstate: int) -> list[tuple[tuple[int, ...], int]]:
+        """Innermost first: (code key, instruction index) per Python frame."""
+        return self.resolve_chain(self.frame_chain(tstate))
 
     def _code_key(self, code: int) -> tuple[int, ...] | None:
         header = self.memory.read(code, self._header_size)

@@ -193,6 +193,7 @@ class Sampler:
             if stack is None:  # near the top of the stack mapping: read what there is
                 stack = process.memory.read(sp, 512) or b""
             python: tuple[tuple[tuple[int, ...], int], ...] = ()
+            chain: list[tuple[int, int]] = []
             if process.stacks is not None:
                 tstate = process.thread_states.get(tid)
                 if tstate is None and not self._states_fresh:  # a new thread: walk the list once a round
@@ -200,12 +201,14 @@ class Sampler:
                     self._states_fresh = True
                     tstate = process.thread_states.get(tid)
                 if tstate is not None:
-                    python = tuple(process.stacks.stack(tstate))
+                    chain = process.stacks.frame_chain(tstate)
         finally:
             self._stopper.resume(tid)
             resumed = time.perf_counter()
             self.held_s += resumed - held_from
             self.paused_s += resumed - paused_from
+        if chain and process.stacks is not None:
+            python = tuple(process.stacks.resolve_chain(chain))
         if tid not in self.threads:
             self.threads[tid] = ThreadInfo(process.pid, tid, _thread_name(process.pid, tid))
         if python:

@@ -80,7 +80,7 @@ def test_compile_time_reported_apart(workload_profile: Profile) -> None:
 def test_text_output_to_stdout_by_default(tmp_path: Path) -> None:
     program = PROGRAMS / "crash.py"
     proc = subprocess.run(
-        [sys.executable, "-m", "pyserver", "profile", "--", sys.executable, str(program), "3"],
+        [sys.executable, "-m", "pyserver", "profile", "--", sys.executable, str(program), "12"],
         cwd=ROOT,
         capture_output=True,
         text=True,
