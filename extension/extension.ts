@@ -8,6 +8,7 @@ import { IrViews } from "./irView";
 import { registerProfiling } from "./profile";
 import { PythonInterpreter } from "./python";
 import { Recording } from "./recording";
+import { registerCompilesView } from "./recompilesView";
 import { Server } from "./server";
 import { needsRestart } from "./settings";
 import { StatusItem } from "./status";
@@ -27,6 +28,7 @@ export function activate(context: vscode.ExtensionContext): void {
   registerDebugging(context, server, recording, log);
   registerProfiling(context, server, log);
   registerGdbOffer(context, server, log);
+  registerCompilesView(context, server, log); // issue 16: the compiles lens's view
 
   const current = server;
   context.subscriptions.push(
