@@ -124,6 +124,7 @@ def _files_json(results: list[Any], base: Path) -> list[dict[str, Any]]:
             "status": result.status,
             "loading": result.loading,
             "skipped_count": len(result.skipped),
+            "third_party_import_ms": result.third_party_import_ms,
             "skipped": [{"line": s.line, "end_line": s.end_line, "reason": s.reason} for s in result.skipped],
         }
         for result in results

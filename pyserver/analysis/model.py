@@ -194,6 +194,8 @@ class FileResult:
     # rest is in `skipped`) or "full" (its whole top level ran); "" when it was not loaded at all.
     loading: str = ""
     skipped: list[SkippedStatement] = field(default_factory=list)
+    # Time the load spent importing modules from outside the workspace (not counted against the time-out).
+    third_party_import_ms: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

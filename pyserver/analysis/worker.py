@@ -65,6 +65,7 @@ def _note_loading(result: Any, load: Any) -> None:
         return
     result.loading = "definitions" if load.skipped_statements or load.loading == "definitions" else "full"
     result.skipped = list(load.skipped_statements)
+    result.third_party_import_ms = round(load.third_party_import_ms, 1)
 
 
 def main(argv: list[str]) -> int:
