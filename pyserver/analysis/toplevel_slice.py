@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 
 from pyserver.analysis.model import SkippedStatement
 
+# ast.TryStar (except*) exists from Python 3.11 on.
+_TRIES: tuple[type, ...] = tuple(t for t in (ast.Try, vars(ast).get("TryStar")) if isinstance(t, type))
+
 # Numba's builders of jitted functions (the last part of their qualified names, under `numba.`).
 JIT_BUILDERS = frozenset(
     {
@@ -309,7 +312,7 @@ class _Slicer:
         if isinstance(node, ast.If):
             children = [self.unit(n) for n in [*node.body, *node.orelse]]
             return _Unit(node, _loads([node.test]), set(), children=children)
-        if isinstance(node, ast.Try | ast.TryStar):
+        if isinstance(node, _TRIES):
             inner = [*node.body, *node.orelse, *node.finalbody]
             for handler in node.handlers:
                 inner.extend(handler.body)
@@ -449,7 +452,7 @@ def _rebuild(
             by_node = iter(unit.children)
             node.body = _rebuild(node.body, [next(by_node) for _ in node.body], skipped) or [ast.Pass()]
             node.orelse = _rebuild(node.orelse, [next(by_node) for _ in node.orelse], skipped)
-        elif isinstance(node, ast.Try | ast.TryStar):
+        elif isinstance(node, _TRIES):
             children = iter(unit.children)
             groups = [node.body, node.orelse, node.finalbody]
             node.body = _rebuild(node.body, [next(children) for _ in groups[0]], skipped) or [ast.Pass()]
