@@ -19,12 +19,16 @@ import __future__
 
 import ast
 import copy
+import sys
 from dataclasses import dataclass, field
 
 from pyserver.analysis.model import SkippedStatement
 
 # ast.TryStar (except*) exists from Python 3.11 on.
-_TRIES: tuple[type, ...] = tuple(t for t in (ast.Try, vars(ast).get("TryStar")) if isinstance(t, type))
+if sys.version_info >= (3, 11):
+    _TRIES = (ast.Try, ast.TryStar)
+else:
+    _TRIES = (ast.Try,)
 
 # Numba's builders of jitted functions (the last part of their qualified names, under `numba.`).
 JIT_BUILDERS = frozenset(
