@@ -167,3 +167,42 @@ function basename(p: string): string {
 export function profileArguments(jsonOut: string, speedscopeOut: string, command: string[]): string[] {
   return ["profile", "--format", "json", "--out", jsonOut, "--speedscope", speedscopeOut, "--", ...command];
 }
+
+/** Test functions of a pytest file, for "Profile test" lenses: 0-based line and pytest node id suffix. */
+export function testTargets(text: string): { line: number; nodeId: string }[] {
+  const targets: { line: number; nodeId: string }[] = [];
+  let currentClass: string | undefined;
+  text.split(/\r?\n/).forEach((source, line) => {
+    const topLevelClass = /^class\s+(Test\w*)\b/.exec(source);
+    if (topLevelClass) {
+      currentClass = topLevelClass[1];
+      return;
+    }
+    if (/^\S/.test(source) && !/^(def|async def|@|#)/.test(source)) currentClass = undefined;
+    const topLevel = /^(?:async\s+)?def\s+(test\w*)\s*\(/.exec(source);
+    if (topLevel) {
+      currentClass = undefined;
+      targets.push({ line, nodeId: topLevel[1] });
+      return;
+    }
+    const method = /^\s+(?:async\s+)?def\s+(test\w*)\s*\(/.exec(source);
+    if (method && currentClass) targets.push({ line, nodeId: `${currentClass}::${method[1]}` });
+  });
+  return targets;
+}
+
+/** A launch configuration (of the numba or python debugger) as the program's command line after python. */
+export interface LaunchLike {
+  program?: string;
+  module?: string;
+  args?: string[] | string;
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+export function launchArguments(config: LaunchLike, substitute: (value: string) => string): string[] | undefined {
+  const args = typeof config.args === "string" ? config.args.split(/\s+/).filter(Boolean) : (config.args ?? []);
+  if (config.program) return [substitute(config.program), ...args.map(substitute)];
+  if (config.module) return ["-m", config.module, ...args.map(substitute)];
+  return undefined;
+}

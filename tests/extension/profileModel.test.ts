@@ -10,10 +10,12 @@ import {
   formatPercent,
   heatForFile,
   hotSpots,
+  launchArguments,
   parseProfile,
   Profile,
   profileArguments,
   shiftLines,
+  testTargets,
 } from "../../extension/profileModel";
 
 const PROFILE: Profile = {
@@ -104,4 +106,35 @@ test("speedscope is a dependency, copied to dist/speedscope by the build and shi
   assert.match(index, /src="(speedscope-[^"]+\.js)"/);
   const views = manifest.contributes.views.explorer.map((v: { id: string }) => v.id);
   assert.ok(views.includes("numbaLens.hotSpots"));
+});
+
+test("test targets of a pytest file: functions and methods of Test classes, with node ids", () => {
+  const text = [
+    "import numba",
+    "def test_one():",
+    "    pass",
+    "def helper():",
+    "    pass",
+    "class TestKernels:",
+    "    def test_sum(self):",
+    "        pass",
+    "    def setup_method(self):",
+    "        pass",
+    "X = 1",
+    "    def test_not_a_method_any_more(self):",
+    "async def test_async():",
+    "    pass",
+  ].join("\n");
+  assert.deepEqual(testTargets(text), [
+    { line: 1, nodeId: "test_one" },
+    { line: 6, nodeId: "TestKernels::test_sum" },
+    { line: 12, nodeId: "test_async" },
+  ]);
+});
+
+test("launch configurations as command lines: program or module, args as list or string", () => {
+  const substitute = (v: string) => v.replace("${workspaceFolder}", "/w");
+  assert.deepEqual(launchArguments({ program: "${workspaceFolder}/run.py", args: ["--n", "3"] }, substitute), ["/w/run.py", "--n", "3"]);
+  assert.deepEqual(launchArguments({ module: "pytest", args: "-q tests" }, substitute), ["-m", "pytest", "-q", "tests"]);
+  assert.equal(launchArguments({}, substitute), undefined);
 });
