@@ -82,6 +82,67 @@ def _patch_numba() -> None:
         dispatcher.Dispatcher.compile = _untraced(dispatcher.Dispatcher.compile)
     if os.environ.get("NUMBA_LENS_UNDER_GDB") == "1":
         _patch_gdb_hooks()
+        _patch_line_locations()
+
+
+def _patch_line_locations() -> None:
+    """Numba's SSA copies (`alive.3 = alive.4`, put where a phi's value comes from) carry the location
+    of the variable's definition, which may be another line: in a loop with an if/else, the copy at the
+    top of each outer iteration said "line 18" (the `nxt[r, c] = 1` of a branch). gdb puts a line
+    breakpoint at the first address of the line, so that breakpoint stopped once per outer iteration,
+    where line 18 does not run, and never in the branch. Here each copy takes the location of the
+    statement it is placed next to (the line that really runs there); the code is the same."""
+    try:
+        from numba.core import ir
+        from numba.core.typed_passes import PreLowerStripPhis
+    except ImportError:
+        return
+    strip = PreLowerStripPhis._strip_phi_nodes
+
+    def strip_phi_nodes(self, func_ir):  # type: ignore[no-untyped-def]
+        before = [stmt for block in func_ir.blocks.values() for stmt in block.body]  # kept: ids stay unique
+        known = {id(stmt) for stmt in before}
+        func_ir = strip(self, func_ir)
+        for block in func_ir.blocks.values():
+            exports = [isinstance(s, ir.Assign) and id(s) not in known for s in block.body]
+            for index, stmt in enumerate(block.body):
+                if not exports[index]:
+                    continue
+                earlier = [s for s, e in zip(block.body[:index], exports[:index], strict=True) if not e]
+                later = [s for s, e in zip(block.body[index:], exports[index:], strict=True) if not e]
+                neighbour = earlier[-1] if earlier else (later[0] if later else None)
+                if neighbour is not None:
+                    stmt.loc = neighbour.loc
+        return func_ir
+
+    strip_phi_nodes.__wrapped__ = strip  # type: ignore[attr-defined]
+    PreLowerStripPhis._strip_phi_nodes = strip_phi_nodes  # type: ignore[method-assign]
+    _patch_jump_locations()
+
+
+def _patch_jump_locations() -> None:
+    """A block's closing `jump` (and, with Numba's extended lifetimes for debugging, the `del`s put
+    before it) carries the location of the line it jumps to: after `if v < lo: lo = v` the jump said
+    "line 15". Its code sits in the branch, so gdb's first address of line 15 was in the branch, and a
+    breakpoint on line 15 stopped only when the branch ran. Here the jump takes the location of the
+    block's last statement (the line whose code it ends); a block that only jumps keeps its own."""
+    try:
+        from numba.core import ir, typed_passes
+    except ImportError:
+        return
+    legalize = typed_passes.check_and_legalize_ir
+
+    def check_and_legalize_ir(func_ir, flags):  # type: ignore[no-untyped-def]
+        for block in func_ir.blocks.values():
+            if not block.body or not isinstance(block.body[-1], ir.Jump):
+                continue
+            statements = [stmt for stmt in block.body[:-1] if not isinstance(stmt, ir.Del)]
+            if statements:
+                block.body[-1].loc = statements[-1].loc
+        return legalize(func_ir, flags)
+
+    check_and_legalize_ir.__wrapped__ = legalize  # type: ignore[attr-defined]
+    typed_passes.check_and_legalize_ir = check_and_legalize_ir
 
 
 def _patch_gdb_hooks() -> None:
@@ -184,6 +245,8 @@ def main() -> None:
     # sys.path[0] is this file's folder (pyserver/debug): it must not shadow the user's imports.
     if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
         del sys.path[0]
+    # debugpy finds its plugins on sys.path (pydevd_plugins/extensions/): typed List/Dict read from memory.
+    sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "pydevd_ext"))
     rest = sys.argv[1:]
     if rest and rest[0] == "--no-debugpy":
         _run_without_debugpy(rest[1:])

@@ -1247,6 +1247,11 @@ class Session:
             )
             return
         if reason == "breakpoint-hit":
+            if bp is None:
+                # A breakpoint deleted while the program ran on to it (Continue, then setBreakpoints []
+                # before the hit was read): the user no longer asked for this stop.
+                self._gdb_resume("-exec-continue")
+                return
             if bp is not None and bp.parfor_only and PARFOR_GUFUNC not in str(frame.get("func", "")):
                 self._gdb_resume("-exec-continue")  # other code compiled from a string, same line number
                 return

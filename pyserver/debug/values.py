@@ -955,7 +955,8 @@ class JitValueReader:
             dtype=item_type,
             expression=name,
         )
-        preview = self._list_children(handle, 0, min(size, PREVIEW_ITEMS)) if _is_scalar(item_type) else []
+        readable = _is_scalar(item_type) or item_type.kind == "unicode"
+        preview = self._list_children(handle, 0, min(size, PREVIEW_ITEMS)) if readable else []
         text = (
             "["
             + ", ".join(c.value for c in preview)
@@ -1234,7 +1235,7 @@ class JitValueReader:
         if start >= end:
             return []
         dtype = handle.dtype
-        if not _is_scalar(dtype) or handle.item_size != dtype.size:
+        if (not _is_scalar(dtype) and dtype.kind != "unicode") or handle.item_size != _sizeof(dtype):
             return [
                 JitVariable(
                     f"[{i}]", UNAVAILABLE, dtype.text, available=False, note="item type not supported"
@@ -1245,6 +1246,13 @@ class JitValueReader:
         out = []
         for index in range(start, end):
             offset = (index - start) * handle.item_size
+            if not _is_scalar(dtype):
+                item = self._container_item(
+                    handle, dtype, block[offset : offset + handle.item_size], f"[{index}]"
+                )
+                item.name, item.evaluate_name = f"[{index}]", f"{handle.expression}[{index}]"
+                out.append(item)
+                continue
             text, value = decode_scalar(dtype, block[offset : offset + handle.item_size])
             out.append(
                 JitVariable(

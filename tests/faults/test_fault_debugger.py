@@ -174,3 +174,68 @@ def test_debugpy_port_taken(
         leave(dap)
     finally:
         dap.close()
+
+
+TYPED_IN_PYTHON = PROGRAMS / "typed_in_python.py"
+LOOPS = PROGRAMS / "loops.py"
+LOOPS_JIT_LINE = 11  # total += a[i]
+
+
+def test_typed_containers_in_a_python_frame_never_break_the_program(dap: DapClient) -> None:
+    """pydevd's own view of numba.typed.List/Dict calls jitted code (repr, iteration), compiled on first
+    use while the thread is stopped; past its patience pydevd resumes the other threads and the
+    adapter's request times out. The adapter's plugin reads the items from memory instead."""
+    line = next(
+        n for n, text in enumerate(TYPED_IN_PYTHON.read_text().splitlines(), 1) if text.endswith("# BREAK")
+    )
+    assert dap.start(TYPED_IN_PYTHON, breakpoints={line: {}})["success"]
+    stop = dap.stopped()
+    frame = dap.top_frames(stop["threadId"])[0]
+    assert frame["name"] == "main"
+    local = dap.scope_variables(frame["id"])["Locals"]
+    assert local["words"]["value"] == "['ab', 'cde', 'ab', 'f']"
+    assert local["weights"]["value"] == "[1.5, 2.5, -0.25]"
+    assert local["counts"]["value"] == "{'ab': 2, 'cde': 1, 'f': 1}"
+
+    def items(name: str) -> list[tuple[str, str]]:
+        reference = local[name]["variablesReference"]
+        children = dap.ok("variables", {"variablesReference": reference})["variables"]
+        return [(child["name"], child["value"]) for child in children]
+
+    for _ in range(2):  # twice: a second look must not differ (nothing ran in between)
+        assert items("words") == [
+            ("[0]", "'ab'"),
+            ("[1]", "'cde'"),
+            ("[2]", "'ab'"),
+            ("[3]", "'f'"),
+            ("len()", "4"),
+        ]
+        assert items("weights") == [("[0]", "1.5"), ("[1]", "2.5"), ("[2]", "-0.25"), ("len()", "3")]
+        assert items("counts") == [("'ab'", "2"), ("'cde'", "1"), ("'f'", "1"), ("len()", "3")]
+    # The program is still where it stopped, and goes on to the end when asked.
+    assert dap.top_frames(stop["threadId"])[0]["line"] == line
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    assert dap.event("exited")["exitCode"] == 0
+    assert "total 6" in dap.output_text() + dap.terminal_text()
+    ends_cleanly(dap)
+
+
+def test_breakpoints_cleared_while_running_still_ends_the_session(dap: DapClient) -> None:
+    """Steps, a Continue, then setBreakpoints [] while the program runs on to the same breakpoint: a hit
+    of the deleted breakpoint read after the delete is no stop, and the session ends with the program."""
+    assert dap.start(LOOPS, breakpoints={LOOPS_JIT_LINE: {}})["success"]
+    stop = dap.stopped()
+    for _ in range(3):
+        dap.ok("next", {"threadId": stop["threadId"]})
+        stop = dap.stopped()
+    dap.ok("continue", {"threadId": stop["threadId"]})
+    dap.ok("setBreakpoints", {"source": {"path": str(LOOPS)}, "breakpoints": []})
+    end = dap.wait_for(
+        lambda m: m.get("type") == "event" and m.get("event") in ("stopped", "exited"), 120, "exited"
+    )
+    if end["event"] == "stopped":
+        # The hit was reported before the delete arrived: a real stop, which the user continues.
+        dap.ok("continue", {"threadId": end["body"]["threadId"]})
+        end = dap.wait_for(lambda m: m.get("type") == "event" and m.get("event") == "exited", 120, "exited")
+    assert end["body"]["exitCode"] == 0
+    ends_cleanly(dap)
