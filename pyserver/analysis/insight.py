@@ -353,6 +353,10 @@ def _readable(what: str) -> str:
     return what
 
 
+def _named(name: str) -> str:
+    return name if name == "an array" else f"'{name}'"
+
+
 def parallel_loops(facts: list[ParforFact], def_line: int, index: SourceIndex) -> list[ParallelLoop]:
     """The parallel regions Numba made (fused regions folded into the first), and the function's other
     loops with why they run serially."""
@@ -363,6 +367,14 @@ def parallel_loops(facts: list[ParforFact], def_line: int, index: SourceIndex) -
             f"line {line}: {what} runs serially inside this region (nested)" for line, what in fact.serial
         ]
         notes += [f"not fused with line {line}: {reason}" for line, reason in fact.not_fused]
+        notes += [
+            f"line {line}: the allocation of {_named(name)} is hoisted out of the loop (once per thread, not per iteration)"
+            for line, name in sorted(set(fact.hoisted))
+        ]
+        notes += [
+            f"line {line}: the allocation of {_named(name)} stays in the loop ({'it depends on the iteration' if reason == 'dependency' else reason})"
+            for line, name, reason in sorted(set(fact.not_hoisted))
+        ]
         loops.append(
             ParallelLoop(
                 fact.line,

@@ -1314,6 +1314,10 @@ class ParforFact:
     fused: list[tuple[int, str]] = field(default_factory=list)  # (line, what) of the parfors fused into it
     serial: list[tuple[int, str]] = field(default_factory=list)  # nested parfors that run serially in it
     not_fused: list[tuple[int, str]] = field(default_factory=list)  # (line of the other parfor, Numba's reason)
+    # Allocations in the region's body that lowering moves out of the loop (once per thread, not per
+    # iteration), and those it keeps inside with Numba's reason: (line, variable or "an array"[, reason]).
+    hoisted: list[tuple[int, str]] = field(default_factory=list)
+    not_hoisted: list[tuple[int, str, str]] = field(default_factory=list)
 
 
 def _parfor_what(pattern: Any) -> str:
@@ -1322,7 +1326,52 @@ def _parfor_what(pattern: Any) -> str:
             name, module = pattern[2][0] if isinstance(pattern[2][0], tuple) else (pattern[2][0], "")
             return f"np.{name}" if module == "numpy" else str(name)
         return "prange loop"
+    if isinstance(pattern, tuple) and len(pattern) > 1 and pattern[1] == "NumPy mapping":
+        return "np." + str(pattern[0]).removesuffix(" function")  # ('zeros function', 'NumPy mapping')
     return str(pattern)
+
+
+def _allocation(stmt: Any, typemap: dict[str, Any]) -> str | None:
+    """The variable an array-allocating call assigns, for the hoisting report; None for anything else."""
+    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call"):
+        return None
+    if not isinstance(typemap.get(stmt.target.name), nbtypes.Array):
+        return None
+    name = stmt.target.name
+    return "an array" if name.startswith("$") or name.startswith("_") else source_name(name)
+
+
+def _hoisting(state: Any) -> dict[int, tuple[list[tuple[int, str]], list[tuple[int, str, str]]]]:
+    """What parfor lowering would hoist out of each region, decided as lowering does (Numba's `hoist`)
+    on the parfor bodies after ParforPreLoweringPass. The IR is thrown away after this pipeline."""
+    from numba.parfors import parfor_lowering
+    from numba.parfors.parfor import Parfor
+
+    typed_passes.ParforPreLoweringPass().run_pass(state)
+    filename = state.func_ir.loc.filename
+    found: dict[int, tuple[list[tuple[int, str]], list[tuple[int, str, str]]]] = {}
+    for block in state.func_ir.blocks.values():
+        for stmt in block.body:
+            if not isinstance(stmt, Parfor) or stmt.params is None:
+                continue
+            body = stmt.loop_body
+            wrapped = parfor_lowering.wrap_loop_body(body)
+            try:
+                hoisted, not_hoisted = parfor_lowering.hoist(stmt.params, body, state.typemap, wrapped)
+            finally:
+                parfor_lowering.unwrap_loop_body(body)
+            moved = []
+            for inst in hoisted:
+                name = _allocation(inst, state.typemap)
+                if name is not None and inst.loc.filename == filename:
+                    moved.append((int(inst.loc.line), name))
+            kept = []
+            for inst, reason in not_hoisted:
+                name = _allocation(inst, state.typemap)
+                if name is not None and inst.loc.filename == filename:
+                    kept.append((int(inst.loc.line), name, str(reason)))
+            found[stmt.id] = (moved, kept)
+    return found
 
 
 def _parfor_line(parfor: Any, filename: str) -> int:
@@ -1375,4 +1424,11 @@ class LensParforReport(FunctionPass):
             result.parallel = parfor_facts(state.parfor_diagnostics, state.func_ir)
         except Exception:  # a fusion failure on odd code must not hide the function's types
             result.parallel = None
+            return True
+        try:
+            hoisting = _hoisting(state)
+        except Exception:  # the report stays without hoisting rather than failing
+            return True
+        for fact in result.parallel:
+            fact.hoisted, fact.not_hoisted = hoisting.get(fact.id, ([], []))
         return True

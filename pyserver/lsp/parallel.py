@@ -1,6 +1,7 @@
 """The parallel report inline (issue 16): for a parallel=True function, an inlay hint at the end of each
 loop line (parallel region, fused, or serial) and a hover on the loop with what Numba's parfor pass did:
-what fused into the region, nested loops run serially, and why a loop stayed serial. Data:
+what fused into the region, nested loops run serially, allocations hoisted out of the loop (or kept in
+it, and why), and why a loop stayed serial. Data:
 SignatureResult.parallel_loops (pyserver.analysis.insight.parallel_loops)."""
 
 from __future__ import annotations
@@ -62,7 +63,4 @@ def markdown(view: FunctionView, line: int) -> str | None:
             head += f" — for `{signature}`"
         items = [f"- fused into it: {fused}" for fused in loop.fused] + [f"- {note}" for note in loop.notes]
         parts.append("\n".join([head, *items]))
-    return (
-        "\n\n".join(parts)
-        + "\n\n_From Numba's parfor pass (parallel=True); hoisting is decided at compile time and not shown._"
-    )
+    return "\n\n".join(parts) + "\n\n_From Numba's parfor passes (parallel=True), without compiling._"

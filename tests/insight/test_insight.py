@@ -194,3 +194,14 @@ def test_more_type_hints(insight_engine: AnalysisEngine, name: str, code: str, l
     hints = [d for d in type_hints(result, source) if d.code == code]
     assert [d.range.start.line + 1 for d in hints] == [line]
     assert text in hints[0].message
+
+
+def test_parallel_report_says_which_allocations_are_hoisted(insight_engine: AnalysisEngine) -> None:
+    result, _source = analyse(insight_engine, "parallel_hoist.py")
+    [signature] = result.functions[0].signatures
+    region = next(loop for loop in signature.parallel_loops if loop.line == 8)
+    assert region.parallel and region.what == "prange loop"
+    assert region.notes == [
+        "line 9: the allocation of 'tmp' is hoisted out of the loop (once per thread, not per iteration)",
+        "line 10: the allocation of 'grow' stays in the loop (it depends on the iteration)",
+    ]
