@@ -48,7 +48,6 @@ def main() -> None:
     numba_api.LensParforReport.run_pass = original  # type: ignore[method-assign]
 
     def full_compile() -> None:
-        module.kernel.py_func.__globals__.pop("_unused", None)
         fresh = type(module.kernel)(module.kernel.py_func, targetoptions={"parallel": True, "nopython": True})
         fresh.compile(args)
 
