@@ -54,6 +54,7 @@ class Analyzer:
         numba_api.warm_up()
         self.loader = Loader(self.root)
         self.recorded_objects = RecordedObjects(self.root, self.loader.recorded)  # for recorded types
+        kernels.install_overload_capture()  # the types of calls that resolve to @overload implementations
         self.memo: OrderedDict[tuple[Any, ...], Memo] = OrderedDict()
         self.object_memo: dict[tuple[Any, ...], tuple[numba_api.ObjectModeResult, int]] = {}
         # The state of the analyze() call in progress (a new one per call; read by inference callbacks).
@@ -537,6 +538,7 @@ class Analyzer:
             if not cands:
                 function = run.by_name[name]
                 result.diagnostics.append(self._no_signature(path, function, unusable.get(name, [])))
+        kernels.type_overloads(self, run)  # @overload implementations, from the calls that reached them
         for name, record in records.items():  # recorded compiles, each recompile explained (recompiles.py)
             key = store.function_key(os.path.relpath(path, self.root), name)
             cached = bool(record.options.get("cache"))

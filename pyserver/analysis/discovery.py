@@ -34,6 +34,11 @@ _DECORATOR_KINDS: dict[str, str] = {
     "numba.core.decorators.generated_jit": "generated_jit",
     "numba.stencil": "stencil",
     "numba.cuda.jit": "cuda",
+    # @overload implementations: typed from the calls that resolve to them (pyserver.analysis.kernels)
+    "numba.extending.overload": "overload",
+    "numba.core.extending.overload": "overload",
+    "numba.extending.overload_method": "overload-method",
+    "numba.core.extending.overload_method": "overload-method",
 }
 _JITCLASS_NAMES = {"numba.experimental.jitclass", "numba.jitclass", "numba.experimental.jitclass.jitclass"}
 
@@ -167,6 +172,9 @@ def _parse_decorator_call(call: ast.Call, kind: str, source: str, function: JitF
         if ok and isinstance(value, str) and "->" in value:
             function.options["layout"] = value
             positional = []
+    if kind in ("overload", "overload-method"):  # what it implements, not a signature
+        function.options["implements"] = ", ".join(ast.unparse(p) for p in positional)
+        positional = []
     if kind == "jitclass-method":
         if positional:
             function.options["spec"] = ast.get_source_segment(source, positional[0]) or ast.unparse(

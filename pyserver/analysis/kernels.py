@@ -119,3 +119,111 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
         f"{annotation_example(params)}, call it from a checked jitted function, or record real calls "
         f"with {RECORD_HINT}."
     )
+
+
+# --------------------------------------------------------------------------------------------------
+# @overload implementations: typed from the calls that resolved to them
+
+OVERLOAD_KINDS = ("overload", "overload-method")
+MAX_OVERLOAD_CALLS = 32  # per typing function: the distinct argument types kept
+
+# (file, qualname) of a typing function -> the argument types Numba's typing passed to it, in this worker
+_overload_calls: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+
+
+def install_overload_capture() -> None:
+    """Remember the argument types of every call Numba's typing resolves to an @overload (or
+    @overload_method) implementation, so the analysis of a jitted caller gives the implementation types."""
+    from numba.core.typing import templates
+
+    template: Any = templates._OverloadFunctionTemplate
+    if getattr(template._build_impl, "_numba_lens_capture", False):
+        return
+    original = template._build_impl
+
+    def build_impl(self: Any, cache_key: Any, args: Any, kws: Any) -> Any:
+        typing_function: Any = getattr(self, "_overload_func", None)
+        code = getattr(typing_function, "__code__", None)
+        if code is not None and not kws and not _library_file(code.co_filename):
+            calls = _overload_calls.setdefault((code.co_filename, str(typing_function.__qualname__)), [])
+            if tuple(args) not in calls and len(calls) < MAX_OVERLOAD_CALLS:
+                calls.append(tuple(args))
+        return original(self, cache_key, args, kws)
+
+    build_impl._numba_lens_capture = True  # type: ignore[attr-defined]
+    template._build_impl = build_impl
+
+
+def _library_file(filename: str) -> bool:
+    """Numba's own overloads and installed libraries: never a workspace implementation."""
+    return filename.startswith("<") or any(part in filename for part in ("site-packages", "dist-packages"))
+
+
+def _implementation(typing_function: Any, args: tuple[Any, ...]) -> Any:
+    """The implementation the typing function returns for these argument types (None: it declines)."""
+    try:
+        returned = typing_function(*args)
+    except Exception:
+        return None
+    if isinstance(returned, tuple) and len(returned) == 2:
+        returned = returned[1]  # (signature, implementation)
+    return returned if callable(returned) and hasattr(returned, "__code__") else None
+
+
+def type_overloads(analyzer: Any, run: Any) -> None:
+    """Type each @overload / @overload_method function of the file once per argument types that reached it:
+    recorded runs (the implementation's compiles) and calls typed by this analysis. The implementation's
+    types become the overload function's signatures, so its hover and lens show them."""
+    from numba.core.registry import CPUDispatcher
+
+    from pyserver.analysis import numba_api
+    from pyserver.analysis.signature_sources import Candidate
+    from pyserver.record import store, types_codec
+
+    module = run.load.module if run.load is not None else None
+    if module is None:
+        return
+    relative = store.function_key(_relative(analyzer.root, run.path), "")
+    for name, function in run.by_name.items():
+        if function.kind not in OVERLOAD_KINDS or function.nested:
+            continue
+        typing_function = types_codec.walk_qualname(module, name)
+        code = getattr(typing_function, "__code__", None)
+        if code is None:
+            continue
+        found: list[tuple[tuple[Any, ...], str]] = []
+        prefix = f"{relative}{name}.<locals>."
+        for data in run.stores:
+            for key in data.get("functions", {}):
+                if not key.startswith(prefix):
+                    continue
+                for entry in store.entries(data, key):
+                    try:
+                        args = tuple(
+                            types_codec.decode(e, analyzer.recorded_objects.resolve) for e in entry.types
+                        )
+                    except (ValueError, KeyError, TypeError):
+                        continue
+                    found.append((args, "recorded"))
+        for args in _overload_calls.get((code.co_filename, name), []):
+            found.append((args, "caller"))
+        seen: set[tuple[Any, ...]] = set()
+        for args, source in found:
+            if args in seen:
+                continue
+            seen.add(args)
+            implementation = _implementation(typing_function, args)
+            if implementation is None:
+                continue
+            dispatcher = CPUDispatcher(implementation, targetoptions={"nopython": True})
+            run.records[name] = numba_api.Recorded(implementation, dispatcher, "jit", [], {})
+            try:
+                analyzer._run_candidate(run, name, Candidate(args, None, source))
+            finally:
+                run.records.pop(name, None)
+
+
+def _relative(root: str, path: str) -> str:
+    import os
+
+    return os.path.relpath(path, root)

@@ -67,6 +67,8 @@ def debug_choices(kind: str) -> list[tuple[str, str]]:
     kernels run with gdb and debugpy, or as plain Python with the JIT off (every debugpy feature)."""
     if kind == "cuda":
         return [("Debug in CUDA simulator", "cudasim")]
+    if kind in ("overload", "overload-method"):
+        return []  # an @overload function runs while Numba types its callers: debug those instead
     return [("Debug JIT function", "mixed"), ("Debug as Python", "python")]
 
 
@@ -105,7 +107,8 @@ def code_lenses(
                     [{"uri": uri, "function": function.name, "line": function.def_line, "mode": mode}],
                 )
             )
-        if view.info is not None and view.info.signatures:
+        typed = view.info is not None and view.info.signatures
+        if typed and function.kind not in ("overload", "overload-method"):  # no IR of its own
             for title, command in IR_COMMANDS:
                 lenses.append(Lens(line, title, command, [{"uri": uri, "line": function.def_line - 1}]))
     return lenses
@@ -121,4 +124,3 @@ def compiles_lenses(uri: str, view: FunctionView, line: int) -> list[Lens]:
         return []
     arguments = [{"uri": uri, "function": view.current.name}]
     return [Lens(line, summary(compiles), "numbaLens.showCompiles", arguments)]
-

@@ -17,6 +17,7 @@ from pyserver.analysis import kernels
 from pyserver.analysis.engine import AnalysisEngine
 from pyserver.analysis.model import FileResult
 from pyserver.lsp.hover import HoverContext, function_markdown
+from pyserver.lsp.lenses import code_lenses
 from pyserver.lsp.views import AnalysedDocument, function_views
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,9 +34,33 @@ def shifted_square(x):
 CORE = """
 from collections import namedtuple
 
-from numba import float64, guvectorize, njit, vectorize
+import numpy as np
+from numba import float64, guvectorize, njit, types, vectorize
+from numba.extending import overload
 
 Options = namedtuple("Options", ["tol", "max_iter"])
+
+
+def clipped_total(a, low):
+    return np.maximum(a, low).sum()
+
+
+@overload(clipped_total)
+def ol_clipped_total(a, low):
+    if isinstance(a, types.Array) and a.ndim == 1:
+
+        def impl(a, low):
+            total = 0.0
+            for value in a:
+                total += max(value, low)
+            return total
+
+        return impl
+
+
+@njit
+def use_clip(a: "float64[:]"):
+    return clipped_total(a, 0.5)
 
 
 @njit
@@ -70,10 +95,11 @@ def shift(x, k, out):
 RUN = """
 import numpy as np
 
-from kpkg.core import bisect, eager_mul, lazy_add, shift
+from kpkg.core import bisect, eager_mul, lazy_add, shift, use_clip
 from kpkg.funcs import shifted_square
 
 print(bisect(shifted_square, 0.0, 2.0))
+print(use_clip(np.arange(4.0)))
 print(lazy_add(np.arange(3), np.arange(3)))
 print(eager_mul(np.ones(2), np.ones(2)))
 out = np.zeros((2, 3))
@@ -168,6 +194,19 @@ def test_recorded_kernels_and_function_arguments_are_typed(recorded: tuple[Path,
     assert "loop `void(float64[:], float64, float64[:])` with layout `(n),()->(n)`" in text
     assert "loop `int64(int64, int64)`" in hover_of(result, source, path, "lazy_add")
 
+    # The @overload implementation: typed from the run (its C-contiguous array) and from the jitted
+    # caller the analysis typed (its annotation gives an A-layout array).
+    overload_signatures = {tuple(s.args): s for s in signatures["ol_clipped_total"]}
+    assert {k: (s.source, s.ok, s.return_type) for k, s in overload_signatures.items()} == {
+        ("array(float64, 1d, C)", "float64"): ("recorded", True, "float64"),
+        ("array(float64, 1d, A)", "float64"): ("caller", True, "float64"),
+    }
+    variables = {v.name: v.type for v in overload_signatures[("array(float64, 1d, C)", "float64")].variables}
+    assert variables["total"] == "float64" and variables["value"] == "float64"
+    text = hover_of(result, source, path, "ol_clipped_total")
+    assert "`@overload(implements='clipped_total')`" in text
+    assert "(array(float64, 1d, C), float64) -> float64" in text
+
 
 def test_kernels_without_types_are_advised_loop_signatures(tmp_path: Path) -> None:
     write_package(tmp_path)
@@ -189,6 +228,22 @@ def test_kernels_without_types_are_advised_loop_signatures(tmp_path: Path) -> No
     hover = hover_of(result, source, path, "shift")
     assert "Types unknown" in hover and "@guvectorize([" in hover and "@njit" not in hover
     assert "every loop the run compiles is recorded" in hover_of(result, source, path, "lazy_add")
+    # Without a run, the @overload implementation still gets the types its checked jitted caller passes:
+    # from its annotation (A layout) and from the Python call in run.py (np.arange: C layout).
+    overload = next(f for f in result.functions if f.name == "ol_clipped_total")
+    assert sorted((tuple(s.args), s.source, s.ok) for s in overload.signatures) == [
+        (("array(float64, 1d, A)", "float64"), "caller", True),
+        (("array(float64, 1d, C)", "float64"), "caller", True),
+    ]
+    document = AnalysedDocument(path.as_uri(), str(path), source, 1, result)
+    def_line = source.splitlines().index("def ol_clipped_total(a, low):")
+    titles = [lens.title for lens in code_lenses(path.as_uri(), source, document, busy=False, trusted=True)]
+    overload_titles = [
+        lens.title
+        for lens in code_lenses(path.as_uri(), source, document, busy=False, trusted=True)
+        if lens.line == def_line - 1
+    ]
+    assert len(overload_titles) == 1 and overload_titles[0].endswith(" · nopython ✓"), titles  # no Debug lens
 
 
 def test_loop_signatures_in_words() -> None:
