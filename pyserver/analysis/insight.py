@@ -113,40 +113,63 @@ def _bool_invert(path: str, function: FunctionInfo, index: SourceIndex) -> list[
 
 
 def _module_assignments(tree: ast.Module) -> tuple[dict[str, list[int]], set[str]]:
-    """Top-level (not inside a def or class) assignment lines per name; names bound by def/import/class;
-    names a function rebinds with a `global` statement count as assigned again."""
-    assigned: dict[str, list[int]] = {}
+    """Assignment lines per name on one path through the module's top level (the branches of an `if` or
+    a `try` are alternatives: the longer one counts; a loop's body counts twice, as it re-assigns);
+    a `global` statement in a function counts as one more; names bound by def/import/class."""
     bound_otherwise: set[str] = set()
 
-    def visit(body: list[ast.stmt]) -> None:
+    def merge_longest(branches: list[dict[str, list[int]]]) -> dict[str, list[int]]:
+        merged: dict[str, list[int]] = {}
+        for branch in branches:
+            for name, lines in branch.items():
+                if len(lines) > len(merged.get(name, [])):
+                    merged[name] = lines
+        return merged
+
+    def visit(body: list[ast.stmt]) -> dict[str, list[int]]:
+        assigned: dict[str, list[int]] = {}
+
+        def extend(found: dict[str, list[int]]) -> None:
+            for name, lines in found.items():
+                assigned.setdefault(name, []).extend(lines)
+
         for node in body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 bound_otherwise.add(node.name)
                 for inner in ast.walk(node):
                     if isinstance(inner, ast.Global):
-                        for name in inner.names:
-                            assigned.setdefault(name, []).append(inner.lineno)
-                continue
-            if isinstance(node, ast.Import | ast.ImportFrom):
+                        extend({name: [inner.lineno] for name in inner.names})
+            elif isinstance(node, ast.Import | ast.ImportFrom):
                 for alias in node.names:
                     bound_otherwise.add((alias.asname or alias.name).split(".")[0])
-                continue
-            targets: list[ast.expr] = []
-            if isinstance(node, ast.Assign):
-                targets = node.targets
-            elif isinstance(node, ast.AugAssign | ast.AnnAssign) and getattr(node, "value", None) is not None:
-                targets = [node.target]
-            for target in targets:
-                for bound in ast.walk(target):
-                    if isinstance(bound, ast.Name):
-                        assigned.setdefault(bound.id, []).append(node.lineno)
-            for field in ("body", "orelse", "finalbody"):
-                inner_body = getattr(node, field, None)
-                if isinstance(inner_body, list) and not isinstance(node, ast.FunctionDef):
-                    visit(inner_body)
+            elif isinstance(node, ast.If):
+                extend(merge_longest([visit(node.body), visit(node.orelse)]))
+            elif isinstance(node, ast.Try):
+                handlers = [visit(handler.body) for handler in node.handlers]
+                extend(merge_longest([visit(node.body + node.orelse), *handlers]))
+                extend(visit(node.finalbody))
+            elif isinstance(node, ast.For | ast.While):
+                looped = visit(node.body)
+                extend({name: lines * 2 for name, lines in looped.items()})
+                extend(visit(node.orelse))
+            elif isinstance(node, ast.With):
+                extend(visit(node.body))
+            else:
+                targets: list[ast.expr] = []
+                if isinstance(node, ast.Assign):
+                    targets = node.targets
+                elif (
+                    isinstance(node, ast.AugAssign | ast.AnnAssign)
+                    and getattr(node, "value", None) is not None
+                ):
+                    targets = [node.target]
+                for target in targets:
+                    for bound in ast.walk(target):
+                        if isinstance(bound, ast.Name):
+                            assigned.setdefault(bound.id, []).append(node.lineno)
+        return assigned
 
-    visit(tree.body)
-    return assigned, bound_otherwise
+    return visit(tree.body), bound_otherwise
 
 
 def _frozen_globals(path: str, functions: list[FunctionInfo], index: SourceIndex) -> list[Diagnostic]:
@@ -172,7 +195,7 @@ def _frozen_globals(path: str, functions: list[FunctionInfo], index: SourceIndex
             if name not in changed or name in local or name in reported:
                 continue
             reported.add(name)
-            lines = ", ".join(str(line) for line in changed[name])
+            lines = ", ".join(str(line) for line in sorted(set(changed[name])))
             diagnostics.append(
                 _diagnostic(
                     path,
