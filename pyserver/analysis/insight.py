@@ -335,7 +335,8 @@ def type_hints(result: FileResult, source: str) -> list[Diagnostic]:
                     for ty, line, phi, literal in versions
                     if not phi and _INT.match(ty) and not name.startswith("$")
                 ]
-                floats = [ty for ty, _line, _phi, _literal in versions if _FLOAT.match(ty)]
+                # promoted: a float merge (phi) of versions one of which was assigned an int
+                floats = [ty for ty, _line, phi, _literal in versions if phi and _FLOAT.match(ty)]
                 if assigned_int and floats:
                     line, literal = assigned_int[0]
                     value = re.search(r"\]\((.*)\)$", literal or "")

@@ -222,3 +222,8 @@ def test_frozen_global_ignores_alternative_branches() -> None:
     changed = {name for name, lines in assigned.items() if len(lines) > 1}
     assert changed == {"SCALE", "STEP", "MODE"}  # not SEP or HAS: one value per run
     assert {"os", "scipy", "f"} <= bound
+
+
+def test_no_promotion_hint_for_a_plain_reassignment(insight_engine: AnalysisEngine) -> None:
+    result, source = analyse(insight_engine, "type_hints_reassigned.py")
+    assert [d.code for d in type_hints(result, source)] == []
