@@ -30,7 +30,8 @@ if (tests) {
   const entryPoints = readdirSync(dir)
     .filter((f) => f.endsWith(".test.ts"))
     .map((f) => join(dir, f));
-  builds.push({ ...common, entryPoints, outdir: "dist/tests", sourcemap: "inline" });
+  // playwright-core stays external (loaded from node_modules), as in the e2e build.
+  builds.push({ ...common, entryPoints, outdir: "dist/tests", sourcemap: "inline", external: ["vscode", "playwright-core"] });
 }
 
 if (e2e) {
