@@ -267,6 +267,8 @@ class AnalysisEngine:
         self._import_failures: dict[str, tuple[str, str, int | None]] = {}
         # path -> digest of the source last executed, for modules that use Numba's extension API
         self._extension_sources: dict[str, str] = {}
+        # path -> its lines in the last hang's or crash's stack (the definitions-only retry skips them)
+        self._failure_lines: dict[str, list[int]] = {}
 
     # ---------------------------------------------------------------------------------- lifecycle
 
@@ -574,7 +576,19 @@ class AnalysisEngine:
             return analysed
         line = self._user_line(detail, path)
         where = f" at line {line}" if line else ""
-        if kind == "timeout":
+        if kind in ("timeout", "crashed"):  # the retry leaves out the top-level statement where it was
+            self._failure_lines[path] = [
+                int(n)
+                for f, n in re.findall(r'File "([^"]+)", line (\d+)', detail)
+                if os.path.abspath(f) == path
+            ]
+        if kind == "timeout" and self.loading == "definitions":
+            message = (
+                f"The module could not be analysed: time-out after {self.timeout_s:g} s{where} (only the "
+                "top-level statements that defining its jitted functions needs run: this one computes a "
+                "global they read, or makes them, and did not finish)."
+            )
+        elif kind == "timeout":
             message = (
                 f"The module could not be analysed: time-out after {self.timeout_s:g} s{where} "
                 "(does it loop or wait at import? Top-level code runs when Numba Lens loads the module; "
@@ -616,7 +630,14 @@ class AnalysisEngine:
         and check the functions anyway (the failure stays reported). None if that fails too."""
         try:
             kind, reply, _detail = self._request(
-                {"op": "analyze", "path": path, "source": source, "selective": True}
+                {
+                    "op": "analyze",
+                    "path": path,
+                    "source": source,
+                    "selective": True,
+                    # the top-level statement holding these lines hung or crashed: it does not run again
+                    "skip_lines": self._failure_lines.get(path, []),
+                }
             )
         except AnalysisUnavailable:
             return None

@@ -164,6 +164,7 @@ class LoadResult:
     skipped_statements: list[SkippedStatement] = field(default_factory=list)  # ... with ranges and reasons
     loading: str = "definitions"  # "definitions" | "full": see Loader.loading
     third_party_import_ms: float = 0.0  # spent importing modules from outside the workspace (not counted)
+    unchecked: list[str] = field(default_factory=list)  # functions reading globals a failed statement sets
 
 
 def created_functions(recorded: dict[str, numba_api.Recorded]) -> list[discovery.Created]:
@@ -213,6 +214,9 @@ class Loader:
         # "full": run the module's whole top level, as `import` would (the `__main__` block still not).
         self.loading = "definitions"
         self.last_load: LoadResult | None = None
+        # Lines where the last load of the file hung or crashed: under selective loading the top-level
+        # statement (not a def or class) holding one of them does not run again.
+        self.skip_lines: set[int] = set()
 
     def is_workspace_file(self, path: str) -> bool:
         if path in self._extra_files:
@@ -298,12 +302,13 @@ class Loader:
         definitions = self.loading == "definitions" or selective
         _SourceOnlyLoader.definitions_only = self.loading == "definitions"
         clock_before = IMPORT_CLOCK.excluded_s
+        missing: set[str] = set()  # globals that statements left out for failing would have set
         try:
             if definitions:
                 sliced = toplevel_slice.slice_module(ast.parse(source, path))
                 result.skipped_statements = sliced.skipped
                 codes = (
-                    _statement_codes(sliced, path)
+                    _statement_codes(sliced, path, self.skip_lines, result.skipped_statements, missing)
                     if selective
                     else [
                         (
@@ -333,6 +338,7 @@ class Loader:
                     result.skipped_statements.append(
                         SkippedStatement(statement.lineno, statement.end_lineno or statement.lineno, reason)
                     )
+                    missing |= toplevel_slice.bound_names(statement)
             if result.error is None:
                 self._stamps[name] = _stamp(path)
         result.skipped_statements.sort(key=lambda s: s.line)
@@ -341,6 +347,13 @@ class Loader:
         self.last_load = result
         self.refresh_changed_modules()  # stamps the workspace modules this run imported
         result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}
+        if missing:
+            # Globals a failed statement would have set never got a value: the functions that read them
+            # (directly or through another such function) are not checked, rather than reported for an
+            # undefined name that is the analysis's doing.
+            result.unchecked = _readers_of(missing, result.recorded)
+            for qualname in result.unchecked:
+                del result.recorded[qualname]
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result
 
@@ -369,13 +382,55 @@ def _import_parents(package: str) -> None:
             return
 
 
-def _statement_codes(sliced: toplevel_slice.TopLevelSlice, path: str) -> list[tuple[ast.stmt | None, Any]]:
-    """One code object per kept top-level statement, so that one that fails does not stop the rest."""
+def _statement_codes(
+    sliced: toplevel_slice.TopLevelSlice,
+    path: str,
+    skip_lines: set[int],
+    skipped: list[SkippedStatement],
+    missing: set[str],
+) -> list[tuple[ast.stmt | None, Any]]:
+    """One code object per kept top-level statement, so that one that fails does not stop the rest. A
+    statement (not a def or class) holding a line where the last load hung or crashed is left out."""
     codes: list[tuple[ast.stmt | None, Any]] = []
     for statement in sliced.tree.body:
+        end = statement.end_lineno or statement.lineno
+        definition = isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        if not definition and any(statement.lineno <= line <= end for line in skip_lines):
+            reason = "it did not finish when it last ran (a time-out or a crash)"
+            skipped.append(SkippedStatement(statement.lineno, end, reason))
+            missing |= toplevel_slice.bound_names(statement)
+            continue
         chunk = ast.Module(body=[statement], type_ignores=[])
         codes.append((statement, compile(chunk, path, "exec", flags=sliced.future_flags, dont_inherit=True)))
     return codes
+
+
+def _code_names(code: Any) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def _readers_of(missing: set[str], recorded: dict[str, numba_api.Recorded]) -> list[str]:
+    """The recorded functions that read one of `missing`, or call a function that does (transitively)."""
+    reads = {
+        qualname: _code_names(record.py_func.__code__)
+        for qualname, record in recorded.items()
+        if hasattr(record.py_func, "__code__")
+    }
+    unreadable = set(missing)
+    readers: list[str] = []
+    changed = True
+    while changed:
+        changed = False
+        for qualname, names in reads.items():
+            if qualname not in readers and names & unreadable:
+                readers.append(qualname)
+                unreadable.add(qualname.rpartition(".")[2])
+                changed = True
+    return sorted(readers)
 
 
 def _stamp(path: str) -> tuple[int, int]:

@@ -181,7 +181,7 @@ def _class_time_nodes(node: ast.ClassDef) -> tuple[list[ast.AST], list[ast.AST]]
     return now, later
 
 
-def _bound_names(node: ast.stmt) -> set[str]:
+def bound_names(node: ast.stmt) -> set[str]:
     """Names a statement binds, or changes the value of (`TABLE[0] = 1`, `CFG.n = 2`, `SPEC.append(x)`)."""
     names: set[str] = set()
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -325,7 +325,7 @@ class _Slicer:
             handler_names = {h.name for h in node.handlers if h.name}
             return _Unit(node, _loads(handler_types), handler_names, children=children)
         if isinstance(node, ast.Import | ast.ImportFrom):
-            return _Unit(node, set(), _bound_names(node), always=True)
+            return _Unit(node, set(), bound_names(node), always=True)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             decorated = any(
                 (_dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
@@ -356,7 +356,7 @@ class _Slicer:
             return _Unit(node, set(), set(), always=True)
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
         reads = _loads([node])
-        binds = _bound_names(node)
+        binds = bound_names(node)
         if self.sets_up_environment(node):
             return _Unit(node, reads, binds, always=True)
         if self.makes_jitted(value):

@@ -133,6 +133,7 @@ def main(argv: list[str]) -> int:
         reply: dict[str, Any] = {"id": request.get("id"), "ok": True}
         analyzer.loader.loading = "full" if request.get("loading") == "full" else "definitions"
         analyzer.loader.last_load = None
+        analyzer.loader.skip_lines = {int(n) for n in request.get("skip_lines") or ()}
         try:
             if op == "analyze":
                 result = analyzer.analyze(

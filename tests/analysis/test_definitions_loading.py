@@ -151,3 +151,47 @@ async def test_saving_in_the_editor_runs_no_side_effect_and_fades_what_did_not_r
         assert hover is not None and "float64" in hover
     finally:
         await session.shutdown()
+
+
+HANGS_WHERE_NEEDED = textwrap.dedent(
+    """\
+    import time
+    from numba import njit
+    def compute():
+        time.sleep(60)
+        return 3.0
+    SCALE = compute()
+    @njit
+    def f(x: float):
+        return x * 2.0
+    @njit
+    def g(x: float):
+        return x * SCALE
+    """
+)
+
+
+def test_a_needed_statement_that_hangs_times_out_once_and_is_left_out_of_the_retry(tmp_path: Path) -> None:
+    from pyserver.analysis.engine import AnalysisEngine
+
+    path = tmp_path / "hangs_where_needed.py"
+    path.write_text(HANGS_WHERE_NEEDED)
+    engine = AnalysisEngine(tmp_path, timeout_s=3.0)
+    try:
+        result = engine.analyze(path)
+        again = engine.analyze(path)  # remembered: straight to the retry, no second time-out
+    finally:
+        engine.close()
+    for outcome in (result, again):
+        failure = outcome.diagnostics[0]
+        assert failure.code == "analysis-failed" and "time-out after 3 s at line 4" in failure.message
+        assert "only the top-level statements that defining its jitted functions needs run" in failure.message
+        assert outcome.status == "partial"
+        assert [(s.line, s.reason) for s in outcome.skipped] == [
+            (6, "it did not finish when it last ran (a time-out or a crash)")
+        ]
+        typed = {
+            function.name: [s.return_type for s in function.signatures] for function in outcome.functions
+        }
+        assert typed == {"f": ["float64"], "g": []}  # g reads SCALE, which never got a value: not checked
+        assert [d.code for d in outcome.diagnostics] == ["analysis-failed"]
