@@ -18,6 +18,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -105,7 +106,26 @@ def main() -> int:
         load = analyzer.loader.load(str(path), source)
         functions = [f"kernel_{k}" for k in range(KERNELS)]
 
+        # Typing `data = kernel(data)` infers the kernel for those types: the analysis that follows reuses
+        # that inference (its memo), so it is counted apart.
+        callee_s = [0.0]
+        depth = [0]
+        resolve = analyzer._resolve_callee
+
+        def timed_resolve(dispatcher: Any, args: tuple[Any, ...]) -> Any:
+            depth[0] += 1
+            started = time.perf_counter()
+            try:
+                return resolve(dispatcher, args)
+            finally:
+                depth[0] -= 1
+                if depth[0] == 0:
+                    callee_s[0] += time.perf_counter() - started
+
+        analyzer._resolve_callee = timed_resolve  # type: ignore[method-assign]
+
         def type_calls(text: str) -> tuple[float, int, int]:
+            callee_s[0] = 0.0
             started = time.perf_counter()
             analyzer.sources.prepare_python_callers(
                 str(path),
@@ -124,6 +144,7 @@ def main() -> int:
             return time.perf_counter() - started, found, sites
 
         first_s, found, sites = type_calls(source)
+        first_callee_s = callee_s[0]
         typed_before = analyzer.sources.python_callers.slices_typed
         edit_s, _, _ = type_calls(make_source(edit=1))
         retyped = analyzer.sources.python_callers.slices_typed - typed_before
@@ -133,6 +154,10 @@ def main() -> int:
         run_s = float(run.stdout.strip().splitlines()[-1])
     print(f"workspace file: {lines} lines, {KERNELS} kernels, {sites} Python call sites, {found} signatures")
     print(f"(a) find and type its Python calls:   {first_s * 1000:7.0f} ms   (goal <= 300 ms)")
+    print(
+        f"    of which inferring the kernels whose results the callers use: {first_callee_s * 1000:.0f} ms "
+        "(the analysis reuses it)"
+    )
     print(
         f"(b) after a one-line caller edit:      {edit_s * 1000:7.0f} ms   ({retyped} caller slice(s) typed again)"
     )

@@ -141,13 +141,16 @@ def test_pynndescent_typed_from_its_own_code_and_tests(
     results = _static(tmp_path, files)
     seconds = time.perf_counter() - started
     jitted = [f for result in results.values() for f in result.functions]
-    typed = [f for f in jitted if any(s.source == "python-caller" for s in f.signatures)]
-    wrong = [
-        f"{f.name}: {s.args}" for f in typed for s in f.signatures if s.source == "python-caller" and not s.ok
-    ]
+    typed = [f for f in jitted if f.signatures]
+    by_source: dict[str, int] = {}
+    for function in typed:
+        for source in sorted({s.source for s in function.signatures}):
+            by_source[source] = by_source.get(source, 0) + 1
+    from_calls = [f for f in typed if any(s.source in ("python-caller", "caller") for s in f.signatures)]
     _report(
         capsys,
-        f"pynndescent: {len(typed)} of {len(jitted)} jitted functions typed from its own code and tests, "
-        f"without recording ({seconds:.0f} s); {len(wrong)} of those signatures have typing errors",
+        f"pynndescent: {len(typed)} of {len(jitted)} jitted functions typed from its own code alone, without "
+        f"recording ({seconds:.0f} s); {len(from_calls)} of them from calls (Python callers, and jitted "
+        f"callers typed through them); functions per source: {by_source}",
     )
-    assert typed, "pynndescent's own Python calls type none of its functions"
+    assert by_source.get("python-caller", 0) >= 1, "pynndescent's own Python calls type none of its functions"
