@@ -241,9 +241,15 @@ class _Slicer:
         self.keep_assignments = keep_assignments
         self.def_names: set[str] = set()
         self.decorator_names: set[str] = set()  # decorators the file uses (a library's own jit wrapper)
+        # function -> the module globals its body assigns (`global TABLE`): calling it sets them
+        self.sets_globals: dict[str, set[str]] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 self.def_names.add(node.name)
+                if not isinstance(node, ast.ClassDef):
+                    declared = {n for g in ast.walk(node) if isinstance(g, ast.Global) for n in g.names}
+                    if declared:
+                        self.sets_globals.setdefault(node.name, set()).update(declared)
                 for decorator in node.decorator_list:
                     target = decorator.func if isinstance(decorator, ast.Call) else decorator
                     dotted = _dotted(target)
@@ -357,6 +363,9 @@ class _Slicer:
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
         reads = _loads([node])
         binds = bound_names(node)
+        for call in ast.walk(node):  # `init()` where init does `global TABLE; TABLE = ...` sets TABLE
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+                binds |= self.sets_globals.get(call.func.id, set())
         if self.sets_up_environment(node):
             return _Unit(node, reads, binds, always=True)
         if self.makes_jitted(value):

@@ -195,3 +195,64 @@ def test_a_needed_statement_that_hangs_times_out_once_and_is_left_out_of_the_ret
         }
         assert typed == {"f": ["float64"], "g": []}  # g reads SCALE, which never got a value: not checked
         assert [d.code for d in outcome.diagnostics] == ["analysis-failed"]
+
+
+def test_environment_set_up_jit_builders_and_globals_set_by_a_call_run() -> None:
+    source = textwrap.dedent(
+        """\
+        import os, sys, warnings
+        sys.path.insert(0, os.path.dirname(__file__))
+        os.environ["NUMBA_OPT"] = "0"
+        warnings.filterwarnings("ignore")
+        import numba
+        import numpy as np
+        from numba import guvectorize
+        numba.config.BOUNDSCHECK = 1
+        TABLE = None
+        def init():
+            global TABLE
+            TABLE = np.arange(10.0)
+        init()
+        def step_py(a):
+            return a + LIMIT
+        LIMIT = 7
+        step = numba.njit(step_py, fastmath=True)
+        def gu(a, out):
+            out[0] = a[0]
+        kernel = guvectorize(["void(float64[:], float64[:])"], "(n)->()")(gu)
+        result = numba.njit(step_py)(np.ones(3))
+        SPEC = []
+        SPEC.append(("x", numba.float64))
+        @numba.experimental.jitclass(SPEC)
+        class Point:
+            def __init__(self, x):
+                self.x = x
+        @numba.njit
+        def f(i):
+            return TABLE[i]
+        try:
+            import scipy
+        except ImportError:
+            scipy = None
+        """
+    )
+    sliced = slice_module(ast.parse(source))
+    kept = ast.unparse(sliced.tree)
+    for needed in (
+        "sys.path.insert(0",
+        "os.environ['NUMBA_OPT'] = '0'",
+        "warnings.filterwarnings('ignore')",
+        "numba.config.BOUNDSCHECK = 1",
+        "init()",  # sets TABLE, which f reads
+        "LIMIT = 7",  # read by step_py, which a jit builder takes
+        "step = numba.njit(step_py, fastmath=True)",
+        "kernel = guvectorize(",
+        "SPEC.append(",  # the jitclass spec, changed after its assignment
+        "import scipy",
+    ):
+        assert needed in kept, needed
+    # calling a jitted function is not defining one; nothing reads scipy, so the handler does not run
+    assert [(s.line, s.reason) for s in sliced.skipped] == [
+        (21, "an assignment that no jitted function, decorator or definition reads"),
+        (34, "an assignment that no jitted function, decorator or definition reads"),
+    ]
