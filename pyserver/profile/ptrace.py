@@ -75,6 +75,23 @@ class Memory:
             return None
         return self._buffer.raw[:size]
 
+    def read_many(self, addresses: list[int], size: int) -> list[bytes | None]:
+        """`size` bytes at each address, in one system call when all are readable (else one by one)."""
+        count = len(addresses)
+        if count == 0:
+            return []
+        if count > 1024 or any(a <= 0 for a in addresses):  # IOV_MAX; a bad address fails the batch
+            return [self.read(a, size) for a in addresses]
+        buffer = ctypes.create_string_buffer(size * count)
+        base = ctypes.addressof(buffer)
+        local = (_IoVec * count)(*[_IoVec(base + i * size, size) for i in range(count)])
+        remote = (_IoVec * count)(*[_IoVec(a, size) for a in addresses])
+        got = _libc.process_vm_readv(self.pid, local, count, remote, count, 0)
+        if got == size * count:
+            raw = buffer.raw
+            return [raw[i * size : (i + 1) * size] for i in range(count)]
+        return [self.read(a, size) for a in addresses]  # one failed: find which, keep the others
+
     def pointer(self, address: int) -> int | None:
         data = self.read(address, 8)
         return None if data is None else int.from_bytes(data, "little")

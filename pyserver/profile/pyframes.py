@@ -47,7 +47,15 @@ def _signed_varint(data: bytes, position: int) -> tuple[int, int]:
 
 
 def line_from_table(table: bytes, first_line: int, instruction: int) -> int | None:
-    """CPython's location table (Objects/locations.md), walked to the entry covering `instruction`."""
+    """CPython's location table (Objects/locations.md), walked to the entry covering `instruction`.
+    None when no entry covers it or the table is cut short (read from a code object being freed)."""
+    try:
+        return _walk_table(table, first_line, instruction)
+    except IndexError:
+        return None
+
+
+def _walk_table(table: bytes, first_line: int, instruction: int) -> int | None:
     line = first_line
     address = 0
     position = 0
@@ -132,23 +140,30 @@ class PythonStacks:
             frame = struct.unpack_from("<Q", raw, previous_at)[0]
         return chain
 
-    def resolve_chain(self, chain: list[tuple[int, int]]) -> list[tuple[tuple[int, ...], int]]:
-        """(code key, instruction index) per frame. Runs after the thread was let go: the code objects of
-        the frames it was in are still alive then (a frame holds a reference to its code)."""
+    def code_headers(self, chain: list[tuple[int, int]]) -> list[bytes | None]:
+        """The header of each frame's code object, all in one system call: this runs while the thread is
+        stopped, so that the keys (field pointers) are those of the code that was running."""
+        return self.memory.read_many([code for code, _ in chain], self._header_size)
+
+    def resolve_chain(
+        self, chain: list[tuple[int, int]], headers: list[bytes | None]
+    ) -> list[tuple[tuple[int, ...], int]]:
+        """(code key, instruction index) per frame; names and line tables are decoded on first sight,
+        after the thread was let go (a code object seen running microseconds ago is still alive)."""
         frames: list[tuple[tuple[int, ...], int]] = []
         start_offset = self.layout["code_instructions"]
-        for code, prev_instr in chain:
-            key = self._code_key(code)
+        for (code, prev_instr), header in zip(chain, headers, strict=True):
+            key = self._code_key(code, header)
             if key is not None:
                 frames.append((key, max((prev_instr - code - start_offset) // 2, 0)))
         return frames
 
     def stack(self, tstate: int) -> list[tuple[tuple[int, ...], int]]:
         """Innermost first: (code key, instruction index) per Python frame."""
-        return self.resolve_chain(self.frame_chain(tstate))
+        chain = self.frame_chain(tstate)
+        return self.resolve_chain(chain, self.code_headers(chain))
 
-    def _code_key(self, code: int) -> tuple[int, ...] | None:
-        header = self.memory.read(code, self._header_size)
+    def _code_key(self, code: int, header: bytes | None) -> tuple[int, ...] | None:
         if header is None:
             return None
         layout = self.layout

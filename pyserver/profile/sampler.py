@@ -194,6 +194,7 @@ class Sampler:
                 stack = process.memory.read(sp, 512) or b""
             python: tuple[tuple[tuple[int, ...], int], ...] = ()
             chain: list[tuple[int, int]] = []
+            headers: list[bytes | None] = []
             if process.stacks is not None:
                 tstate = process.thread_states.get(tid)
                 if tstate is None and not self._states_fresh:  # a new thread: walk the list once a round
@@ -202,13 +203,14 @@ class Sampler:
                     tstate = process.thread_states.get(tid)
                 if tstate is not None:
                     chain = process.stacks.frame_chain(tstate)
+                    headers = process.stacks.code_headers(chain)
         finally:
             self._stopper.resume(tid)
             resumed = time.perf_counter()
             self.held_s += resumed - held_from
             self.paused_s += resumed - paused_from
         if chain and process.stacks is not None:
-            python = tuple(process.stacks.resolve_chain(chain))
+            python = tuple(process.stacks.resolve_chain(chain, headers))
         if tid not in self.threads:
             self.threads[tid] = ThreadInfo(process.pid, tid, _thread_name(process.pid, tid))
         if python:
