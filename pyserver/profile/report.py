@@ -148,7 +148,14 @@ def build(
 ) -> tuple[dict[str, Any], list[Resolved]]:
     jitmap.finish()
     resolver = Resolver(sampler, jitmap, cwd)
-    resolved = [resolver.resolve(s) for s in sampler.samples]
+    resolved = []
+    unresolved = 0
+    for sample in sampler.samples:
+        try:
+            resolved.append(resolver.resolve(sample))
+        except Exception:  # one unreadable sample (memory read mid-change) must not lose the profile
+            unresolved += 1
+            resolved.append(Resolved(sample, [Frame(None, None, "<unresolved sample>", False)], False))
     total = len(resolved)
 
     def fraction(count: int) -> float:
@@ -222,6 +229,7 @@ def build(
         "compiling_samples": compiling,
         "unknown_line_samples": unknown_line,
         "python_frames": sampler.python_status(),
+        "unresolved_samples": unresolved,
         "held_s": round(sampler.held_s, 6),
         "paused_s": round(sampler.paused_s, 6),
     }
