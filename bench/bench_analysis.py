@@ -6,7 +6,7 @@
 
 Numba's compile runs in a fresh subprocess each time, so no in-process cache flatters it; the time
 counted is the import of the module (its eager `@njit("sig")` compiles), not the interpreter start or
-`import numba`. The cold figure (worker start included) is printed too. Goals: (a) >= 8x, (b) >= 20x.
+`import numba`. The cold figure (worker start included) is printed too. Goals: (a) >= 8x, (b) >= 150x.
 No asserts: this prints figures.
 """
 
@@ -125,7 +125,7 @@ def main() -> int:
     print(f"re-analysis after a one-function edit (median of 7):         {edit_s * 1000:8.1f} ms")
     print(f"ratio (a) first analysis vs compile: {compile_s / first_s:6.1f}x   (goal >= 8x)")
     print(f"ratio (a') cold analysis vs compile: {compile_s / cold_s:6.1f}x   (for reference)")
-    print(f"ratio (b) one-function edit vs compile: {compile_s / edit_s:6.1f}x   (goal >= 20x)")
+    print(f"ratio (b) one-function edit vs compile: {compile_s / edit_s:6.1f}x   (goal >= 150x)")
     discovery_figures()
     return 0
 

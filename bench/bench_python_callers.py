@@ -134,6 +134,7 @@ def main() -> int:
                 lambda value: analyzer._value_fingerprint(value, 0),
                 lambda: numba_api.callee_resolver(analyzer._resolve_callee),
             )
+            analyzer.sources._ensure_python_callers()
             found = sites = 0
             for name in functions:
                 findings = analyzer.sources.python_callers.signatures(

@@ -155,6 +155,7 @@ class SignatureSources:
         self.python_callers = PythonCallerTypes(self.call_index)
         # function -> (Python calls found, why they gave no types), for the no-signature note; per run
         self.python_caller_notes: dict[str, tuple[int, list[str]]] = {}
+        self._pending: tuple[Any, ...] | None = None  # this run's prepare_python_callers arguments
 
     def prepare_python_callers(
         self,
@@ -164,9 +165,17 @@ class SignatureSources:
         fingerprint: Callable[[Any], str],
         resolver: Callable[[], AbstractContextManager[Any]],
     ) -> None:
-        """Index the buffer's calls (and any changed file's); type slices against this run's module."""
-        self.call_index.refresh(path, source)
+        """Index the buffer's calls (and any changed file's); type slices against this run's module. Done
+        when a function first needs it: a file whose functions all declare signatures never pays for it."""
         self.python_caller_notes = {}
+        self._pending = (path, source, module, fingerprint, resolver)
+
+    def _ensure_python_callers(self) -> None:
+        if self._pending is None:
+            return
+        path, source, module, fingerprint, resolver = self._pending
+        self._pending = None
+        self.call_index.refresh(path, source)
         real_path = os.path.realpath(path)
         by_file: dict[str, pytypes.ModuleType] = {}
         for loaded in list(sys.modules.values()):
@@ -258,6 +267,7 @@ class SignatureSources:
             add(args, None, "cache")
         # Python code that calls it (its module, other modules, tests), typed without running it.
         if function.kind in ("njit", "jit") and not record.signatures and "." not in function.name:
+            self._ensure_python_callers()
             findings = self.python_callers.signatures(path, function.name, record.dispatcher)
             self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
             for call_types in findings.signatures:
