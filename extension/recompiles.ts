@@ -18,7 +18,7 @@ export interface CompileRecord {
   kernel: string | null;
   changed: ArgumentChange[];
   because: string;
-  cache: { state: "hit" | "miss" | "unknown"; reason: string } | null;
+  cache: { state: "hit" | "stale" | "miss" | "unknown"; reason: string } | null;
 }
 
 export interface CompilesResult {
@@ -28,7 +28,12 @@ export interface CompilesResult {
   compiles: CompileRecord[];
 }
 
-const CACHE_TEXT: Record<string, string> = { hit: "cache hit next time", miss: "cache miss next time", unknown: "cache unknown" };
+const CACHE_TEXT: Record<string, string> = {
+  hit: "cache hit next time",
+  stale: "stale cache hit next time",
+  miss: "cache miss next time",
+  unknown: "cache unknown",
+};
 
 export function formatSeconds(seconds: number | null): string {
   if (seconds === null) return "time not recorded";

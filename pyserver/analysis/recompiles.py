@@ -13,6 +13,8 @@ import glob
 import os
 import pickle
 import re
+import sys
+import types as pytypes
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +37,9 @@ class ArgumentChange:
 
 @dataclass
 class CacheStatus:
-    state: str  # "hit" (the index holds it: loaded, not compiled, next time) | "miss" | "unknown"
+    # "hit" (the index holds it: loaded, not compiled, next time) | "stale" (a hit, but a module it reads
+    # changed since: Numba would load the old code) | "miss" | "unknown"
+    state: str
     reason: str  # in words
 
 
@@ -140,6 +144,7 @@ class CacheIndex:
         self.codegen_magic: Any = None
         self.code_hash: str | None = None
         self.closure_hash: str | None = None
+        self.written: float | None = None  # when the index was last written (its mtime)
         try:
             self._load()
         except Exception as exc:  # an unreadable index: say so, never guess
@@ -182,6 +187,7 @@ class CacheIndex:
             )
             return
         self.overloads = overloads
+        self.written = os.path.getmtime(index_path)
 
     @staticmethod
     def _other_lines(index_path: str) -> list[str]:
@@ -200,6 +206,34 @@ class CacheIndex:
                 lines.append(found.group(1))
         return sorted(lines, key=int)
 
+    def changed_elsewhere(self) -> list[str]:
+        """Files of other modules the function reads (a module, a function or jitted function, a class)
+        modified after the index was written. Numba's source stamp covers the function's own file only."""
+        if self.written is None:
+            return []
+        own = os.path.realpath(self.py_func.__code__.co_filename)
+        names: set[str] = set()
+        codes = [self.py_func.__code__]
+        while codes:
+            code = codes.pop()
+            names.update(code.co_names)
+            codes.extend(c for c in code.co_consts if isinstance(c, pytypes.CodeType))
+        found: dict[str, str] = {}
+        for name in sorted(names):
+            value = self.py_func.__globals__.get(name)
+            filename = _defining_file(value)
+            if filename is None or filename in found:
+                continue
+            real = os.path.realpath(filename)
+            if real == own or _installed(real):
+                continue
+            try:
+                if os.path.getmtime(real) > self.written:
+                    found[filename] = f"{os.path.basename(real)} (through '{name}')"
+            except OSError:
+                continue
+        return list(found.values())
+
     def status(self, entry: store.Entry) -> CacheStatus:
         from pyserver.record import types_codec
 
@@ -217,10 +251,34 @@ class CacheIndex:
                 return CacheStatus("miss", "the function's code changed since it was cached")
             if closure_hash != self.closure_hash:
                 return CacheStatus("miss", "a variable of its closure changed since it was cached")
+            changed = self.changed_elsewhere()
+            if changed:
+                return CacheStatus(
+                    "stale",
+                    f"the cache index holds it, but {', '.join(changed)} changed after it was written: Numba does "
+                    "not check other modules, so the next run loads code built with the old version (delete "
+                    "the function's files in __pycache__ to recompile)",
+                )
             return CacheStatus(
                 "hit", "the cache index holds it: loaded from the cache next time, not compiled"
             )
         return CacheStatus("miss", "the cache index has no entry for this signature")
+
+
+def _defining_file(value: Any) -> str | None:
+    if isinstance(value, pytypes.ModuleType):
+        return getattr(value, "__file__", None)
+    py_func = getattr(value, "py_func", None)  # a jitted function
+    code = getattr(py_func if py_func is not None else value, "__code__", None)
+    if code is not None:
+        return str(code.co_filename)
+    if isinstance(value, type):
+        return getattr(sys.modules.get(value.__module__), "__file__", None)
+    return None
+
+
+def _installed(path: str) -> bool:
+    return path.startswith("<") or "site-packages" in path or "dist-packages" in path
 
 
 def function_compiles(

@@ -5,6 +5,7 @@ cache index holds the signature (a hit next time) or why not."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -111,3 +112,25 @@ def test_order_summary_and_older_recordings() -> None:
     assert records[2].because == "'n': float32, was int64"  # against the closest earlier compile
     assert recompiles.summary(records) == "3 compiles · 0.75 s (2 timed)"
     assert recompiles.summary(records[:1]) == "1 compile · 0.50 s"
+
+
+def test_a_cached_function_whose_callee_in_another_module_changed_is_stale(tmp_path: Path) -> None:
+    (tmp_path / "helpers.py").write_text(
+        "from numba import njit\n\n\n@njit\ndef helper(x):\n    return x + 1\n"
+    )
+    (tmp_path / "prog.py").write_text(
+        "from numba import njit\n\nfrom helpers import helper\n\n\n@njit(cache=True)\ndef uses(x):\n"
+        "    return helper(x) * 2\n\n\nif __name__ == '__main__':\n    uses(1.5)\n"
+    )
+    assert pyserver(tmp_path, "record", "--", sys.executable, "prog.py").returncode == 0
+    [compile_] = checked(tmp_path)["uses"]["compiles"]
+    assert compile_["cache"]["state"] == "hit"
+
+    # Numba's cache does not look at other modules: the next run would load the old helper, inlined.
+    helpers = tmp_path / "helpers.py"
+    helpers.write_text(helpers.read_text().replace("x + 1", "x + 2"))
+    later = max(p.stat().st_mtime for p in (tmp_path / "__pycache__").glob("*.nbi")) + 10
+    os.utime(helpers, (later, later))
+    [compile_] = checked(tmp_path)["uses"]["compiles"]
+    assert compile_["cache"]["state"] == "stale"
+    assert "helpers.py (through 'helper') changed after it was written" in compile_["cache"]["reason"]
