@@ -19,7 +19,9 @@ import __future__
 
 import ast
 import copy
+import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pyserver.analysis.model import SkippedStatement
@@ -101,12 +103,30 @@ def _root_name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def _statements(body: list[ast.stmt], enclosing: str | None = None) -> Iterator[tuple[ast.stmt, str | None]]:
+    """Every statement, nested ones included, with the name of the top-level function it is in (None at
+    module or class level); expressions are not visited (much cheaper than ast.walk)."""
+    for node in body:
+        yield node, enclosing
+        inner_enclosing = enclosing
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and enclosing is None:
+            inner_enclosing = node.name
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                yield from _statements(inner, inner_enclosing)
+        for handler in getattr(node, "handlers", ()) or ():
+            yield from _statements(handler.body, inner_enclosing)
+        for case in getattr(node, "cases", ()) or ():
+            yield from _statements(case.body, inner_enclosing)
+
+
 class _Aliases:
     """Local name -> qualified name, from the module's imports (so `nb.njit` reads `numba.njit`)."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.names: dict[str, str] = {}
-        for node in ast.walk(tree):
+        for node, _enclosing in _statements(tree.body):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -128,20 +148,27 @@ class _Aliases:
         return f"{qualified}.{rest}" if rest else qualified
 
 
-def _loads(nodes: list[ast.AST] | list[ast.expr] | list[ast.stmt]) -> set[str]:
-    """Names read by these nodes, including names inside string annotations and signature strings."""
+def _loads(nodes: list[ast.AST] | list[ast.expr] | list[ast.stmt], strings: bool = True) -> set[str]:
+    """Names read by these nodes; with `strings`, also the names inside strings that read as type
+    expressions (string annotations, signature strings: `"float64(Arr2D, int64)"`)."""
     names: set[str] = set()
     for root in nodes:
         for node in ast.walk(root):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                names.add(node.id)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 500:
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    names.add(node.id)
+            elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
                 names.update(_names_in_string(node.value))
     return names
 
 
+_TYPE_EXPRESSION = re.compile(r"^[\w\s\[\](),.:*|'\"-]{1,300}$")
+
+
 def _names_in_string(text: str) -> set[str]:
     """Names in a string that parses as an expression: `"float64(Arr2D, int64)"`, `"Vector"`."""
+    if not _TYPE_EXPRESSION.match(text):
+        return set()  # prose, a gufunc layout ("(n)->()") or a format string: no names to find
     try:
         parsed = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, ValueError):
@@ -243,13 +270,11 @@ class _Slicer:
         self.decorator_names: set[str] = set()  # decorators the file uses (a library's own jit wrapper)
         # function -> the module globals its body assigns (`global TABLE`): calling it sets them
         self.sets_globals: dict[str, set[str]] = {}
-        for node in ast.walk(tree):
+        for node, enclosing in _statements(tree.body):
+            if isinstance(node, ast.Global) and enclosing is not None:
+                self.sets_globals.setdefault(enclosing, set()).update(node.names)
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 self.def_names.add(node.name)
-                if not isinstance(node, ast.ClassDef):
-                    declared = {n for g in ast.walk(node) if isinstance(g, ast.Global) for n in g.names}
-                    if declared:
-                        self.sets_globals.setdefault(node.name, set()).update(declared)
                 for decorator in node.decorator_list:
                     target = decorator.func if isinstance(decorator, ast.Call) else decorator
                     dotted = _dotted(target)
@@ -342,7 +367,7 @@ class _Slicer:
                 node,
                 _loads(_definition_time_nodes(node)),
                 {node.name},
-                later_reads=_loads(list(node.body)),
+                later_reads=_loads(list(node.body), strings=False),
                 always=True,
                 is_root=decorated,
             )
@@ -352,7 +377,7 @@ class _Slicer:
                 node,
                 _loads(now),
                 {node.name},
-                later_reads=_loads(later),
+                later_reads=_loads(later, strings=False),
                 always=True,
                 is_root=bool(node.decorator_list),
             )
@@ -445,9 +470,7 @@ def slice_module(tree: ast.Module, keep_assignments: bool = False) -> TopLevelSl
         if item.parent is not None and not item.parent.kept:
             queue.append(item.parent)  # an `if`/`try` runs when anything inside it runs
     skipped: list[SkippedStatement] = []
-    kept_tree = copy.deepcopy(tree)
-    kept_tree.body = _rebuild(kept_tree.body, units, skipped)
-    ast.fix_missing_locations(kept_tree)
+    kept_tree = ast.Module(body=_rebuild(tree.body, units, skipped), type_ignores=[])
     skipped.sort(key=lambda s: s.line)
     return TopLevelSlice(kept_tree, skipped, _future_flags(tree))
 
@@ -455,28 +478,42 @@ def slice_module(tree: ast.Module, keep_assignments: bool = False) -> TopLevelSl
 def _rebuild(
     body: list[ast.stmt], units: list[_Unit | None], skipped: list[SkippedStatement]
 ) -> list[ast.stmt]:
-    """The kept statements of `body` (a deep copy, parallel to `units`), compound statements trimmed."""
+    """The kept statements of `body` (parallel to `units`), `if`/`try` statements trimmed in copies."""
     kept: list[ast.stmt] = []
     for node, unit in zip(body, units, strict=True):
         if unit is None or not unit.kept:
             skipped.append(SkippedStatement(node.lineno, node.end_lineno or node.lineno, _why_skipped(node)))
             continue
+        if isinstance(node, (ast.If, *_TRIES)):  # trimmed below: a copy, never the input
+            node = copy.copy(node)
+            if not isinstance(node, ast.If):
+                node.handlers = [copy.copy(handler) for handler in node.handlers]
         if isinstance(node, ast.If):
             by_node = iter(unit.children)
-            node.body = _rebuild(node.body, [next(by_node) for _ in node.body], skipped) or [ast.Pass()]
+            node.body = _rebuild(node.body, [next(by_node) for _ in node.body], skipped) or [_pass(node)]
             node.orelse = _rebuild(node.orelse, [next(by_node) for _ in node.orelse], skipped)
         elif isinstance(node, _TRIES):
             children = iter(unit.children)
             groups = [node.body, node.orelse, node.finalbody]
-            node.body = _rebuild(node.body, [next(children) for _ in groups[0]], skipped) or [ast.Pass()]
+            node.body = _rebuild(node.body, [next(children) for _ in groups[0]], skipped) or [_pass(node)]
             node.orelse = _rebuild(node.orelse, [next(children) for _ in groups[1]], skipped)
             node.finalbody = _rebuild(node.finalbody, [next(children) for _ in groups[2]], skipped)
             for handler in node.handlers:
                 handler.body = _rebuild(handler.body, [next(children) for _ in handler.body], skipped) or [
-                    ast.Pass()
+                    _pass(handler)
                 ]
         kept.append(node)
     return kept
+
+
+def _pass(where: ast.stmt | ast.excepthandler) -> ast.Pass:
+    """A `pass` for a block whose statements all were left out, located at the block's statement."""
+    return ast.Pass(
+        lineno=where.lineno,
+        col_offset=where.col_offset,
+        end_lineno=where.lineno,
+        end_col_offset=where.col_offset,
+    )
 
 
 def _future_flags(tree: ast.Module) -> int:
