@@ -18,6 +18,7 @@ import struct
 import sys
 import threading
 import time
+import types
 from typing import Any
 
 from pyserver.profile.ptrace import Memory
@@ -123,7 +124,12 @@ def _probe_layout() -> dict[str, Any]:
     code_firstlineno = probe.find_bytes(
         id(code_object), size, struct.pack("<i", code_object.co_firstlineno), "co_firstlineno"
     )
-    code_instructions = probe.find_bytes(id(code_object), size, code_object.co_code, "co_code_adaptive")
+    # The instructions (co_code_adaptive) end the object: the code type's basic size is their offset.
+    # Checked on the first instruction (RESUME, which is never specialised; 3.12 quickens at creation).
+    code_instructions = types.CodeType.__basicsize__
+    first = probe.memory.read(id(code_object) + code_instructions, 2)
+    if first != code_object.co_code[:2]:
+        raise RuntimeError("co_code_adaptive is not at the code type's basic size")
     ascii_text = "numba_lens_ascii_probe"
     latin_text = "numba_lens_\xe9_probe"
     ascii_data = probe.find_bytes(id(ascii_text), 128, ascii_text.encode("ascii"), "ASCII string data")
