@@ -54,6 +54,7 @@ class CallSite:
     scope: Scope
     call: ast.Call
     name: str  # the local name (`kernel`) or `module.attr` text it was called through
+    anchor: ast.stmt | None = None  # for a value that is not a call (a fixture's return): its statement
 
 
 @dataclass

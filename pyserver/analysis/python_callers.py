@@ -414,7 +414,7 @@ class PythonCallerTypes:
         probes: list[_Probe] = []
         for number, site in enumerate(sites):
             call = site.call
-            anchor = _anchor(body, call)
+            anchor = site.anchor or _anchor(body, call)
             probe = _Probe(site, anchor or scope.node.body[0], [], {}, {})
             if anchor is None:
                 probe.failure = "the call is not in a statement of its caller"
@@ -515,6 +515,8 @@ class PythonCallerTypes:
             return [({}, f"it passes {what} of '{scope.qualname}', whose callers are too far up to follow")]
         if "." in scope.qualname or scope.qualname == "<module>":
             return [({}, f"it passes {what} of '{scope.qualname}', a method or nested function")]
+        if _is_test(scope):
+            return self._fixture_types(scope, params, depth)
         callers = self.index.calls_to(scope.path, scope.qualname)
         if not callers:
             return [({}, f"it passes {what} of '{scope.qualname}', which nothing in the workspace calls")]
@@ -539,6 +541,64 @@ class PythonCallerTypes:
             reason = problems[0] if problems else "no call types it"
             return [({}, f"it passes {what} of '{scope.qualname}', and {reason}")]
         return found[:MAX_PARAM_TUPLES]
+
+    def _fixture_types(
+        self, scope: Scope, params: list[str], depth: int
+    ) -> list[tuple[dict[str, Any], str | None]]:
+        """A test's parameters from pytest fixtures (its file's, or a conftest.py's up to the root) that take
+        no parameters and end by returning (or yielding) a value: the type of that value."""
+        chosen: dict[str, Any] = {}
+        for param in params:
+            fixture = self._fixture(scope.path, param)
+            if fixture is None:
+                return [
+                    ({}, f"'{param}' of test '{scope.qualname}' is not a fixture defined in the workspace")
+                ]
+            fixture_scope, last = fixture
+            if fixture_scope.params or fixture_scope.has_var_params:
+                return [({}, f"the fixture '{param}' takes parameters (other fixtures), not followed")]
+            returned = last.value if isinstance(last, ast.Return | ast.Expr) else None
+            value = returned.value if isinstance(returned, ast.Yield) else returned
+            if value is None:
+                return [({}, f"the fixture '{param}' returns nothing Numba can type")]
+            probe = ast.Call(func=ast.Name(id="__lens_fixture__", ctx=ast.Load()), args=[value], keywords=[])
+            ast.copy_location(probe, last)
+            site = CallSite(fixture_scope, probe, "__lens_fixture__", anchor=last)
+            outcomes = [outcome for _site, outcome in self._type_scope(fixture_scope, [site], depth + 1)]
+            typed = [o for o in outcomes if not isinstance(o, str)]
+            if not typed:
+                reason = next((o for o in outcomes if isinstance(o, str)), "it gives no type")
+                return [({}, f"the fixture '{param}': {reason}")]
+            converted = numba_api.dispatcher_arg_type(typed[0][0][0])
+            if converted is None:
+                return [({}, f"the fixture '{param}' gives {typed[0][0][0]}, a value Numba cannot pass on")]
+            chosen[param] = converted
+        return [(chosen, None)]
+
+    def _fixture(self, path: str, name: str) -> tuple[Scope, ast.stmt] | None:
+        directory = os.path.dirname(path)
+        places = [path]
+        while True:
+            places.append(os.path.join(directory, "conftest.py"))
+            if directory == self.index.root or os.path.dirname(directory) == directory:
+                break
+            directory = os.path.dirname(directory)
+        for place in places:
+            indexed = self.index.files.get(os.path.realpath(place))
+            node = indexed.top_level_defs.get(name) if indexed is not None else None
+            if (
+                indexed is None
+                or node is None
+                or not any("fixture" in ast.unparse(d) for d in node.decorator_list)
+            ):
+                continue
+            last = node.body[-1]
+            if isinstance(last, ast.Return) or (
+                isinstance(last, ast.Expr) and isinstance(last.value, ast.Yield)
+            ):
+                scope = indexed.scopes.get(name)
+                return (scope, last) if scope is not None else None
+        return None
 
     def _globals(self, indexed: IndexedFile, names: set[str]) -> tuple[dict[str, Any], dict[str, str]]:
         """Values for the free names of a slice, and why the others are unknown."""
@@ -814,6 +874,13 @@ def _close(candidates: list[_Simple], needed: set[str], kept: set[int]) -> None:
                 if not s.reads <= needed:
                     needed |= s.reads
                     changed = True
+
+
+def _is_test(scope: Scope) -> bool:
+    """A pytest test function: `test*` in test_*.py, *_test.py or a tests/ folder."""
+    name = os.path.basename(scope.path)
+    in_tests = name.startswith("test_") or name.endswith("_test.py") or "tests" in scope.path.split(os.sep)
+    return in_tests and scope.qualname.startswith("test")
 
 
 def _bind(

@@ -284,3 +284,53 @@ def test_the_call_index_parses_only_what_changed(tmp_path: Path) -> None:
     index.refresh(str(tmp_path / "c.py"), "x = 1\n")  # the editor's buffer wins over the file
     assert index.parsed == 5
     assert len(index.calls_to(str(tmp_path / "a.py"), "f")) == 3
+
+
+def test_a_test_gets_its_argument_from_a_conftest_fixture(ws) -> None:
+    kernels = ws.write(
+        "pc_fixtures/kernels.py",
+        """
+        from numba import njit
+
+
+        @njit
+        def peak(values):
+            return values.max()
+        """,
+    )
+    ws.write(
+        "pc_fixtures/tests/conftest.py",
+        """
+        import numpy as np
+        import pytest
+
+
+        @pytest.fixture
+        def signal():
+            t = np.linspace(0.0, 1.0, 100)
+            return np.sin(t).astype(np.float32)
+
+
+        @pytest.fixture
+        def table(tmp_path):
+            return np.loadtxt(tmp_path / "table.txt")
+        """,
+    )
+    ws.write(
+        "pc_fixtures/tests/test_peak.py",
+        """
+        from pc_fixtures.kernels import peak
+
+
+        def test_peak(signal):
+            assert peak(signal) <= 1.0
+
+
+        def test_table(table):
+            assert peak(table) >= 0
+        """,
+    )
+    result = ws.engine.analyze(kernels)
+    [signature] = _function(result, "peak").signatures
+    assert (signature.source, signature.args) == ("python-caller", ["array(float32, 1d, C)"])
+    assert [(Path(c.path).name, c.function) for c in signature.callers] == [("test_peak.py", "test_peak")]
