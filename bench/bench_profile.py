@@ -20,6 +20,7 @@ import cProfile
 import json
 import os
 import pstats
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNS = 3
+RUNS = 5
 
 SPLIT_PROGRAM = """
 import json, math, sys, time
@@ -173,14 +174,19 @@ def split(folder: Path) -> None:
         true_a = truth["a"] / (truth["a"] + truth["b"])
         errors.append((100 * abs(a / (a + b) - true_a), true_a, a, b, result["samples"]))
         held.append(100 * result["held_s"] / result["duration_s"])
-        paused.append(1e6 * result["paused_s"] / max(result["samples"], 1))
+        paused.append(result["pause_median_us"] or 0.0)
     overhead = 100 * (min(profiled) / min(alone) - 1)
+    # Runs alternate (alone, profiled, alone, ...): the median of each pair's ratio resists load swings.
+    paired = 100 * (statistics.median(p / a for p, a in zip(profiled, alone, strict=True)) - 1)
     print(
         f"   split: program's run alone {min(alone):.3f} s, under the profiler {min(profiled):.3f} s (best of {RUNS})"
     )
-    print(f"   overhead at the default rate: {overhead:+.1f}% of run time (goal <= 5%)")
     print(
-        f"   sampler's own work per sample, thread stopped: {min(paused):.0f} us (at 100 Hz: "
+        f"   overhead at the default rate: {overhead:+.1f}% of run time, best against best; median of "
+        f"{RUNS} alternated pairs {paired:+.1f}% (goal <= 5%)"
+    )
+    print(
+        f"   sampler's own work per sample, thread stopped (median): {min(paused):.0f} us (at 100 Hz: "
         f"{min(paused) * 100 / 1e4:.2f}% of one thread's time); from the stop request: threads held "
         f"{min(held):.1f}% of the run at best, {max(held):.1f}% at worst (machine load now: "
         f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; waits for a busy CPU count here)"

@@ -5,6 +5,7 @@ above jitted frames; then lines, functions, threads and compiles are counted (th
 from __future__ import annotations
 
 import os
+import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -232,6 +233,7 @@ def build(
         "unresolved_samples": unresolved,
         "held_s": round(sampler.held_s, 6),
         "paused_s": round(sampler.paused_s, 6),
+        "pause_median_us": round(1e6 * statistics.median(sampler.pauses), 1) if sampler.pauses else None,
     }
     return profile, resolved
 

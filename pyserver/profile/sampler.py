@@ -82,6 +82,7 @@ class Sampler:
         # ... of which after the thread had stopped: the sampler's own work. The rest is the wait for the
         # thread to reach the stop, long only when it was waiting for a CPU anyway (a loaded machine).
         self.paused_s = 0.0
+        self.pauses: list[float] = []
 
     # ------------------------------------------------------------------------------------ processes
 
@@ -209,6 +210,7 @@ class Sampler:
             resumed = time.perf_counter()
             self.held_s += resumed - held_from
             self.paused_s += resumed - paused_from
+            self.pauses.append(resumed - paused_from)
         if chain and process.stacks is not None:
             python = tuple(process.stacks.resolve_chain(chain, headers))
         if tid not in self.threads:
