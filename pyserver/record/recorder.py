@@ -82,7 +82,7 @@ class _Recorder:
         if dedupe in self.seen:
             return
         self.seen.add(dedupe)
-        encoded = types_codec.encode_all(tuple(args), root=self.root)
+        encoded = types_codec.encode_all(tuple(args), root=self.root, py_func=py_func)
         encoded_return = None
         if return_type is not None:
             encoded_return = types_codec.encode(return_type, root=self.root)

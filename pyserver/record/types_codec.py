@@ -7,6 +7,7 @@ decoding it again: a type that would not round-trip exactly is refused (None), n
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -54,10 +55,41 @@ def encode(ty: Any, root: str | None = None, resolve: Resolver | None = None) ->
 
 
 def encode_all(
-    args: tuple[Any, ...] | list[Any], root: str | None = None, resolve: Resolver | None = None
+    args: tuple[Any, ...] | list[Any],
+    root: str | None = None,
+    resolve: Resolver | None = None,
+    py_func: Any = None,
 ) -> list[Encoded] | None:
-    encoded = [encode(a, root, resolve) for a in args]
+    """`encode` of each argument type. With `py_func` (the function compiled), an omitted argument whose
+    default is not a plain constant (an array, an object) is stored as "the default of parameter P of that
+    function": Numba tells such defaults apart by identity, and only the function itself holds that object."""
+    encoded = [
+        _encode_default(py_func, index, a, root, resolve) or encode(a, root, resolve)
+        for index, a in enumerate(args)
+    ]
     return None if any(e is None for e in encoded) else [e for e in encoded if e is not None]
+
+
+def _encode_default(
+    py_func: Any, index: int, ty: Any, root: str | None, resolve: Resolver | None
+) -> Encoded | None:
+    if py_func is None or not isinstance(ty, types.Omitted) or ty.value is None or type(ty.value) in _PLAIN:
+        return None
+    try:
+        parameters = list(inspect.signature(py_func).parameters.values())
+        parameter = parameters[index]
+        if parameter.default is not ty.value:
+            return None
+        encoded = {
+            "kind": "omitted_default",
+            "function": _Encoder(root).where(py_func),
+            "parameter": parameter.name,
+        }
+        if decode(json.loads(json.dumps(encoded)), resolve) != ty:
+            return None
+    except Exception:
+        return None
+    return encoded
 
 
 _ADDRESSED_FUNCTION = re.compile(
@@ -263,6 +295,15 @@ def _decode(encoded: Encoded, decode: Callable[[Encoded], Any], find: Any, value
         if encoded.get("uniform"):
             return types.NamedUniTuple(members[0], len(members), cls)
         return types.NamedTuple(members, cls)
+    if kind == "omitted_default":
+        found = find(encoded["function"])
+        function = getattr(found, "py_func", found)  # the jitted function's Python function
+        parameter = inspect.signature(function).parameters.get(str(encoded["parameter"]))
+        if parameter is None or parameter.default is inspect.Parameter.empty:
+            raise ValueError(
+                f"{encoded['function']['qualname']} has no default for {encoded['parameter']!r} here"
+            )
+        return types.Omitted(parameter.default)
     if kind == "omitted" and "value_encoded" in encoded:
         return types.Omitted(value(encoded["value_encoded"]))
     if kind == "function_type":

@@ -45,6 +45,11 @@ def pivot(t, options=PivOptions(1e-7, 1e-7, 10)):
     return t.sum() * options.fea_tol
 
 
+@njit
+def minimize(g, x0, bounds=np.array([[-1.0, 1.0]])):
+    return g(x0[0]) + bounds[0, 0]
+
+
 @vectorize
 def lazy_add(a, b):
     return a + b
@@ -74,6 +79,7 @@ class Builder:
 if __name__ == "__main__":
     print(brentq(f, 0.0, 2.0))
     print(pivot(np.ones(3)))
+    print(minimize(f, np.array([1.0])))
     print(lazy_add(np.ones(3), np.ones(3)))
     print(eager_mul(np.ones(2), np.ones(2)))
     res = np.zeros(2)
@@ -116,6 +122,12 @@ def test_functions_as_arguments_namedtuple_defaults_and_kernels_are_recorded(tmp
     }
     [pivot] = functions["pivot"]
     assert pivot["args"][1] == "omitted(default=PivOptions(fea_tol=1e-07, tol_piv=1e-07, max_iter=10))"
+    [minimize] = functions["minimize"]  # an array default: Numba tells it apart by identity
+    assert minimize["types"][2] == {
+        "kind": "omitted_default",
+        "function": {"module": "__main__", "qualname": "minimize", "path": "prog.py"},
+        "parameter": "bounds",
+    }
     assert [(e["args"], e["kernel"], e.get("returns")) for e in functions["lazy_add"]] == [
         (["float64", "float64"], "vectorize", "float64")
     ]
@@ -137,8 +149,9 @@ def test_functions_as_arguments_namedtuple_defaults_and_kernels_are_recorded(tmp
     signatures = {f["name"]: f["signatures"] for f in payload["functions"]}
     assert [(s["source"], s["return_type"]) for s in signatures["brentq"]] == [("recorded", "float64")]
     assert [(s["source"], s["return_type"]) for s in signatures["pivot"]] == [("recorded", "float64")]
+    assert [(s["source"], s["return_type"]) for s in signatures["minimize"]] == [("recorded", "float64")]
     assert [s["args"] for s in signatures["dyn_sum"]] == [["array(float64, 1d, A)", "array(float64, 1d, A)"]]
-    assert not [d for d in payload["diagnostics"] if d["function"] in ("brentq", "pivot")]
+    assert not [d for d in payload["diagnostics"] if d["function"] in ("brentq", "pivot", "minimize")]
 
 
 def test_a_run_that_compiles_nothing_writes_an_empty_file(tmp_path: Path) -> None:

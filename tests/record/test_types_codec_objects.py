@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from numba import typeof, types
 
@@ -20,6 +21,7 @@ MODULE = """
 import enum
 from collections import namedtuple
 
+import numpy as np
 from numba import njit, types
 from numba.experimental import jitclass
 
@@ -40,6 +42,11 @@ class Point:
 @njit
 def f(x):
     return x * 2.0
+
+
+@njit
+def bounded(x, bounds=np.array([0.0, 1.0])):
+    return x
 
 
 def make():
@@ -119,3 +126,23 @@ def test_functions_defined_inside_functions_are_refused(program: Any, tmp_path: 
     inner = program.make()
     assert types_codec.encode(typeof(inner), root=str(tmp_path)) is None
     assert types_codec.encode_all((types.int64, typeof(inner))) is None
+
+
+def test_an_array_default_is_stored_as_the_functions_default(program: Any, tmp_path: Path) -> None:
+    default = program.bounded.py_func.__defaults__[0]
+    omitted = types.Omitted(default)  # Numba tells array defaults apart by identity
+    assert types_codec.encode(omitted, root=str(tmp_path)) is None  # no value encoding for an array
+    encoded = types_codec.encode_all(
+        (types.float64, omitted), root=str(tmp_path), py_func=program.bounded.py_func
+    )
+    assert encoded is not None and encoded[1] == {
+        "kind": "omitted_default",
+        "function": {"module": "objects_program", "qualname": "bounded", "path": "objects_program.py"},
+        "parameter": "bounds",
+    }
+    assert types_codec.decode(json.loads(json.dumps(encoded[1]))) == omitted
+    other = types.Omitted(np.array([0.0, 1.0]))  # an equal array that is not the default: refused
+    assert (
+        types_codec.encode_all((types.float64, other), root=str(tmp_path), py_func=program.bounded.py_func)
+        is None
+    )
