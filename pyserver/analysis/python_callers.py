@@ -418,6 +418,11 @@ class PythonCallerTypes:
             probe = _Probe(site, anchor or scope.node.body[0], [], {}, {})
             if anchor is None:
                 probe.failure = "the call is not in a statement of its caller"
+            elif site.anchor is None and _in_inner_scope(anchor, call):
+                # Its arguments may read the comprehension's or lambda's own variables.
+                probe.failure = (
+                    "the call is inside a comprehension or lambda, whose variables are not followed"
+                )
             elif any(isinstance(a, ast.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords
             ):
@@ -434,7 +439,9 @@ class PythonCallerTypes:
             probes.append(probe)
         simple = self._flattened(scope.node, indexed)
         module_simple = self._flattened(indexed.tree, indexed) if scope.qualname != "<module>" else []
-        kept, needed_by_probe = self._relevant(simple, module_simple, probes, scope.params)
+        kept, needed_by_probe = self._relevant(
+            simple, module_simple, probes, scope.params + sorted(_enclosing_names(indexed, scope))
+        )
         params_read = [p for p in scope.params if any(p in needed for needed in needed_by_probe)]
         if scope.has_var_params and any(
             name in needed
@@ -674,7 +681,10 @@ class PythonCallerTypes:
         for probe in probes:
             reads |= probe.needed
         free = reads - defined_locally
-        values, unknown = self._globals(indexed, free)
+        enclosing = _enclosing_names(indexed, scope) & free
+        values, unknown = self._globals(indexed, free - enclosing)
+        for name in enclosing:  # a nested function reads its enclosing function's variable, not a global
+            unknown[name] = f"'{name}' comes from the function '{scope.qualname}' is nested in"
         # Poison: statements reading unknown names are left out; what they define is unknown too.
         poisoned: dict[str, str] = dict(unknown)
         live = set(kept)
@@ -874,6 +884,40 @@ def _close(candidates: list[_Simple], needed: set[str], kept: set[int]) -> None:
                 if not s.reads <= needed:
                     needed |= s.reads
                     changed = True
+
+
+_INNER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _in_inner_scope(anchor: ast.stmt, call: ast.Call) -> bool:
+    """Is `call` inside a lambda or comprehension of `anchor` (whose variables are its own)?"""
+    for node in ast.walk(anchor):
+        if isinstance(node, _INNER_SCOPES) and any(sub is call for sub in ast.walk(node)):
+            return True
+    return False
+
+
+def _enclosing_names(indexed: IndexedFile, scope: Scope) -> set[str]:
+    """Names the functions around a nested function bind (parameters and assignments)."""
+    names: set[str] = set()
+    parts = scope.qualname.split(".<locals>.")
+    for depth in range(1, len(parts)):
+        outer = indexed.scopes.get(".<locals>.".join(parts[:depth]))
+        if outer is None or isinstance(outer.node, ast.Module):
+            continue
+        for node in ast.walk(outer.node):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+            elif (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and node is not outer.node
+            ):
+                names.add(node.name)
+            elif isinstance(node, ast.alias):
+                names.add((node.asname or node.name).split(".")[0])
+    return names
 
 
 def _is_test(scope: Scope) -> bool:
