@@ -344,6 +344,14 @@ class Loader:
         result.skipped_statements.sort(key=lambda s: s.line)
         result.skipped = [s.line for s in result.skipped_statements]
         result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0
+        if definitions and result.skipped_statements and sys.modules.get(name) is module:
+            # Other workspace modules import this one with its top-level assignments (their `from m import
+            # X`), not the slice that its own analysis ran: they import it afresh.
+            del sys.modules[name]
+            self._stamps.pop(name, None)
+            child = name.rpartition(".")[2]
+            if parent_module is not None and getattr(parent_module, child, None) is module:
+                delattr(parent_module, child)
         self.last_load = result
         self.refresh_changed_modules()  # stamps the workspace modules this run imported
         result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}

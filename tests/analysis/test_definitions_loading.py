@@ -256,3 +256,28 @@ def test_environment_set_up_jit_builders_and_globals_set_by_a_call_run() -> None
         (21, "an assignment that no jitted function, decorator or definition reads"),
         (34, "an assignment that no jitted function, decorator or definition reads"),
     ]
+
+
+def test_a_module_analysed_first_is_imported_whole_by_the_next(tmp_path: Path) -> None:
+    # `check` analyses consts.py (its slice leaves out KIND = 2: no jitted function of its own reads it),
+    # then user.py, which imports KIND from it: that import gets the module's assignments, not the slice.
+    from pyserver.analysis.engine import AnalysisEngine
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "consts.py").write_text(
+        "from numba import njit\nKIND = 2\n\n@njit\ndef twice(x: float):\n    return 2.0 * x\n"
+    )
+    (tmp_path / "pkg" / "user.py").write_text(
+        "from numba import njit\nfrom pkg.consts import KIND, twice\n\n@njit\ndef f(x: float):\n"
+        "    return twice(x) + KIND\n"
+    )
+    engine = AnalysisEngine(tmp_path, timeout_s=60.0)
+    try:
+        first = engine.analyze(tmp_path / "pkg" / "consts.py")
+        second = engine.analyze(tmp_path / "pkg" / "user.py")
+    finally:
+        engine.close()
+    assert [s.line for s in first.skipped] == [2]
+    assert second.status == "ok" and second.diagnostics == [], second.diagnostics
+    assert [s.return_type for s in second.functions[0].signatures] == ["float64"]
