@@ -137,6 +137,13 @@ def _names(source: str, def_line: int) -> tuple[NameAt, ...]:
 
 
 def names_in(source: str, function: JitFunction) -> tuple[NameAt, ...]:
+    if function.kind in ("overload", "overload-method"):
+        # Its types are those of the implementations it returns (pyserver.analysis.kernels): their names too.
+        node = function_node(source, function.def_line)
+        inner = (
+            [n for n in ast.walk(node) if n is not node and isinstance(n, ast.FunctionDef)] if node else []
+        )
+        return _names(source, function.def_line) + tuple(n for d in inner for n in _names(source, d.lineno))
     return _names(source, function.def_line)
 
 

@@ -16,7 +16,7 @@ import pytest
 from pyserver.analysis import kernels
 from pyserver.analysis.engine import AnalysisEngine
 from pyserver.analysis.model import FileResult
-from pyserver.lsp.hover import HoverContext, function_markdown
+from pyserver.lsp.hover import HoverContext, function_markdown, hover
 from pyserver.lsp.lenses import code_lenses
 from pyserver.lsp.views import AnalysedDocument, function_views
 
@@ -205,6 +205,14 @@ def test_recorded_kernels_and_function_arguments_are_typed(recorded: tuple[Path,
     assert variables["total"] == "float64" and variables["value"] == "float64"
     text = hover_of(result, source, path, "ol_clipped_total")
     assert "`@overload(implements='clipped_total')`" in text
+    # A variable of the implementation (a def nested in the typing function) has its hover.
+    line = next(i for i, text in enumerate(source.splitlines()) if "total += max(value, low)" in text)
+    document = AnalysedDocument(path.as_uri(), str(path), source, 1, result)
+    answer = hover(source, document, line, source.splitlines()[line].index("total"), HoverContext())
+    assert (
+        answer is not None
+        and "total: float64  # (array(float64, 1d, C), float64) -> float64" in answer.markdown
+    )
     assert "(array(float64, 1d, C), float64) -> float64" in text
 
 
