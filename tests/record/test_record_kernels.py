@@ -17,7 +17,7 @@ PROGRAM = """
 from collections import namedtuple
 
 import numpy as np
-from numba import float64, guvectorize, njit, vectorize
+from numba import cfunc, float64, guvectorize, njit, vectorize
 
 PivOptions = namedtuple("PivOptions", ["fea_tol", "tol_piv", "max_iter"])
 
@@ -50,6 +50,16 @@ def minimize(g, x0, bounds=np.array([[-1.0, 1.0]])):
     return g(x0[0]) + bounds[0, 0]
 
 
+@cfunc("float64(float64)")
+def c_square(x):
+    return x * x
+
+
+@njit
+def apply_twice(h, x):
+    return h(h(x))
+
+
 @vectorize
 def lazy_add(a, b):
     return a + b
@@ -80,6 +90,7 @@ if __name__ == "__main__":
     print(brentq(f, 0.0, 2.0))
     print(pivot(np.ones(3)))
     print(minimize(f, np.array([1.0])))
+    print(apply_twice(c_square, 3.0))
     print(lazy_add(np.ones(3), np.ones(3)))
     print(eager_mul(np.ones(2), np.ones(2)))
     res = np.zeros(2)
@@ -122,6 +133,8 @@ def test_functions_as_arguments_namedtuple_defaults_and_kernels_are_recorded(tmp
     }
     [pivot] = functions["pivot"]
     assert pivot["args"][1] == "omitted(default=PivOptions(fea_tol=1e-07, tol_piv=1e-07, max_iter=10))"
+    [apply_twice] = functions["apply_twice"]  # a @cfunc passed in: a first-class function type
+    assert apply_twice["args"] == ["FunctionType[float64(float64)]", "float64"]
     [minimize] = functions["minimize"]  # an array default: Numba tells it apart by identity
     assert minimize["types"][2] == {
         "kind": "omitted_default",
@@ -150,6 +163,7 @@ def test_functions_as_arguments_namedtuple_defaults_and_kernels_are_recorded(tmp
     assert [(s["source"], s["return_type"]) for s in signatures["brentq"]] == [("recorded", "float64")]
     assert [(s["source"], s["return_type"]) for s in signatures["pivot"]] == [("recorded", "float64")]
     assert [(s["source"], s["return_type"]) for s in signatures["minimize"]] == [("recorded", "float64")]
+    assert [(s["source"], s["return_type"]) for s in signatures["apply_twice"]] == [("recorded", "float64")]
     assert [s["args"] for s in signatures["dyn_sum"]] == [["array(float64, 1d, A)", "array(float64, 1d, A)"]]
     assert not [d for d in payload["diagnostics"] if d["function"] in ("brentq", "pivot", "minimize")]
 
