@@ -22,7 +22,8 @@ const builds = [
 ];
 // The flame graph's viewer: speedscope's release files, shipped in the .vsix as they are.
 const speedscope = "node_modules/speedscope/dist/release";
-if (existsSync(speedscope)) cpSync(speedscope, "dist/speedscope", { recursive: true });
+// (Its demo profile, perf-vertx-*.txt, is left out.)
+if (existsSync(speedscope)) cpSync(speedscope, "dist/speedscope", { recursive: true, filter: (src) => !src.includes("perf-vertx") });
 
 if (tests) {
   rmSync("dist/tests", { recursive: true, force: true });
