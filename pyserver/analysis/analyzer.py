@@ -53,7 +53,9 @@ class Analyzer:
         self.signature_files = [str(p) for p in (signature_files or [])]
         numba_api.warm_up()
         self.loader = Loader(self.root)
-        self.recorded_objects = RecordedObjects(self.root, self.loader.recorded)  # for recorded types
+        self.recorded_objects = RecordedObjects(  # for recorded types (a script's function passed in)
+            self.root, self.loader.recorded, lambda: self.loader.loading == "definitions"
+        )
         kernels.install_overload_capture()  # the types of calls that resolve to @overload implementations
         self.memo: OrderedDict[tuple[Any, ...], Memo] = OrderedDict()
         self.object_memo: dict[tuple[Any, ...], tuple[numba_api.ObjectModeResult, int]] = {}

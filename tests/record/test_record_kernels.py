@@ -179,3 +179,29 @@ def test_a_run_that_compiles_nothing_writes_an_empty_file(tmp_path: Path) -> Non
     assert json.loads(target.read_text()) == {"functions": {}, "notes": [], "version": 1}
     checked = pyserver(tmp_path, "check", "--signatures", str(target), "prog.py")
     assert checked.returncode == 0, checked.stderr
+
+
+def test_a_scripts_function_passed_to_a_library_types_the_library(tmp_path: Path) -> None:
+    (tmp_path / "lib.py").write_text(
+        "from numba import njit\n\n\n@njit\ndef solve(g, x):\n    return g(x) + 1.0\n"
+    )
+    (tmp_path / "run.py").write_text(
+        "from numba import njit\n\nfrom lib import solve\n\n\n@njit\ndef square(x):\n    return x * x\n\n\n"
+        "print(solve(square, 2.0))\n"
+    )
+    assert pyserver(tmp_path, "record", "--", sys.executable, "run.py").returncode == 0
+    data = json.loads((tmp_path / ".numba-lens" / "signatures.json").read_text())
+    [solve] = data["functions"]["lib.py::solve"]
+    assert solve["types"][0] == {
+        "kind": "dispatcher",
+        "module": "__main__",
+        "qualname": "square",
+        "path": "run.py",
+    }
+    # Checking lib.py alone: run.py (a script nothing imports) is imported for its definitions to find `square`.
+    checked = pyserver(tmp_path, "check", "lib.py", "--format", "json")
+    assert checked.returncode == 0, checked.stderr
+    [function] = json.loads(checked.stdout)["functions"]
+    assert [(s["args"], s["source"], s["return_type"]) for s in function["signatures"]] == [
+        (["dispatcher(square)", "float64"], "recorded", "float64")
+    ]
