@@ -469,6 +469,7 @@ class Analyzer:
         result.skipped_statements = load.skipped
         result.diagnostics.extend(diagnostics)
         # Every function Numba created while the module loaded, not only those with a Numba decorator.
+        kernels.add_recorded_only(load, path, self.root, recorded_stores(self.root, self.signature_files))
         functions = place_created(functions, source, created_functions(load.recorded))
         run.discovered = {path: functions}
         run.load = load

@@ -227,3 +227,44 @@ def _relative(root: str, path: str) -> str:
     import os
 
     return os.path.relpath(path, root)
+
+
+# --------------------------------------------------------------------------------------------------
+# Functions only a run made jitted (a gufunc built when an object is made, `njit(f)` inside a function)
+
+
+def add_recorded_only(load: Any, path: str, root: str, stores: list[dict[str, Any]]) -> None:
+    """Give the analysis the functions of this file that a recorded run compiled but that loading the
+    module did not make jitted: `Builder(f)` running `guvectorize([...], layout)(f)` only when the
+    program made one, `njit(step_py)` inside a function. Each gets a lazy dispatcher of its kind (a
+    ufunc or gufunc kernel when its recorded entries are loops), so it is found, placed and typed from
+    the recorded signatures like any other."""
+    import os
+
+    from numba.core.registry import CPUDispatcher
+
+    from pyserver.analysis import numba_api
+    from pyserver.record import store, types_codec
+
+    module = getattr(load, "module", None)
+    if module is None:
+        return
+    prefix = store.function_key(os.path.relpath(path, root), "")
+    real = os.path.realpath(path)
+    for data in stores:
+        for key in data.get("functions", {}):
+            qualname = key[len(prefix) :] if key.startswith(prefix) else None
+            if not qualname or "<locals>" in qualname or qualname in load.recorded:
+                continue
+            py_func = types_codec.walk_qualname(module, qualname)
+            code = getattr(py_func, "__code__", None)
+            if code is None or os.path.realpath(code.co_filename) != real:
+                continue  # not a plain function of this file (a dispatcher made at load is already known)
+            entries = store.entries(data, key)
+            kernel = next((e for e in entries if e.kernel), None)
+            kind = kernel.kernel if kernel is not None and kernel.kernel in KERNEL_KINDS else "jit"
+            options: dict[str, Any] = (
+                {"layout": kernel.layout} if kernel is not None and kernel.layout else {}
+            )
+            dispatcher = CPUDispatcher(py_func, targetoptions={"nopython": True})
+            load.recorded[qualname] = numba_api.Recorded(py_func, dispatcher, str(kind), [], options)

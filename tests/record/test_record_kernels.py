@@ -165,6 +165,13 @@ def test_functions_as_arguments_namedtuple_defaults_and_kernels_are_recorded(tmp
     assert [(s["source"], s["return_type"]) for s in signatures["minimize"]] == [("recorded", "float64")]
     assert [(s["source"], s["return_type"]) for s in signatures["apply_twice"]] == [("recorded", "float64")]
     assert [s["args"] for s in signatures["dyn_sum"]] == [["array(float64, 1d, A)", "array(float64, 1d, A)"]]
+    # A gufunc only the run built (Builder(plain_norm) runs under __main__): found from the recording, placed
+    # at its def and typed per loop.
+    kinds = {f["name"]: f["kind"] for f in payload["functions"]}
+    assert kinds["plain_norm"] == "guvectorize"
+    assert [(s["args"], s["source"]) for s in signatures["plain_norm"]] == [
+        (["array(float64, 1d, A)", "array(float64, 1d, A)"], "recorded")
+    ]
     assert not [d for d in payload["diagnostics"] if d["function"] in ("brentq", "pivot", "minimize")]
 
 
