@@ -1153,9 +1153,63 @@ def value_type(value: Any) -> Any | None:
         return None
 
 
+# Operations on narrow dtypes (float32, int32, uint8, ...) whose result dtype NumPy 2 and Numba agree on
+# (checked against NumPy: reductions, copies, reshapes); any other operation on them may differ (a.std(),
+# np.sqrt(uint8): float32 in Numba, float16 in NumPy; a + 1.5 on float32 ...).
+_NARROW_SAFE = {
+    "sum", "mean", "min", "max", "prod", "cumsum", "cumprod", "argmax", "argmin", "astype", "copy",
+    "reshape", "ravel", "flatten", "transpose", "ascontiguousarray", "zeros_like", "ones_like",
+    "empty_like", "len", "abs", "absolute", "isnan", "isfinite", "any", "all", "sort", "argsort",
+    "nonzero", "count_nonzero",
+}  # fmt: skip
+
+
+def _callee_name(fnty: Any) -> str:
+    key = getattr(fnty, "typing_key", None)
+    name = key if isinstance(key, str) else getattr(key, "__name__", str(key))
+    return str(name).rsplit(".", 1)[-1]
+
+
+def _python_and_numba_may_differ(expr: Any, typemap: dict[str, Any]) -> bool:
+    """Could Python compute a value of another type than Numba types this expression as (in a caller)?"""
+    if expr.op in ("binop", "inplace_binop", "unary"):
+        operands = [expr.value] if expr.op == "unary" else [expr.lhs, expr.rhs]
+        dtypes = {_dtype_of(typemap.get(v.name)) for v in operands}
+        narrow = any(d not in _WIDE_DTYPES for d in dtypes)
+        return (len(dtypes) > 1 and narrow) or (expr.op == "unary" and (narrow or "bool" in dtypes))
+    if expr.op == "build_set":  # Python keeps each item's type; Numba unifies them
+        return len({str(nbtypes.unliteral(typemap.get(v.name))) for v in expr.items}) > 1
+    if expr.op != "call":
+        return False
+    fnty = typemap.get(expr.func.name)
+    name = _callee_name(fnty)
+    args = [typemap.get(v.name) for v in [*expr.args, *(v for _k, v in expr.kws)]]
+    receiver = [fnty.this] if isinstance(fnty, nbtypes.BoundFunction) else []
+    if name in ("max", "min") and isinstance(fnty, nbtypes.Function):  # max(3, 2.5) is 3 in Python
+        return len({str(nbtypes.unliteral(a)) for a in args}) > 1
+    return any(_dtype_of(a) not in (None, *_WIDE_DTYPES) for a in receiver + args) and name not in _NARROW_SAFE
+
+
+def _unliteral_text(ty: Any) -> str:
+    return "?" if ty is None else str(nbtypes.unliteral(ty))
+
+
+def _bound_receivers(func_ir: Any, bound: str) -> set[str]:
+    """The variables whose method the variable `bound` is (`$m = getattr(values, append)`)."""
+    found = set()
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign) and stmt.target.name == bound:
+                value = stmt.value
+                if isinstance(value, ir.Expr) and value.op == "getattr":
+                    found.add(value.value.name)
+    return found
+
+
 def _dtype_of(ty: Any) -> str | None:
+    """The dtype that promotion sees; boolean arrays count as narrow (np.sqrt of one is float16 in NumPy)."""
     if isinstance(ty, nbtypes.Array):
-        return str(ty.dtype)
+        return "bool[]" if isinstance(ty.dtype, nbtypes.Boolean) else str(ty.dtype)
     if isinstance(ty, nbtypes.Number | nbtypes.Boolean):
         return str(nbtypes.unliteral(ty))
     return None
@@ -1176,8 +1230,13 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
     assigned: dict[str, set[str]] = {}
     mixed: set[str] = set()
     unknown = 0
+    # list variable -> the types of the items put into it (a display, append/insert/extend, setitem):
+    # Python keeps each item's type, Numba unifies them into one.
+    items: dict[str, set[str]] = {}
     for block in func_ir.blocks.values():
         for stmt in block.body:
+            if isinstance(stmt, ir.SetItem) and isinstance(typemap.get(stmt.target.name), nbtypes.List):
+                items.setdefault(stmt.target.name, set()).add(_unliteral_text(typemap.get(stmt.value.name)))
             if not isinstance(stmt, ir.Assign):
                 continue
             target = stmt.target.name
@@ -1188,29 +1247,45 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
                 text = f"?{unknown}" if ty is None else str(nbtypes.unliteral(ty))
                 assigned.setdefault(target, set()).add(text)
             expr = stmt.value
-            if isinstance(expr, ir.Expr) and expr.op in ("binop", "inplace_binop", "unary"):
-                operands = [expr.value] if expr.op == "unary" else [expr.lhs, expr.rhs]
-                dtypes = {_dtype_of(typemap.get(v.name)) for v in operands}
-                if len(dtypes) > 1 and any(d not in _WIDE_DTYPES for d in dtypes):
-                    mixed.add(target)
+            if not isinstance(expr, ir.Expr):
+                continue
+            if _python_and_numba_may_differ(expr, typemap):
+                mixed.add(target)
+            if expr.op == "build_list":
+                items.setdefault(target, set()).update(_unliteral_text(typemap.get(v.name)) for v in expr.items)
+            fnty = typemap.get(expr.func.name) if expr.op == "call" else None
+            if isinstance(fnty, nbtypes.BoundFunction) and isinstance(fnty.this, nbtypes.List) and expr.args:
+                name = _callee_name(fnty)
+                added = typemap.get(expr.args[-1].name)
+                if name == "extend":
+                    added = getattr(added, "dtype", None)
+                if name in ("append", "insert", "extend"):
+                    for receiver in _bound_receivers(func_ir, expr.func.name):
+                        items.setdefault(receiver, set()).add(_unliteral_text(added))
     # Temporaries stand for the user variables they are assigned to: follow `x = $t` back.
     sources: dict[str, set[str]] = {}
     for block in func_ir.blocks.values():
         for stmt in block.body:
             if isinstance(stmt, ir.Assign):
-                reads = {v.name for v in stmt.value.list_vars()} if hasattr(stmt.value, "list_vars") else set()
+                value = stmt.value
+                if isinstance(value, ir.Var):
+                    reads = {value.name}
+                else:
+                    reads = {v.name for v in value.list_vars()} if hasattr(value, "list_vars") else set()
                 sources.setdefault(stmt.target.name, set()).update(reads)
     mixed_users = set()
     for name in typemap:
         if name.startswith("$"):
             continue
         seen, stack = set(), [name]
+        put: set[str] = set()
         while stack:
             current = stack.pop()
             if current in seen:
                 continue
             seen.add(current)
-            if current in mixed:
+            put |= items.get(current, set())
+            if current in mixed or len(put) > 1:
                 mixed_users.add(name)
                 break
             stack.extend(sources.get(current, ()))

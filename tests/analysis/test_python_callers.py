@@ -348,3 +348,52 @@ def test_a_test_gets_its_argument_from_a_conftest_fixture(ws) -> None:
     [signature] = _function(result, "peak").signatures
     assert (signature.source, signature.args) == ("python-caller", ["array(float32, 1d, C)"])
     assert [(Path(c.path).name, c.function) for c in signature.callers] == [("test_peak.py", "test_peak")]
+
+
+EXPRESSIONS = [
+    "a.sum()", "a.mean()", "a.std()", "a.var()", "a.max()", "np.median(a)", "a.cumsum()", "a * 2",
+    "a + 1.5", "np.sqrt(a)", "a / 2", "a // 2", "abs(a)", "a[0] + 1", "a[0] * 2.5", "a ** 2", "np.exp(a)",
+    "a > 0", "a.sum() / 2", "np.clip(a, 0, 3)", "a.reshape(2, 3)", "a.astype(np.float64) * 2",
+]  # fmt: skip
+DTYPES = ["float32", "int32", "uint8", "bool_", "int64", "float64"]
+
+
+def test_numpy_and_numba_promotions_never_give_a_wrong_type(ws) -> None:
+    """Each expression on each dtype: the type found statically, if any, is the one NumPy's value has at run
+    time (computed here by evaluating it), as the dispatcher would see it."""
+    import numba
+    import numpy as np
+
+    lines = ["import numpy as np", "from numba import njit", "", "@njit", "def k(x):", "    return 0", ""]
+    truth: dict[str, str | None] = {}
+    for d, dtype in enumerate(DTYPES):
+        for e, expression in enumerate(EXPRESSIONS):
+            name = f"case_{d}_{e}"
+            lines += [
+                f"def {name}():",
+                f"    a = np.arange(1, 7).astype(np.{dtype})",
+                f"    k({expression})",
+                "",
+            ]
+            a = np.arange(1, 7).astype(getattr(np, dtype))
+            try:
+                truth[name] = str(numba.typeof(eval(expression, {"np": np, "a": a})))
+            except Exception:
+                truth[name] = None  # the call never happens
+    lines += [
+        "lists = [1, 2.5]",
+        "k(lists)",
+        "grow = [1, 2]",
+        "grow.append(2.5)",
+        "k(grow)",
+        "k(max(3, 2.5))",
+    ]
+    result = ws.analyze("pc_promotions.py", "\n".join(lines) + "\n")
+    found = {
+        caller.function: signature.args[0]
+        for signature in _function(result, "k").signatures
+        for caller in signature.callers
+    }
+    wrong = {name: (args, truth.get(name)) for name, args in found.items() if args != truth.get(name)}
+    assert wrong == {}
+    assert len(found) >= 40  # most still typed: reductions, copies, same-dtype arithmetic
