@@ -856,8 +856,9 @@ class PythonCallerTypes:
                 ty = typing.types.get(name)
                 if name in typing.mixed_narrow:
                     failures[number] = (
-                        f"'{ast.unparse(probe.expressions[name])}' mixes number types whose promotion "
-                        "NumPy and Numba may decide differently"
+                        f"'{ast.unparse(probe.expressions[name])}' may have another type in Python than in "
+                        "Numba (NumPy's promotion of float32/int32/bool values, a list with items of several "
+                        "types, max/min of mixed types)"
                     )
                     break
                 if ty is None or not ty.is_precise() or "undefined" in str(ty) or str(ty) == "unknown":
