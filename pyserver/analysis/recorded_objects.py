@@ -63,7 +63,7 @@ class RecordedObjects:
             return False
         try:
             importlib.import_module(name)
-        except (Exception, SystemExit):  # the file's own failure: the object stays not found, said so by the caller
+        except (Exception, SystemExit):  # the file's own failure: the object stays not found
             return False
         return True
 
