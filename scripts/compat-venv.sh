@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds one compatibility venv for `make test-compat`: DIR PYTHON_VERSION NUMBA_VERSION [GDB_VERSION]
 #   DIR             where the venv goes (under .make/compat/)
-#   PYTHON_VERSION  3.10 | 3.11 | 3.12 | 3.13: found as pythonX.Y on PATH, else under ~/.pyenv/versions
+#   PYTHON_VERSION  3.10 | 3.11 | 3.12 | 3.13: under ~/.pyenv/versions (built with a shared libpython,
+#                   which gdb-for-pwndbg needs), else pythonX.Y on PATH (e.g. Debian 13's python3.13,
+#                   which needs python3.13-venv, and libpython3.13 for the PyPI gdb)
 #   NUMBA_VERSION   exact Numba release, e.g. 0.65.1
 #   GDB_VERSION     optional: a gdb-for-pwndbg release from PyPI (installs DIR/bin/gdb)
 # The project is installed editable (its own dependency ranges must admit NUMBA_VERSION), plus the test
@@ -12,7 +14,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 find_python() {
   local v=$1 candidate
-  for candidate in "$(command -v "python$v" 2>/dev/null || true)" "$HOME"/.pyenv/versions/"$v".*/bin/"python$v"; do
+  for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v" "$(command -v "python$v" 2>/dev/null || true)"; do
     [ -n "$candidate" ] && [ -x "$candidate" ] || continue
     # A system Python without its venv module (Debian: python3.X-venv) cannot make the venv.
     if "$candidate" -c 'import venv, ensurepip' 2>/dev/null; then echo "$candidate"; return 0; fi
@@ -21,7 +23,7 @@ find_python() {
 }
 
 PYTHON=$(find_python "$PYVER") || {
-  echo "compat: no usable Python $PYVER (pythonX.Y on PATH with venv/ensurepip, or ~/.pyenv/versions/$PYVER.*)." >&2
+  echo "compat: no usable Python $PYVER (~/.pyenv/versions/$PYVER.*, or python$PYVER on PATH with venv/ensurepip)." >&2
   echo "compat: on Debian/Ubuntu: apt-get install python$PYVER-venv, or: pyenv install $PYVER" >&2
   exit 1
 }
