@@ -153,7 +153,8 @@ def install_gdb(home: Path | None = None, into_environment: bool = False) -> Ins
     found = gdb_version(str(gdb))
     if found is None:
         raise InstallError(
-            f"{gdb} was installed but does not run (does this Python have a shared libpython?)"
+            f"{gdb} was installed but does not run: gdb-for-pwndbg needs this Python's shared library "
+            f"(Debian/Ubuntu: sudo apt-get install libpython{version}; pyenv builds have it)"
         )
     if not gdb_can_see_jit(found):
         raise InstallError(f"{gdb} is gdb {found}, which cannot see Numba's jitted code")
