@@ -3,7 +3,9 @@ pyproject.toml and docs/installing.md say what the table says."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -69,3 +71,17 @@ def test_gdb_policy() -> None:
     assert re.fullmatch(r"gdb-for-pwndbg>=16\.3,<\d+", versions.GDB_WHEEL_REQUIREMENT)
     assert versions.gdb_wheel_available((3, 11)) == sys.platform.startswith("linux")
     assert not versions.gdb_wheel_available((3, 10))
+
+
+def test_record_notes_a_numba_outside_the_tested_range(tmp_path: Path) -> None:
+    """`record` runs inside the user's program: the policy's word goes into the signatures file's notes."""
+    target = tmp_path / "signatures.json"
+    code = (
+        "import numba, sys; numba.__version__ = '0.69.0'\n"
+        "from pyserver.record.recorder import install; install(sys.argv[1], sys.argv[2])\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code, str(target), str(tmp_path)], check=True, cwd=ROOT, timeout=120
+    )
+    notes = json.loads(target.read_text())["notes"]
+    assert any("newer than the tested range" in note and NUMBA_REQUIREMENT in note for note in notes), notes

@@ -115,6 +115,14 @@ def install(signatures_path: str, root: str) -> None:
     from numba.core import event
 
     recorder = _Recorder(os.path.abspath(signatures_path), root)
+    import numba
+
+    from pyserver.versions import numba_verdict
+
+    verdict = numba_verdict(numba.__version__, sys.executable)
+    if verdict.status != "ok":  # the one version policy (pyserver/versions.py), said in the file's notes
+        with store.locked(recorder.signatures_path) as data:
+            store.add_note(data, verdict.message)
 
     class Listener(event.Listener):  # type: ignore[misc]
         def on_start(self, ev: Any) -> None:
