@@ -132,6 +132,8 @@ def _patch_jump_locations() -> None:
         return
     legalize = typed_passes.check_and_legalize_ir
 
+    live_versions_path = os.environ.get("NUMBA_LENS_LIVE_VERSIONS", "")
+
     def check_and_legalize_ir(func_ir, flags):  # type: ignore[no-untyped-def]
         for block in func_ir.blocks.values():
             if not block.body or not isinstance(block.body[-1], ir.Jump):
@@ -139,7 +141,13 @@ def _patch_jump_locations() -> None:
             statements = [stmt for stmt in block.body[:-1] if not isinstance(stmt, ir.Del)]
             if statements:
                 block.body[-1].loc = statements[-1].loc
-        return legalize(func_ir, flags)
+        result = legalize(func_ir, flags)
+        if live_versions_path:
+            try:
+                _export_live_versions(func_ir, live_versions_path)
+            except Exception:
+                pass  # the adapter then judges values without the map (more "unavailable", never wrong)
+        return result
 
     check_and_legalize_ir.__wrapped__ = legalize  # type: ignore[attr-defined]
     typed_passes.check_and_legalize_ir = check_and_legalize_ir
@@ -172,6 +180,109 @@ def _patch_gdb_hooks() -> None:
 
     gdb_hook.gen_gdb_impl = gen_gdb_impl
     gdb_hook._confirm_gdb = lambda need_ptrace_attach=True: None
+
+
+def _export_live_versions(func_ir, path: str) -> None:  # type: ignore[no-untyped-def]
+    """For each line of a user's jitted function: which SSA version holds each Python variable where
+    the line starts, and whether Numba may have freed it (an `ir.Del` zeroes its slot) on a path there.
+
+    Numba's IR is final here (phis stripped, dels placed). A forward pass over the blocks: an
+    assignment to `name.N` makes it the current version of `name`; a del marks it possibly freed.
+    Where predecessors disagree on the current version, it is unknown. One JSON line per function,
+    appended to `path` for the adapter (pyserver/debug/live_versions.py): `{"file", "name", "lines":
+    {line: {name: [[version as in DWARF, not freed on any path], ...]}}}`."""
+    from numba.core import ir
+
+    func_id = func_ir.func_id
+    filename = str(func_id.filename or "")
+    if not filename or filename.startswith("<") or os.sep + "site-packages" + os.sep in filename:
+        return
+
+    def base_of(name: str) -> str | None:
+        return None if name.startswith("$") else name.split(".", 1)[0]
+
+    blocks = func_ir.blocks
+    successors: dict = {}
+    for label, block in blocks.items():
+        terminator = block.body[-1] if block.body else None
+        if isinstance(terminator, ir.Jump):
+            successors[label] = [terminator.target]
+        elif isinstance(terminator, ir.Branch):
+            successors[label] = [terminator.truebr, terminator.falsebr]
+        else:
+            successors[label] = []
+    predecessors: dict = {label: [] for label in blocks}
+    for label, targets in successors.items():
+        for target in targets:
+            if target in predecessors:
+                predecessors[target].append(label)
+    entry = min(blocks)
+    unknown = object()
+    out_state: dict = {}
+    snapshots: dict = {}
+    split_lines: set = set()
+    for _round in range(64):
+        changed = False
+        snapshots = {}
+        for label in sorted(blocks):
+            ins = [out_state[p] for p in predecessors[label] if p in out_state]
+            if label == entry or not ins:
+                current: dict = {}
+                freed: set = set()
+            else:
+                keys = set().union(*(state[0] for state in ins))
+                current = {}
+                for key in keys:
+                    versions = {state[0].get(key, unknown) for state in ins}
+                    current[key] = versions.pop() if len(versions) == 1 else unknown
+                freed = set().union(*(state[1] for state in ins))
+            seen_lines: set = set()
+            previous_line = None
+            for stmt in blocks[label].body:
+                line = stmt.loc.line if stmt.loc is not None else None
+                if line is not None and line != previous_line:
+                    if line in seen_lines:
+                        split_lines.add(line)  # a line that starts twice in a block: which start is unknown
+                    seen_lines.add(line)
+                    snapshots.setdefault(line, []).append((dict(current), set(freed)))
+                previous_line = line
+                if isinstance(stmt, ir.Assign):
+                    base = base_of(stmt.target.name)
+                    if base is not None:
+                        current[base] = stmt.target.name
+                        freed.discard(stmt.target.name)
+                elif isinstance(stmt, ir.Del):
+                    if base_of(stmt.value) is not None:
+                        freed.add(stmt.value)
+            state = (current, freed)
+            if out_state.get(label) != state:
+                out_state[label] = state
+                changed = True
+        if not changed:
+            break
+    else:
+        return  # did not settle: no map rather than a doubtful one
+    lines: dict = {}
+    for line, states in snapshots.items():
+        if line in split_lines:
+            continue
+        merged: dict = {}
+        for base in set().union(*(state[0] for state in states)):
+            versions = {state[0].get(base, unknown) for state in states}
+            if unknown in versions:
+                continue  # not assigned on every path to some start of the line
+            # Several candidates when the line starts in several blocks (a `for` line: before the loop
+            # and at its head) that disagree: the adapter shows a value only if they all hold it.
+            merged[base] = [
+                [str(version).replace(".", "$"), all(version not in state[1] for state in states)]
+                for version in sorted(versions)
+            ]
+        lines[str(line)] = merged
+    import json
+
+    record = {"file": filename, "name": str(func_id.func_qualname).split(".")[-1], "lines": lines}
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record) + "\n")
 
 
 # Top-level packages imported without tracing (library code: never "my code" for debugpy).

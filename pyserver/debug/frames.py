@@ -166,10 +166,30 @@ def c_type_to_numba(text: str) -> str:
             return "Tuple(" + ", ".join(c_type_to_numba(p) for p in params) + ")"
         return text
     if "::" in text and "<" not in text and "(" not in text:
-        return _decode_escapes(text.replace("::", "."))
+        # The mangler makes each dotted part a scope and puts "_" before a part that starts with a
+        # digit (`1.0` -> `1::_0`); digits are never escaped, so `_<digit>` is that prefix.
+        parts = [part[1:] if re.match(r"_\d", part) else part for part in text.split("::")]
+        return _readable_type(_decode_escapes(".".join(parts)))
     if re.fullmatch(r"[A-Za-z0-9_]+", text):
-        decoded = _decode_escapes(text)
-        return decoded
+        return _readable_type(_decode_escapes(text))
+    return text
+
+
+# A jitclass instance type: `instance.jitclass.Box#7fffe4442610<width:float64,height:float64>`.
+_JITCLASS = re.compile(r"instance\.jitclass\.([A-Za-z_][\w.]*)#[0-9a-fA-F]+<.*>")
+# An argument left to its default: `omitted(default=1.0)`.
+_OMITTED = re.compile(r"omitted\(default=(.*)\)")
+
+
+def _readable_type(text: str) -> str:
+    """A type as the user wrote the thing: a jitclass by its class name (no heap address, no fields),
+    an omitted argument by its default as in the source (`1.0`, `'a'`)."""
+    jitclass = _JITCLASS.fullmatch(text)
+    if jitclass:
+        return jitclass.group(1).split(".")[-1]
+    omitted = _OMITTED.fullmatch(text)
+    if omitted:
+        return omitted.group(1)
     return text
 
 

@@ -172,6 +172,10 @@ class Session:
         self.thread_names: dict[int, str] = {}
         self.gdb_threads: dict[int, str] = {}  # native id -> gdb thread id
         self.values: ValuesBridge | None = None
+        # Where the debuggee writes which SSA version is live at each line (pyserver/debug/live_versions.py).
+        self.live_versions_dir: str | None = None
+        # gdb numbers of the breakpoints the session deleted (a hit read after the delete is no stop).
+        self._deleted_gdb_bps: set[str] = set()
         self._pause_via_gdb = False
         self._drop_debugpy_pause = False
         self._step_to_python_pending = False
@@ -427,6 +431,9 @@ class Session:
             env["NUMBA_OPT"] = str(args.get("numbaOpt", 0))
             env["NUMBA_ENABLE_SYS_MONITORING"] = "0"
             env["NUMBA_LENS_UNDER_GDB"] = "1"
+            if self.live_versions_dir is None:
+                self.live_versions_dir = tempfile.mkdtemp(prefix="numba-lens-")
+            env["NUMBA_LENS_LIVE_VERSIONS"] = os.path.join(self.live_versions_dir, "live-versions.jsonl")
         elif self.mode == "python":
             env["NUMBA_DISABLE_JIT"] = "1"
         elif self.mode == "cudasim":
@@ -534,7 +541,8 @@ class Session:
             )
         assert self.gdb is not None
         self.gdb.add_listener(self._on_gdb_record)
-        self.values = ValuesBridge(self.gdb, self.log)
+        live_versions = self.live_versions_dir and os.path.join(self.live_versions_dir, "live-versions.jsonl")
+        self.values = ValuesBridge(self.gdb, self.log, live_versions=live_versions or None)
         configure_gdb(self.gdb)
         self._configure_stepping()
         if self.record_reverse:
@@ -926,6 +934,7 @@ class Session:
         assert self.gdb is not None
         with self._lock:
             self.gdb_bps.pop(number, None)
+            self._deleted_gdb_bps.add(number)
         try:
             self.gdb.execute(f"-break-delete {number}")
         except GdbCommandError as exc:
@@ -1247,9 +1256,10 @@ class Session:
             )
             return
         if reason == "breakpoint-hit":
-            if bp is None:
+            if bp is None and str(payload.get("bkptno")) in self._deleted_gdb_bps:
                 # A breakpoint deleted while the program ran on to it (Continue, then setBreakpoints []
-                # before the hit was read): the user no longer asked for this stop.
+                # before the hit was read): the user no longer asked for this stop. (A breakpoint made
+                # in gdb's own console is not ours and stops as gdb says.)
                 self._gdb_resume("-exec-continue")
                 return
             if bp is not None and bp.parfor_only and PARFOR_GUFUNC not in str(frame.get("func", "")):
@@ -2144,6 +2154,8 @@ class Session:
     def shutdown(self) -> None:
         """End gdb, debugpy's adapter and the debuggee; idempotent."""
         self._shutting_down = True
+        if self.live_versions_dir is not None:
+            shutil.rmtree(self.live_versions_dir, ignore_errors=True)
         with self._shutdown_lock:
             descendants = all_descendants(os.getpid())
             if self.debugpy is not None:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
+from pyserver.debug.live_versions import LiveVersions
 
 EvaluateContext = Literal["watch", "hover", "repl", "clipboard", "variables"]
 
@@ -506,9 +507,16 @@ class JitValueReader:
     thread_id is gdb's global thread number, frame_level gdb's frame level. Results are cached per
     (thread, level) until `invalidate()`, which the adapter calls whenever the inferior resumes."""
 
-    def __init__(self, gdb: MIExecutor, *, log: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        gdb: MIExecutor,
+        *,
+        log: Callable[[str], None] | None = None,
+        live_versions: LiveVersions | None = None,
+    ) -> None:
         self.gdb = gdb
         self._log = log or (lambda _msg: None)
+        self.live_versions = live_versions
         self._helper_loaded = False
         self._helper_error = ""
         self._lock = threading.RLock()
@@ -685,6 +693,9 @@ class JitValueReader:
             recovered = self._recover_argument(report, arg, arg_names)
             if recovered is not None:
                 return recovered
+        live = self._live_version(report, base, versions)
+        if live is not None:
+            return live
         candidates: list[tuple[_RawVar, JitVariable]] = []
         zero_seen = False
         for raw in versions:
@@ -736,6 +747,54 @@ class JitValueReader:
         return JitVariable(
             name=base, value=UNAVAILABLE, type=type_text, available=False, note=note, evaluate_name=base
         )
+
+    def _live_version(self, report: _FrameReport, base: str, versions: list[_RawVar]) -> JitVariable | None:
+        """The variable as Numba's IR says it is where this line starts (live_versions.py): the SSA
+        version holding it, and a 0 trusted when no `del` can have written it. With several candidate
+        versions, a value only when they all hold it. None: no word from the IR, or a value this rule
+        cannot read (the caller's rules then decide)."""
+        if self.live_versions is None or not report.file:
+            return None
+        if report.frame_level != 0:
+            return None  # a caller frame stands inside its line (a call), not where the line starts
+        candidates = self.live_versions.lookup(report.file, report.function, report.line, base)
+        if not candidates:
+            return None
+        by_name = {v.name: v for v in versions if not v.error}
+        decoded: list[tuple[_RawVar, JitVariable]] = []
+        for live in candidates:
+            raw = by_name.get(live.version)
+            if raw is None:
+                return None
+            numba_type = raw.numba_type
+            if raw.is_zero() and _is_scalar(numba_type) and raw.bytes_known(0, numba_type.size):
+                if not live.never_freed:
+                    if len(candidates) > 1:
+                        return None
+                    return JitVariable(
+                        base,
+                        UNAVAILABLE,
+                        numba_type.text,
+                        available=False,
+                        note="not live here (Numba freed it: no later use on some path to this line)",
+                        evaluate_name=base,
+                    )
+                text, value = decode_scalar(numba_type, raw.data)
+                decoded.append((raw, JitVariable(base, text, numba_type.text, raw=value, evaluate_name=base)))
+                continue
+            found = self._decode_var(report, raw, base)
+            if found is None:
+                return None
+            decoded.append((raw, found))
+        if len(decoded) > 1 and not all(_is_scalar(r.numba_type) for r, _ in decoded):
+            return None  # equal texts of arrays or records need not be equal values
+        if len({(d.value, d.type) for _, d in decoded}) != 1:
+            return None
+        raw, variable = decoded[0]
+        if len(versions) > 1:
+            names = ", ".join(r.name for r, _ in decoded)
+            variable.note = f"live SSA version: {names} (Numba's IR)"
+        return variable
 
     # --- decoding one variable -----------------------------------------------------------------------
     def _decode_var(self, report: _FrameReport, raw: _RawVar, name: str) -> JitVariable | None:

@@ -15,6 +15,7 @@ from typing import Any
 from pyserver.debug.dap import DapError
 from pyserver.debug.gdb.backend import c_string
 from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
+from pyserver.debug.live_versions import LiveVersions
 from pyserver.debug.values import JitValueReader
 
 # Side-effect free expressions for hover/watch: names, members, indexing, arithmetic, comparisons.
@@ -32,12 +33,14 @@ def _dap_from_reader_item(item: Any) -> dict[str, Any]:
 
 
 class ValuesBridge:
-    def __init__(self, gdb: MIExecutor, log: Callable[[str], None]) -> None:
+    def __init__(self, gdb: MIExecutor, log: Callable[[str], None], live_versions: str | None = None) -> None:
         self.gdb = gdb
         self.log = log
         self.reader: Any = None
         try:
-            self.reader = JitValueReader(gdb, log=log)
+            self.reader = JitValueReader(
+                gdb, log=log, live_versions=LiveVersions(live_versions) if live_versions else None
+            )
         except Exception as exc:  # the fallback below still shows names, never wrong values
             self.log(f"values module unavailable: {exc!r}")
         self._fallback: dict[tuple[str, int, str], list[dict[str, Any]]] = {}

@@ -135,3 +135,20 @@ def test_real_stack_of_nested_jitted_calls():
     # Nothing from CPython or the dispatcher is taken for a jitted function.
     for frame in stack[3:]:
         assert parse_jit_frame_name(str(frame.get("func", ""))) is None
+
+
+def test_names_carry_no_heap_address_and_defaults_as_in_source() -> None:
+    """Frame names as gdb 13 printed them (issue 13): a jitclass argument carries the class's heap
+    address and fields, an omitted argument Numba's `omitted(default=...)` with `1.0` split into
+    scopes (`1::_0`). The call stack shows the class name and the default as the source spells it."""
+    scale = parse_jit_frame_name(
+        "__main__::scale[abi:v6][abi:c8tJTC_2fWwGaMLSgd6CjA4xXKR0tsqKIYSQsqDQwVMEsTAA_3d_3d]"
+        "(double, omitted_28default_3d1::_0_29, omitted_28default_3d_27a_27_29)"
+    )
+    assert scale is not None and scale.display == "scale(float64, 1.0, 'a')"
+    area = parse_jit_frame_name(
+        "__main__::area[abi:v5][abi:c8tJTC_2fWwGaMLSgd6CjA4xXKR0tsqKIYSQsqDQwVMEsTAA_3d_3d]"
+        "(instance::jitclass::Box_237fffe4442610_3cwidth_3afloat64_2cheight_3afloat64_3e, "
+        "Array<Record<2035>, 1, C, mutable, unaligned>)"
+    )
+    assert area is not None and area.display == "area(Box, unaligned array(Record(...), 1d, C))"

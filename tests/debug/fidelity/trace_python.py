@@ -49,8 +49,12 @@ def main() -> None:
     frame_numbers: dict[int, int] = {}
     live_frames: list[FrameType] = []
 
+    counter = iter(range(1 << 30))
+
     def number_of(frame: FrameType) -> int:
-        return frame_numbers.setdefault(id(frame), len(frame_numbers))
+        if id(frame) not in frame_numbers:
+            frame_numbers[id(frame)] = next(counter)
+        return frame_numbers[id(frame)]
 
     def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
         if event == "line":
