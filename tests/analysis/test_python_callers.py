@@ -397,3 +397,25 @@ def test_numpy_and_numba_promotions_never_give_a_wrong_type(ws) -> None:
     wrong = {name: (args, truth.get(name)) for name, args in found.items() if args != truth.get(name)}
     assert wrong == {}
     assert len(found) >= 40  # most still typed: reductions, copies, same-dtype arithmetic
+
+
+def test_hover_and_lens_say_which_call_gave_the_types() -> None:
+    from pyserver.analysis.model import CallerSite, FunctionInfo, SignatureResult
+    from pyserver.lsp.hover import _source_text
+    from pyserver.lsp.lenses import _call_origin
+
+    here = "/w/demo.py"
+    signature = SignatureResult(
+        args=["array(float64, 2d, C)"],
+        source="python-caller",
+        callers=[CallerSite(here, "<module>", 42), CallerSite("/w/tests/test_demo.py", "test_rows", 7)],
+    )
+    text = _source_text(signature, here)
+    assert text.startswith("the calls at [line 42](file:///w/demo.py#L42), ")
+    assert "[test_demo.py:7](file:///w/tests/test_demo.py#L7) in `test_rows`" in text
+    info = FunctionInfo(path=here, name="row_sums", line=5, signatures=[signature])
+    assert _call_origin(info) == "types from the call at line 42"
+    recorded = SignatureResult(args=["int64"], source="recorded", callers=[CallerSite(here, "main", 9)])
+    assert _source_text(recorded, here) == (
+        "signatures recorded from a run; also the call at [line 9](file:///w/demo.py#L9) in `main`"
+    )
