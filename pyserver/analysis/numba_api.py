@@ -1182,6 +1182,8 @@ def _python_and_numba_may_differ(expr: Any, typemap: dict[str, Any]) -> bool:
     if expr.op != "call":
         return False
     fnty = typemap.get(expr.func.name)
+    if isinstance(fnty, nbtypes.Dispatcher):  # a jitted function: at run time Numba computes it too
+        return False
     name = _callee_name(fnty)
     args = [typemap.get(v.name) for v in [*expr.args, *(v for _k, v in expr.kws)]]
     receiver = [fnty.this] if isinstance(fnty, nbtypes.BoundFunction) else []
