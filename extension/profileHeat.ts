@@ -69,7 +69,7 @@ export class ProfileHeat implements vscode.Disposable {
         byBucket[bucketOf(heat.percent, hottest)].push({
           range,
           hoverMessage: new vscode.MarkdownString(`**Numba Lens profile**: ${heat.label} of all samples`),
-          renderOptions: { after: { contentText: `🔥 ${heat.label}` } },
+          renderOptions: { after: { contentText: heat.label } },
         });
       }
       this.types.forEach((type, bucket) => editor.setDecorations(type, byBucket[bucket]));

@@ -164,6 +164,8 @@ run_scenario untrusted "$PY" prompt || true
 # The debugger in depth, one session per feature (tests/e2e/scenario-debugger.ts), on tests/e2e/programs/;
 # its cropped shots are the README's debugging images.
 run_scenario debugger "$PY" trusted tests/e2e/programs || true
+# The profiler (tests/e2e/scenario-profile.ts): Profile lens, heat overlay, hot spots, flame graph.
+run_scenario profile "$PY" trusted tests/e2e/programs || true
 
 # E2E_PUBLISH=1: every green scenario's README shots (its publish/ folder) are copied into docs/images/.
 if [ "${E2E_PUBLISH:-}" = 1 ]; then

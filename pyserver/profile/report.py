@@ -124,7 +124,9 @@ class Resolver:
             frames.append(Frame(path, info.line_of(instruction), info.name, False))
         return frames
 
-    def resolve(self, sample: Sample) -> Resolved:
+    def resolve(self, sample: Sample, phase: str | None = None) -> Resolved:
+        """`phase`: "start-up" or "shut-down" for a main thread's sample with no Python frame, before
+        its first Python frame or after its last (the interpreter starting or finalising)."""
         python = self.python_frames(sample)
         jitted = self.jitted_frames(sample)
         frames = list(reversed(python)) + list(reversed(jitted))
@@ -133,7 +135,9 @@ class Resolver:
             library = process.library_at(sample.pc) if process is not None else None
             if library is None:
                 frames = [Frame(None, None, "<native code>", False)]
-            else:  # native code with no Python frame: start-up, shut-down, a threading layer's wait
+            elif phase is not None:
+                frames = [Frame(library, None, f"<Python {phase}: {os.path.basename(library)}>", False)]
+            else:  # native code with no Python frame: a threading layer's wait, say
                 frames = [Frame(library, None, f"<{os.path.basename(library)}>", False)]
         compiling = any(
             f.path is not None
@@ -151,9 +155,16 @@ def build(
     resolver = Resolver(sampler, jitmap, cwd)
     resolved = []
     unresolved = 0
+    python_seen: set[int] = set()  # threads that have had Python frames so far (samples are in order)
+    readable = {p.pid for p in sampler.processes_seen if p.stacks is not None}
     for sample in sampler.samples:
+        phase = None
+        if sample.python:
+            python_seen.add(sample.tid)
+        elif sample.tid == sample.pid and sample.pid in readable:
+            phase = "shut-down" if sample.tid in python_seen else "start-up"
         try:
-            resolved.append(resolver.resolve(sample))
+            resolved.append(resolver.resolve(sample, phase))
         except Exception:  # one unreadable sample (memory read mid-change) must not lose the profile
             unresolved += 1
             resolved.append(Resolved(sample, [Frame(None, None, "<unresolved sample>", False)], False))

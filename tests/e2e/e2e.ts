@@ -9,6 +9,7 @@ import { ARTIFACTS, CHROMIUM, page, PROFILE, results, SCENARIO, setPage, step, U
 import { debuggerScenario, prepareDebuggerWorkspace } from "./scenario-debugger";
 import { mainScenario } from "./scenario-main";
 import { noNumbaScenario } from "./scenario-no-numba";
+import { profileScenario } from "./scenario-profile";
 import { untrustedScenario } from "./scenario-untrusted";
 
 async function main(): Promise<number> {
@@ -53,6 +54,7 @@ async function main(): Promise<number> {
     else if (SCENARIO === "no-numba") await noNumbaScenario();
     else if (SCENARIO === "untrusted") await untrustedScenario();
     else if (SCENARIO === "debugger") await debuggerScenario();
+    else if (SCENARIO === "profile") await profileScenario();
     else throw new Error(`unknown E2E_SCENARIO ${SCENARIO}`);
   } finally {
     await context.close();
