@@ -180,6 +180,8 @@ class CallIndex:
         # disk (another save, a checkout) wins again
         self._buffers: dict[str, tuple[str, tuple[int, int] | None]] = {}
         self.parsed = 0  # files parsed since creation (to show that a refresh is incremental)
+        self._resolved: dict[tuple[str, str, int], str | None] = {}  # (directory, module, level) -> file
+        self._files_resolved_against = 0
 
     def _walk(self) -> list[str]:
         found: list[str] = []
@@ -227,13 +229,23 @@ class CallIndex:
                 self.files[real] = indexed
             else:
                 self.files.pop(real, None)
-        for gone in [p for p in self.files if p not in seen and p not in self._buffers]:
-            del self.files[gone]
+        gone = [p for p in self.files if p not in seen and p not in self._buffers]
+        for path_gone in gone:
+            del self.files[path_gone]
+        if gone or len(self.files) != self._files_resolved_against:
+            self._resolved = {}  # a module may now resolve to another file, or to none
+            self._files_resolved_against = len(self.files)
 
     # ------------------------------------------------------------------------------------ resolving
 
     def resolve_module(self, indexed: IndexedFile, module: str, level: int) -> str | None:
         """The workspace file a module name imported from `indexed` names, or None."""
+        key = (indexed.module_dir, module, level)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve_module(indexed, module, level)
+        return self._resolved[key]
+
+    def _resolve_module(self, indexed: IndexedFile, module: str, level: int) -> str | None:
         parts = [p for p in module.split(".") if p]
         if level:
             base = indexed.module_dir
@@ -273,13 +285,15 @@ class CallIndex:
         real = os.path.realpath(path)
         sites: list[CallSite] = []
         for indexed in self.files.values():
-            for first, candidates in indexed.calls.items():
-                bound = (
-                    self.binding(indexed, first) if first in indexed.imports or first == function else None
-                )
+            # Only the names a call can reach the function through: its own, or an imported name.
+            names = [n for n in indexed.imports if n in indexed.calls]
+            if function in indexed.calls and function not in indexed.imports:
+                names.append(function)
+            for first in names:
+                bound = self.binding(indexed, first)
                 if bound is None:
                     continue
-                for site in candidates:
+                for site in indexed.calls[first]:
                     if site.name == first and bound == (real, function):
                         sites.append(site)
                     elif site.name == f"{first}.{function}" and bound == (real, ""):
