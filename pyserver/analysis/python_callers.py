@@ -29,6 +29,17 @@ from typing import Any
 
 from pyserver.analysis import numba_api
 from pyserver.analysis.call_index import CallIndex, CallSite, IndexedFile, Scope
+from pyserver.analysis.caller_slices import (
+    Simple,
+    close,
+    constant_default,
+    enclosing_names,
+    find_anchor,
+    flatten,
+    in_inner_scope,
+    is_test,
+    names_read,
+)
 
 COND = "__lens_cond"
 MAX_DEPTH = 2  # parameters of a caller typed from its own callers: this many levels up
@@ -60,176 +71,6 @@ class Findings:
     signatures: list[CallTypes] = field(default_factory=list)
     sites: int = 0  # calls found
     reasons: list[str] = field(default_factory=list)  # why calls gave no types, for the user
-
-
-# ------------------------------------------------------------------------------------ AST helpers
-
-
-def _names_read(node: ast.AST) -> set[str]:
-    """Names an expression or statement reads, without comprehension and lambda variables."""
-    read: set[str] = set()
-    local: set[str] = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-            read.add(sub.id)
-        elif isinstance(sub, ast.comprehension):
-            local |= {n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name)}
-        elif isinstance(sub, ast.Lambda):
-            local |= {a.arg for a in ast.walk(sub.args) if isinstance(a, ast.arg)}
-    return read - local
-
-
-def _target_names(target: ast.expr) -> tuple[set[str], set[str]]:
-    """(names bound, names mutated: bases of subscript/attribute stores)."""
-    bound: set[str] = set()
-    mutated: set[str] = set()
-    if isinstance(target, ast.Name):
-        bound.add(target.id)
-    elif isinstance(target, ast.Tuple | ast.List):
-        for element in target.elts:
-            b, m = _target_names(element.value if isinstance(element, ast.Starred) else element)
-            bound |= b
-            mutated |= m
-    elif isinstance(target, ast.Subscript | ast.Attribute):
-        base: ast.expr = target
-        while isinstance(base, ast.Subscript | ast.Attribute):
-            base = base.value
-        if isinstance(base, ast.Name):
-            mutated.add(base.id)
-    return bound, mutated
-
-
-@dataclass
-class _Simple:
-    """A statement of the slice (or a `for` header) with what it defines and reads."""
-
-    node: ast.stmt
-    defines: set[str]
-    reads: set[str]
-    position: tuple[int, int]
-    loops: tuple[int, ...]  # ids of the loops that enclose it
-    opaque: set[str] = field(default_factory=set)  # names it binds to values the slice cannot type
-    why: str = "gets a value Numba cannot follow"  # said of an opaque name
-    header: bool = False  # a `for` header: defines its target from its iterable
-
-
-def _walrus_targets(node: ast.AST) -> set[str]:
-    return {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)}
-
-
-def _flatten(
-    body: list[ast.stmt], loops: tuple[int, ...], out: list[_Simple], jitted: frozenset[str] = frozenset()
-) -> None:
-    """`jitted`: names of the module's jitted functions: globals the slice may call, not opaque."""
-    for stmt in body:
-        position = (stmt.lineno, stmt.col_offset)
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and not loops and stmt.name in jitted:
-            continue
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            what = "a class" if isinstance(stmt, ast.ClassDef) else "a Python function"
-            why = f"is {what}, which Numba cannot type"
-            out.append(_Simple(stmt, set(), set(), position, loops, opaque={stmt.name}, why=why))
-        elif isinstance(stmt, ast.Import | ast.ImportFrom):
-            continue  # imports bind globals of the synthetic function (see _globals)
-        elif isinstance(stmt, ast.For | ast.AsyncFor):
-            inner = (*loops, id(stmt))
-            bound, mutated = _target_names(stmt.target)
-            out.append(_Simple(stmt, bound | mutated, _names_read(stmt.iter), position, inner, header=True))
-            _flatten(stmt.body, inner, out, jitted)
-            _flatten(stmt.orelse, loops, out, jitted)
-        elif isinstance(stmt, ast.While):
-            inner = (*loops, id(stmt))
-            out.append(_Simple(stmt, set(), set(), position, inner, opaque=_walrus_targets(stmt.test)))
-            _flatten(stmt.body, inner, out, jitted)
-            _flatten(stmt.orelse, loops, out, jitted)
-        elif isinstance(stmt, ast.If):
-            out.append(_Simple(stmt, set(), set(), position, loops, opaque=_walrus_targets(stmt.test)))
-            _flatten(stmt.body, loops, out, jitted)
-            _flatten(stmt.orelse, loops, out, jitted)
-        elif isinstance(stmt, ast.With | ast.AsyncWith):
-            opaque: set[str] = set()
-            for item in stmt.items:
-                if item.optional_vars is not None:
-                    bound, mutated = _target_names(item.optional_vars)
-                    opaque |= bound | mutated
-            out.append(_Simple(stmt, set(), set(), position, loops, opaque=opaque))
-            _flatten(stmt.body, loops, out, jitted)
-        elif isinstance(stmt, ast.Try):
-            _flatten(stmt.body, loops, out, jitted)
-            for handler in stmt.handlers:
-                if handler.name:
-                    out.append(_Simple(handler, set(), set(), position, loops, opaque={handler.name}))  # type: ignore[arg-type]
-                _flatten(handler.body, loops, out, jitted)
-            _flatten(stmt.orelse, loops, out, jitted)
-            _flatten(stmt.finalbody, loops, out, jitted)
-        elif isinstance(stmt, ast.Match):
-            for case in stmt.cases:
-                _flatten(case.body, loops, out, jitted)
-        else:
-            defines: set[str] = set()
-            if isinstance(stmt, ast.Assign):
-                for target in stmt.targets:
-                    bound, mutated = _target_names(target)
-                    defines |= bound | mutated
-            elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
-                bound, mutated = _target_names(stmt.target)
-                defines |= bound | mutated
-            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-                func = stmt.value.func
-                if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-                    defines.add(func.value.id)  # `values.append(x)` may change what `values` holds
-            elif isinstance(stmt, ast.Delete):
-                for target in stmt.targets:
-                    bound, mutated = _target_names(target)
-                    defines |= mutated
-            reads = _names_read(stmt)
-            opaque = _walrus_targets(stmt)
-            if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
-                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                for target in targets:
-                    if isinstance(target, ast.Attribute):  # `a.shape = ...` may change an array's type
-                        opaque |= _target_names(target)[1]
-                    if isinstance(target, ast.Tuple | ast.List) and any(
-                        isinstance(e, ast.Starred) for e in target.elts
-                    ):
-                        opaque |= _target_names(target)[0]
-            out.append(_Simple(stmt, defines, reads, position, loops, opaque=opaque))
-
-
-def _anchor(body: list[ast.stmt], call: ast.Call) -> ast.stmt | None:
-    """The statement of `body` (at any depth, outside nested scopes) whose own expressions hold `call`:
-    its probes go just before it."""
-    for stmt in body:
-        if not (stmt.lineno <= call.lineno <= (stmt.end_lineno or stmt.lineno)):
-            continue
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            return None
-        inner_bodies: list[list[ast.stmt]] = []
-        for name in ("body", "orelse", "finalbody"):
-            value = getattr(stmt, name, None)
-            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                inner_bodies.append(value)
-        for handler in getattr(stmt, "handlers", []) or []:
-            inner_bodies.append(handler.body)
-        for case in getattr(stmt, "cases", []) or []:
-            inner_bodies.append(case.body)
-        for inner in inner_bodies:
-            found = _anchor(inner, call)
-            if found is not None:
-                return found
-        if any(sub is call for sub in ast.walk(stmt)):
-            return stmt
-    return None
-
-
-def _constant_default(node: ast.expr) -> bool:
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        return isinstance(node.operand, ast.Constant)
-    if isinstance(node, ast.Tuple):
-        return all(_constant_default(e) for e in node.elts)
-    return False
 
 
 # ---------------------------------------------------------------------------------------- slices
@@ -279,7 +120,7 @@ class PythonCallerTypes:
         self.slices_typed = 0
         # Per analysis run: each caller typed once, with the calls of all workspace functions it makes.
         self._run_memo: dict[tuple[str, str, int], dict[int, list[_Outcome]]] = {}
-        self._flat: dict[int, tuple[ast.AST, list[_Simple]]] = {}  # id(scope node) -> its statements
+        self._flat: dict[int, tuple[ast.AST, list[Simple]]] = {}  # id(scope node) -> its statements
 
     def configure(
         self,
@@ -387,18 +228,18 @@ class PythonCallerTypes:
 
     def _flattened(
         self, node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef, indexed: IndexedFile
-    ) -> list[_Simple]:
+    ) -> list[Simple]:
         cached = self._flat.get(id(node))
         if cached is not None and cached[0] is node:
             return cached[1]
-        simple: list[_Simple] = []
+        simple: list[Simple] = []
         # Top-level jitted functions are globals the slice may call (`u = step(u)` in a time loop).
         jitted = (
             frozenset(n for n in indexed.jitted if "." not in n)
             if isinstance(node, ast.Module)
             else frozenset()
         )
-        _flatten(node.body, (), simple, jitted)
+        flatten(node.body, (), simple, jitted)
         self._flat[id(node)] = (node, simple)
         return simple
 
@@ -414,11 +255,11 @@ class PythonCallerTypes:
         probes: list[_Probe] = []
         for number, site in enumerate(sites):
             call = site.call
-            anchor = site.anchor or _anchor(body, call)
+            anchor = site.anchor or find_anchor(body, call)
             probe = _Probe(site, anchor or scope.node.body[0], [], {}, {})
             if anchor is None:
                 probe.failure = "the call is not in a statement of its caller"
-            elif site.anchor is None and _in_inner_scope(anchor, call):
+            elif site.anchor is None and in_inner_scope(anchor, call):
                 # Its arguments may read the comprehension's or lambda's own variables.
                 probe.failure = (
                     "the call is inside a comprehension or lambda, whose variables are not followed"
@@ -440,7 +281,7 @@ class PythonCallerTypes:
         simple = self._flattened(scope.node, indexed)
         module_simple = self._flattened(indexed.tree, indexed) if scope.qualname != "<module>" else []
         kept, needed_by_probe = self._relevant(
-            simple, module_simple, probes, scope.params + sorted(_enclosing_names(indexed, scope))
+            simple, module_simple, probes, scope.params + sorted(enclosing_names(indexed, scope))
         )
         params_read = [p for p in scope.params if any(p in needed for needed in needed_by_probe)]
         if scope.has_var_params and any(
@@ -484,7 +325,7 @@ class PythonCallerTypes:
                 yield probe.site, failures.get(i, "nothing could be typed")
 
     def _relevant(
-        self, simple: list[_Simple], module_simple: list[_Simple], probes: list[_Probe], params: list[str]
+        self, simple: list[Simple], module_simple: list[Simple], probes: list[_Probe], params: list[str]
     ) -> tuple[set[int], list[set[str]]]:
         """The statements (ids) the probes need, and per probe the names it depends on."""
         kept: set[int] = set()
@@ -492,7 +333,7 @@ class PythonCallerTypes:
         for probe in probes:
             needed: set[str] = set()
             for expression in probe.expressions.values():
-                needed |= _names_read(expression)
+                needed |= names_read(expression)
             anchor_position = (probe.anchor.lineno, probe.anchor.col_offset)
             anchor_loops = next((s.loops for s in simple if s.node is probe.anchor), ())
             # Statements before the call, and those of the loops around it (a later iteration reads them).
@@ -501,7 +342,7 @@ class PythonCallerTypes:
                 for s in simple
                 if s.position < anchor_position or any(loop in anchor_loops for loop in s.loops)
             ]
-            _close(candidates, needed, kept)
+            close(candidates, needed, kept)
             if module_simple:
                 # Names a function reads from its module: the module's statements that define them.
                 local = set(params)
@@ -509,7 +350,7 @@ class PythonCallerTypes:
                     if id(s.node) in kept:
                         local |= s.defines | s.opaque
                 free = needed - local
-                _close(module_simple, free, kept)
+                close(module_simple, free, kept)
                 needed |= free
             needed_by_probe.append(needed)
         return kept, needed_by_probe
@@ -522,7 +363,7 @@ class PythonCallerTypes:
             return [({}, f"it passes {what} of '{scope.qualname}', whose callers are too far up to follow")]
         if "." in scope.qualname or scope.qualname == "<module>":
             return [({}, f"it passes {what} of '{scope.qualname}', a method or nested function")]
-        if _is_test(scope):
+        if is_test(scope):
             return self._fixture_types(scope, params, depth)
         callers = self.index.calls_to(scope.path, scope.qualname)
         if not callers:
@@ -664,8 +505,8 @@ class PythonCallerTypes:
         self,
         indexed: IndexedFile,
         scope: Scope,
-        simple: list[_Simple],
-        module_simple: list[_Simple],
+        simple: list[Simple],
+        module_simple: list[Simple],
         kept: set[int],
         probes: list[_Probe],
         param_types: dict[str, Any],
@@ -681,7 +522,7 @@ class PythonCallerTypes:
         for probe in probes:
             reads |= probe.needed
         free = reads - defined_locally
-        enclosing = _enclosing_names(indexed, scope) & free
+        enclosing = enclosing_names(indexed, scope) & free
         values, unknown = self._globals(indexed, free - enclosing)
         for name in enclosing:  # a nested function reads its enclosing function's variable, not a global
             unknown[name] = f"'{name}' comes from the function '{scope.qualname}' is nested in"
@@ -740,8 +581,8 @@ class PythonCallerTypes:
         self,
         scope: Scope,
         module_tree: ast.Module,
-        simple: list[_Simple],
-        module_simple: list[_Simple],
+        simple: list[Simple],
+        module_simple: list[Simple],
         live: set[int],
         probes: list[_Probe],
         active: list[int],
@@ -872,62 +713,6 @@ class PythonCallerTypes:
         return _SliceResult(types, failures)
 
 
-def _close(candidates: list[_Simple], needed: set[str], kept: set[int]) -> None:
-    """Keep the candidates that define a needed name, and need what they read, until nothing changes."""
-    changed = True
-    while changed:
-        changed = False
-        for s in candidates:
-            if (s.defines | s.opaque) & needed:
-                if id(s.node) not in kept:
-                    kept.add(id(s.node))
-                    changed = True
-                if not s.reads <= needed:
-                    needed |= s.reads
-                    changed = True
-
-
-_INNER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
-def _in_inner_scope(anchor: ast.stmt, call: ast.Call) -> bool:
-    """Is `call` inside a lambda or comprehension of `anchor` (whose variables are its own)?"""
-    for node in ast.walk(anchor):
-        if isinstance(node, _INNER_SCOPES) and any(sub is call for sub in ast.walk(node)):
-            return True
-    return False
-
-
-def _enclosing_names(indexed: IndexedFile, scope: Scope) -> set[str]:
-    """Names the functions around a nested function bind (parameters and assignments)."""
-    names: set[str] = set()
-    parts = scope.qualname.split(".<locals>.")
-    for depth in range(1, len(parts)):
-        outer = indexed.scopes.get(".<locals>.".join(parts[:depth]))
-        if outer is None or isinstance(outer.node, ast.Module):
-            continue
-        for node in ast.walk(outer.node):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                names.add(node.id)
-            elif isinstance(node, ast.arg):
-                names.add(node.arg)
-            elif (
-                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-                and node is not outer.node
-            ):
-                names.add(node.name)
-            elif isinstance(node, ast.alias):
-                names.add((node.asname or node.name).split(".")[0])
-    return names
-
-
-def _is_test(scope: Scope) -> bool:
-    """A pytest test function: `test*` in test_*.py, *_test.py or a tests/ folder."""
-    name = os.path.basename(scope.path)
-    in_tests = name.startswith("test_") or name.endswith("_test.py") or "tests" in scope.path.split(os.sep)
-    return in_tests and scope.qualname.startswith("test")
-
-
 def _bind(
     scope: Scope, positional: list[Any], keywords: dict[str, Any], site: CallSite
 ) -> dict[str, Any] | str:
@@ -943,7 +728,7 @@ def _bind(
     for param in scope.params:
         if param not in bound:
             default = scope.defaults.get(param)
-            if default is None or not _constant_default(default):
+            if default is None or not constant_default(default):
                 return f"'{scope.qualname}' leaves '{param}' to a default that is not a constant"
             value = numba_api.constant_type(ast.literal_eval(default))
             if value is None:

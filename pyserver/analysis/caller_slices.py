@@ -1,0 +1,236 @@
+"""Slicing a Python caller's AST (python_callers.py): its statements flattened with what each defines and
+reads, the statements a call's arguments depend on, and the scoping facts that keep a slice honest.
+
+AST only: nothing here imports, runs or types anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+
+from pyserver.analysis.call_index import IndexedFile, Scope
+
+
+def names_read(node: ast.AST) -> set[str]:
+    """Names an expression or statement reads, without comprehension and lambda variables."""
+    read: set[str] = set()
+    local: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            read.add(sub.id)
+        elif isinstance(sub, ast.comprehension):
+            local |= {n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name)}
+        elif isinstance(sub, ast.Lambda):
+            local |= {a.arg for a in ast.walk(sub.args) if isinstance(a, ast.arg)}
+    return read - local
+
+
+def target_names(target: ast.expr) -> tuple[set[str], set[str]]:
+    """(names bound, names mutated: bases of subscript/attribute stores)."""
+    bound: set[str] = set()
+    mutated: set[str] = set()
+    if isinstance(target, ast.Name):
+        bound.add(target.id)
+    elif isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            b, m = target_names(element.value if isinstance(element, ast.Starred) else element)
+            bound |= b
+            mutated |= m
+    elif isinstance(target, ast.Subscript | ast.Attribute):
+        base: ast.expr = target
+        while isinstance(base, ast.Subscript | ast.Attribute):
+            base = base.value
+        if isinstance(base, ast.Name):
+            mutated.add(base.id)
+    return bound, mutated
+
+
+@dataclass
+class Simple:
+    """A statement of the slice (or a `for` header) with what it defines and reads."""
+
+    node: ast.stmt
+    defines: set[str]
+    reads: set[str]
+    position: tuple[int, int]
+    loops: tuple[int, ...]  # ids of the loops that enclose it
+    opaque: set[str] = field(default_factory=set)  # names it binds to values the slice cannot type
+    why: str = "gets a value Numba cannot follow"  # said of an opaque name
+    header: bool = False  # a `for` header: defines its target from its iterable
+
+
+def walrus_targets(node: ast.AST) -> set[str]:
+    return {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)}
+
+
+def flatten(
+    body: list[ast.stmt], loops: tuple[int, ...], out: list[Simple], jitted: frozenset[str] = frozenset()
+) -> None:
+    """`jitted`: names of the module's jitted functions: globals the slice may call, not opaque."""
+    for stmt in body:
+        position = (stmt.lineno, stmt.col_offset)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and not loops and stmt.name in jitted:
+            continue
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            what = "a class" if isinstance(stmt, ast.ClassDef) else "a Python function"
+            why = f"is {what}, which Numba cannot type"
+            out.append(Simple(stmt, set(), set(), position, loops, opaque={stmt.name}, why=why))
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            continue  # imports bind globals of the synthetic function (see _globals)
+        elif isinstance(stmt, ast.For | ast.AsyncFor):
+            inner = (*loops, id(stmt))
+            bound, mutated = target_names(stmt.target)
+            out.append(Simple(stmt, bound | mutated, names_read(stmt.iter), position, inner, header=True))
+            flatten(stmt.body, inner, out, jitted)
+            flatten(stmt.orelse, loops, out, jitted)
+        elif isinstance(stmt, ast.While):
+            inner = (*loops, id(stmt))
+            out.append(Simple(stmt, set(), set(), position, inner, opaque=walrus_targets(stmt.test)))
+            flatten(stmt.body, inner, out, jitted)
+            flatten(stmt.orelse, loops, out, jitted)
+        elif isinstance(stmt, ast.If):
+            out.append(Simple(stmt, set(), set(), position, loops, opaque=walrus_targets(stmt.test)))
+            flatten(stmt.body, loops, out, jitted)
+            flatten(stmt.orelse, loops, out, jitted)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            opaque: set[str] = set()
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    bound, mutated = target_names(item.optional_vars)
+                    opaque |= bound | mutated
+            out.append(Simple(stmt, set(), set(), position, loops, opaque=opaque))
+            flatten(stmt.body, loops, out, jitted)
+        elif isinstance(stmt, ast.Try):
+            flatten(stmt.body, loops, out, jitted)
+            for handler in stmt.handlers:
+                if handler.name:
+                    out.append(Simple(handler, set(), set(), position, loops, opaque={handler.name}))  # type: ignore[arg-type]
+                flatten(handler.body, loops, out, jitted)
+            flatten(stmt.orelse, loops, out, jitted)
+            flatten(stmt.finalbody, loops, out, jitted)
+        elif isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                flatten(case.body, loops, out, jitted)
+        else:
+            defines: set[str] = set()
+            if isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    bound, mutated = target_names(target)
+                    defines |= bound | mutated
+            elif isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+                bound, mutated = target_names(stmt.target)
+                defines |= bound | mutated
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                func = stmt.value.func
+                if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                    defines.add(func.value.id)  # `values.append(x)` may change what `values` holds
+            elif isinstance(stmt, ast.Delete):
+                for target in stmt.targets:
+                    bound, mutated = target_names(target)
+                    defines |= mutated
+            reads = names_read(stmt)
+            opaque = walrus_targets(stmt)
+            if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    if isinstance(target, ast.Attribute):  # `a.shape = ...` may change an array's type
+                        opaque |= target_names(target)[1]
+                    if isinstance(target, ast.Tuple | ast.List) and any(
+                        isinstance(e, ast.Starred) for e in target.elts
+                    ):
+                        opaque |= target_names(target)[0]
+            out.append(Simple(stmt, defines, reads, position, loops, opaque=opaque))
+
+
+def find_anchor(body: list[ast.stmt], call: ast.Call) -> ast.stmt | None:
+    """The statement of `body` (at any depth, outside nested scopes) whose own expressions hold `call`:
+    its probes go just before it."""
+    for stmt in body:
+        if not (stmt.lineno <= call.lineno <= (stmt.end_lineno or stmt.lineno)):
+            continue
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            return None
+        inner_bodies: list[list[ast.stmt]] = []
+        for name in ("body", "orelse", "finalbody"):
+            value = getattr(stmt, name, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                inner_bodies.append(value)
+        for handler in getattr(stmt, "handlers", []) or []:
+            inner_bodies.append(handler.body)
+        for case in getattr(stmt, "cases", []) or []:
+            inner_bodies.append(case.body)
+        for inner in inner_bodies:
+            found = find_anchor(inner, call)
+            if found is not None:
+                return found
+        if any(sub is call for sub in ast.walk(stmt)):
+            return stmt
+    return None
+
+
+def constant_default(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        return isinstance(node.operand, ast.Constant)
+    if isinstance(node, ast.Tuple):
+        return all(constant_default(e) for e in node.elts)
+    return False
+
+
+def close(candidates: list[Simple], needed: set[str], kept: set[int]) -> None:
+    """Keep the candidates that define a needed name, and need what they read, until nothing changes."""
+    changed = True
+    while changed:
+        changed = False
+        for s in candidates:
+            if (s.defines | s.opaque) & needed:
+                if id(s.node) not in kept:
+                    kept.add(id(s.node))
+                    changed = True
+                if not s.reads <= needed:
+                    needed |= s.reads
+                    changed = True
+
+
+INNER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def in_inner_scope(anchor: ast.stmt, call: ast.Call) -> bool:
+    """Is `call` inside a lambda or comprehension of `anchor` (whose variables are its own)?"""
+    for node in ast.walk(anchor):
+        if isinstance(node, INNER_SCOPES) and any(sub is call for sub in ast.walk(node)):
+            return True
+    return False
+
+
+def enclosing_names(indexed: IndexedFile, scope: Scope) -> set[str]:
+    """Names the functions around a nested function bind (parameters and assignments)."""
+    names: set[str] = set()
+    parts = scope.qualname.split(".<locals>.")
+    for depth in range(1, len(parts)):
+        outer = indexed.scopes.get(".<locals>.".join(parts[:depth]))
+        if outer is None or isinstance(outer.node, ast.Module):
+            continue
+        for node in ast.walk(outer.node):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+            elif (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and node is not outer.node
+            ):
+                names.add(node.name)
+            elif isinstance(node, ast.alias):
+                names.add((node.asname or node.name).split(".")[0])
+    return names
+
+
+def is_test(scope: Scope) -> bool:
+    """A pytest test function: `test*` in test_*.py, *_test.py or a tests/ folder."""
+    name = os.path.basename(scope.path)
+    in_tests = name.startswith("test_") or name.endswith("_test.py") or "tests" in scope.path.split(os.sep)
+    return in_tests and scope.qualname.startswith("test")
