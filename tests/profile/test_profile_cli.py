@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.profile.conftest import PROGRAMS, ROOT, line_of, process_gone, run_profile
+from profile_helpers import PROGRAMS, ROOT, line_of, process_gone, run_profile
 
 Profile = tuple[dict[str, Any], subprocess.CompletedProcess[str], Path]
 
