@@ -306,3 +306,19 @@ def payload(function: str, path: str, records: list[CompileRecord]) -> dict[str,
         "summary": summary(records) if records else "no recorded compiles",
         "compiles": [asdict(r) for r in records],
     }
+
+
+def hover_markdown(records: list[CompileRecord], most: int = 4) -> str:
+    """The hover's paragraph: each recorded compile, its time and why it compiled again."""
+    lines = [f"**Recorded compiles** ({summary(records)}):"]
+    for number, record in enumerate(records[:most], start=1):
+        took = "time not recorded" if record.seconds is None else f"{record.seconds * 1000:.0f} ms"
+        text = f"{number}. `({', '.join(record.args)})` {took}"
+        if record.because:
+            text += f": {record.because}"
+        if record.cache is not None:
+            text += f"; cache {record.cache.state}"
+        lines.append(text)
+    if len(records) > most:
+        lines.append(f"… {len(records) - most} more (the lens lists them all)")
+    return "\n".join(lines)

@@ -169,6 +169,10 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
             facts.append("lifted loops at line " + ", ".join(str(n) for n in signature.lifted_loops))
         details.append(f"- `{signature.text}`: " + ", ".join(facts))
     parts.append("\n".join(details))
+    if info.compiles:  # issue 16: recompiles explained, from recorded runs
+        from pyserver.analysis.recompiles import hover_markdown
+
+        parts.append(hover_markdown(info.compiles))
     return "\n\n".join(parts) + _freshness(view, context)
 
 

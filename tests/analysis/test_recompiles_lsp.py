@@ -52,7 +52,7 @@ def test_compiles_lens_and_view(tmp_path: Path) -> None:
     )
     assert recorded.returncode == 0, recorded.stderr
 
-    async def drive() -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+    async def drive() -> tuple[list[Any], dict[str, Any], dict[str, Any], str | None]:
         session = await start_session(tmp_path)
         try:
             await session.open("prog.py")
@@ -64,11 +64,13 @@ def test_compiles_lens_and_view(tmp_path: Path) -> None:
             none = await asyncio.wait_for(
                 request("numbaLens/compiles", {"uri": session.uri("prog.py"), "function": "never_run"}), 60
             )
-            return lenses, answer, none
+            def_line = PROGRAM.splitlines().index("def total(a):") + 1  # 1-based
+            hover = await session.hover_word("prog.py", def_line, "total")
+            return lenses, answer, none, hover
         finally:
             await session.shutdown()
 
-    lenses, answer, none = asyncio.run(drive())
+    lenses, answer, none, hover = asyncio.run(drive())
     compile_lenses = [
         lens for lens in lenses if lens.command and lens.command.command == "numbaLens.showCompiles"
     ]
@@ -83,3 +85,6 @@ def test_compiles_lens_and_view(tmp_path: Path) -> None:
     assert compiles[1]["because"] == "'a': layout A (any layout, e.g. a strided slice), was C (C-contiguous)"
     assert answer["summary"] == lens.command.title
     assert none["compiles"] == [] and none["summary"] == "no recorded compiles"
+    # The function's hover lists them too.
+    assert hover is not None and f"**Recorded compiles** ({answer['summary']}):" in hover
+    assert "2. `(array(float64, 1d, A))` " in hover and "'a': layout A" in hover
