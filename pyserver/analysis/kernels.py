@@ -136,7 +136,9 @@ def install_overload_capture() -> None:
     @overload_method) implementation, so the analysis of a jitted caller gives the implementation types."""
     from numba.core.typing import templates
 
-    template: Any = templates._OverloadFunctionTemplate
+    template: Any = getattr(templates, "_OverloadFunctionTemplate", None)
+    if template is None or not hasattr(template, "_build_impl"):
+        return  # another Numba: implementations are typed from recorded runs only
     if getattr(template._build_impl, "_numba_lens_capture", False):
         return
     original = template._build_impl

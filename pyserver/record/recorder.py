@@ -145,7 +145,12 @@ def install(signatures_path: str, root: str) -> None:
                 _warn(exc)
 
     event.register("numba:compile", Listener())
-    _install_kernel_hooks(recorder)
+    try:
+        _install_kernel_hooks(recorder)
+    except Exception as exc:  # another Numba's internals: jitted functions are still recorded
+        print(
+            f"numba-lens: ufunc and gufunc loops are not recorded with this Numba: {exc!r}", file=sys.stderr
+        )
 
 
 def _install_kernel_hooks(recorder: _Recorder) -> None:
