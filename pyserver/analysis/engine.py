@@ -650,7 +650,7 @@ class AnalysisEngine:
             f"statement{'s' if skipped != 1 else ''} skipped) and checked its functions."
         )
         result.diagnostics.insert(0, failure)
-        result.status = "partial"
+        result.status = "failed" if result.status == "failed" else "partial"  # failed: see worker._note_loading
         return result
 
     def ir_view(

@@ -217,6 +217,8 @@ class Loader:
         # Lines where the last load of the file hung or crashed: under selective loading the top-level
         # statement (not a def or class) holding one of them does not run again.
         self.skip_lines: set[int] = set()
+        # file -> (module name, module) loaded as a definitions-only slice for its own analysis
+        self._sliced: dict[str, tuple[str, types.ModuleType]] = {}
 
     def is_workspace_file(self, path: str) -> bool:
         if path in self._extra_files:
@@ -272,6 +274,7 @@ class Loader:
         path = os.path.abspath(path)
         self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
         self.refresh_changed_modules()
+        self._forget_sliced_modules(path)
         for entry in (self.root, os.path.dirname(path)):
             if entry not in sys.path:
                 sys.path.insert(0, entry)
@@ -344,14 +347,8 @@ class Loader:
         result.skipped_statements.sort(key=lambda s: s.line)
         result.skipped = [s.line for s in result.skipped_statements]
         result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0
-        if definitions and result.skipped_statements and sys.modules.get(name) is module:
-            # Other workspace modules import this one with its top-level assignments (their `from m import
-            # X`), not the slice that its own analysis ran: they import it afresh.
-            del sys.modules[name]
-            self._stamps.pop(name, None)
-            child = name.rpartition(".")[2]
-            if parent_module is not None and getattr(parent_module, child, None) is module:
-                delattr(parent_module, child)
+        if definitions and result.skipped_statements:
+            self._sliced[path] = (name, module)  # see _forget_sliced_modules
         self.last_load = result
         self.refresh_changed_modules()  # stamps the workspace modules this run imported
         result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}
@@ -364,6 +361,23 @@ class Loader:
                 del result.recorded[qualname]
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result
+
+    def _forget_sliced_modules(self, path: str) -> None:
+        """Modules of other files that were loaded for their own analysis as a definitions-only slice leave
+        sys.modules: a workspace module that imports one of them gets its top-level assignments (its
+        `from m import X`), so it imports it afresh. A module stays in sys.modules while its own analysis
+        runs: Numba looks its globals up there by name when it lowers a function (IR views, callees)."""
+        for other, (name, module) in list(self._sliced.items()):
+            if other == path:
+                continue
+            del self._sliced[other]
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+                self._stamps.pop(name, None)
+                parent, _, child = name.rpartition(".")
+                parent_module = sys.modules.get(parent) if parent else None
+                if parent_module is not None and getattr(parent_module, child, None) is module:
+                    delattr(parent_module, child)
 
     @staticmethod
     def _restore(name: str, previous: types.ModuleType | None) -> None:

@@ -66,6 +66,11 @@ def _note_loading(result: Any, load: Any) -> None:
     result.loading = "definitions" if load.skipped_statements or load.loading == "definitions" else "full"
     result.skipped = list(load.skipped_statements)
     result.third_party_import_ms = round(load.third_party_import_ms, 1)
+    if load.unchecked:
+        # A statement computing a global that jitted functions read failed (raised, hung, crashed) and was
+        # left out: the module did not load as far as they are concerned. "failed" keeps the types of the
+        # last analysis that loaded it in the editor (labelled as older), as a failed import does.
+        result.status = "failed"
 
 
 def main(argv: list[str]) -> int:

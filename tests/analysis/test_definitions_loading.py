@@ -186,7 +186,7 @@ def test_a_needed_statement_that_hangs_times_out_once_and_is_left_out_of_the_ret
         failure = outcome.diagnostics[0]
         assert failure.code == "analysis-failed" and "time-out after 3 s at line 4" in failure.message
         assert "only the top-level statements that defining its jitted functions needs run" in failure.message
-        assert outcome.status == "partial"
+        assert outcome.status == "failed"  # g could not be checked: the module did not load for it
         assert [(s.line, s.reason) for s in outcome.skipped] == [
             (6, "it did not finish when it last ran (a time-out or a crash)")
         ]
