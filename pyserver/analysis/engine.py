@@ -650,7 +650,8 @@ class AnalysisEngine:
             f"statement{'s' if skipped != 1 else ''} skipped) and checked its functions."
         )
         result.diagnostics.insert(0, failure)
-        result.status = "failed" if result.status == "failed" else "partial"  # failed: see worker._note_loading
+        if result.status != "failed":  # failed: a function could not be checked (worker._note_loading)
+            result.status = "partial"
         return result
 
     def ir_view(
