@@ -13,15 +13,18 @@ VSIX := dist/numba-lens.vsix
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 EXT_SOURCES := $(shell find extension -name '*.ts' 2>/dev/null) package.json esbuild.mjs tsconfig.json
 PY_SOURCES := $(shell find pyserver -name '*.py' 2>/dev/null)
-# Debian packages: gdb for the debugger; chromium and libkrb5-dev for the real-editor tests
-# (code-server builds a kerberos module; Playwright drives Debian's Chromium).
-APT_PACKAGES := gdb chromium libkrb5-dev
+# Debian packages (names the same on Debian 12 and 13): gdb for the debugger (13.1 on 12, 16.3 on 13);
+# python3-venv for `python3 -m venv` with a system Python (Debian 13's 3.13 lacks it otherwise);
+# chromium and libkrb5-dev for the real-editor tests (code-server builds a kerberos module; Playwright
+# drives Debian's Chromium).
+APT_PACKAGES := gdb python3-venv chromium libkrb5-dev
 
-.PHONY: help setup venv npm vsix apt editor test test-python test-ts test-e2e screenshots lint format demo bench fuzz clean
+.PHONY: help setup venv npm vsix apt editor compat test test-python test-compat test-ts test-e2e screenshots lint format demo bench fuzz clean
 
 help:
 	@echo "make demo   set everything up, check examples/, open them in VS Code (or code-server)"
 	@echo "make test   set everything up and run every test suite"
+	@echo "make test-compat  the compatibility matrix (other Python, Numba and gdb versions; part of make test)"
 	@echo "make bench  run the benchmarks (ratios against Numba's compile and plain gdb)"
 	@echo "make fuzz   long fuzzing run of the checker and the language server"
 	@echo "make lint   ruff, mypy, tsc and eslint"
@@ -31,7 +34,7 @@ $(STAMPS):
 	mkdir -p $(STAMPS)
 
 # --- Python ---------------------------------------------------------------------------------------
-$(STAMPS)/venv: pyproject.toml | $(STAMPS)
+$(STAMPS)/venv: pyproject.toml | $(STAMPS) $(STAMPS)/apt
 	[ -x $(PY) ] || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
@@ -73,9 +76,54 @@ editor: $(STAMPS)/editor
 
 setup: $(STAMPS)/venv $(STAMPS)/npm $(STAMPS)/apt $(VSIX)
 
+# --- Compatibility matrix ------------------------------------------------------------------------------
+# The combinations of pyserver/versions.py (TESTED), one cached venv each under .make/compat/ (the
+# project installed editable, Numba pinned, gdb from PyPI where named): NAME := PYTHON NUMBA [GDB].
+# The Pythons come from pyenv (~/.pyenv/versions), else PATH (pythonX.Y); see scripts/compat-venv.sh.
+COMPAT := $(STAMPS)/compat
+COMPAT_ENVS := py312-numba0.65 py310-numba0.61 py313-gdb16 py311-gdb18
+compat-spec-py312-numba0.65 := 3.12 0.65.1
+compat-spec-py310-numba0.61 := 3.10 0.61.2
+compat-spec-py313-gdb16 := 3.13 0.68.1 16.3.0.post6
+compat-spec-py311-gdb18 := 3.11 0.68.1 18.1.0.post1
+COMPAT_STAMPS := $(foreach env,$(COMPAT_ENVS),$(COMPAT)/$(env).stamp)
+# A representative subset of each suite (the whole suites run on the main venv): what differs between
+# releases is Numba's front end and typing, CPython's frame layout and gdb's JIT reader.
+COMPAT_ANALYSIS := tests/compat/test_version_differences.py tests/test_versions.py \
+  tests/analysis/test_examples.py tests/analysis/test_check_cli.py tests/analysis/test_python_callers.py \
+  tests/record/test_types_codec.py tests/record/test_record.py
+COMPAT_ANALYSIS_K := not test_object_mode_and_lifted_loop and (not test_check_cli or clean_file or without_numba)
+COMPAT_LSP := tests/lsp/test_trust_and_environment.py tests/lsp/test_features.py
+COMPAT_LSP_K := clean_file or typing_errors or unify_return or hover_shows or hover_lists or inlay_hints_for \
+  or code_lenses_show or quick_fix_typed_empty or progress_and_status or unusable_numba
+COMPAT_DEBUG := tests/debug/test_dap_session.py tests/debug/test_dap_breakpoints.py tests/debug/test_frames.py
+COMPAT_PYTEST := -m pytest -q -p no:cacheprovider
+
+$(COMPAT)/%.stamp: scripts/compat-venv.sh pyproject.toml | $(STAMPS)
+	mkdir -p $(COMPAT)
+	bash scripts/compat-venv.sh $(COMPAT)/$* $(compat-spec-$*)
+	touch $@
+
+compat: $(COMPAT_STAMPS)
+
+# Every combination runs even when one fails; the target fails if any did.
+test-compat: $(COMPAT_STAMPS) $(STAMPS)/apt
+	@failed=""; \
+	for env in py312-numba0.65 py310-numba0.61; do \
+	  echo "== compat $$env: analysis, record, language server"; \
+	  $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_ANALYSIS) -k "$(COMPAT_ANALYSIS_K)" || failed="$$failed $$env"; \
+	  $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_LSP) -k "$(COMPAT_LSP_K)" || failed="$$failed $$env-lsp"; \
+	done; \
+	for env in py313-gdb16 py311-gdb18; do \
+	  echo "== compat $$env: debugger with $$($(COMPAT)/$$env/bin/gdb --version | head -1)"; \
+	  PATH="$(COMPAT)/$$env/bin:$$PATH" $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_DEBUG) || failed="$$failed $$env"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "compat: failed:$$failed"; exit 1; fi
+
 # --- Tests -------------------------------------------------------------------------------------------
 test: setup
 	$(MAKE) --no-print-directory test-python
+	$(MAKE) --no-print-directory test-compat
 	$(MAKE) --no-print-directory test-ts
 	$(MAKE) --no-print-directory test-e2e
 
