@@ -63,3 +63,21 @@ def test_gdb_version_parsing() -> None:
     assert doctor.gdb_version_check("16.2", "gdb").status == "ok"
     assert doctor.gdb_version_check(None, "gdb").status == "error"
     assert os.path.exists("/usr/bin/gdb")
+
+
+def test_fix_with_a_gdb_that_sees_jitted_code_installs_nothing(tmp_path: Path) -> None:
+    env = {**os.environ, "NUMBA_LENS_GDB_HOME": str(tmp_path / "home")}
+    out = subprocess.run(
+        [sys.executable, "-m", "pyserver", "doctor", "--fix"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert "can see jitted code; nothing to install" in out.stdout, out.stdout
+    assert not (tmp_path / "home").exists()
+
+
+def test_gdb_15_and_missing_gdb_name_the_fix() -> None:
+    for check in (doctor.gdb_version_check("15.1", "gdb"), doctor.gdb_version_check(None, "gdb")):
+        assert "python -m pyserver doctor --fix" in check.fix
