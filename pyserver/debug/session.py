@@ -176,6 +176,8 @@ class Session:
         self.live_versions_dir: str | None = None
         # gdb numbers of the breakpoints the session deleted (a hit read after the delete is no stop).
         self._deleted_gdb_bps: set[str] = set()
+        # The debugpy thread of a Python step not yet ended by a debugpy stop (see _cancel_debugpy_step).
+        self._debugpy_step_thread: int | None = None
         self._pause_via_gdb = False
         self._drop_debugpy_pause = False
         self._step_to_python_pending = False
@@ -1484,6 +1486,7 @@ class Session:
         event = message.get("event")
         body = dict(message.get("body") or {})
         if event == "stopped":
+            self._debugpy_step_thread = None
             stop = self._first_statement_stop
             hit = [int(i) for i in body.get("hitBreakpointIds") or []]
             if stop is not None and any(self._our_bp_id(i) == stop.dap_id for i in hit):
@@ -1939,6 +1942,7 @@ class Session:
         owner = self._require_stopped()
         if owner == "gdb":
             self._forward_continue = self._recording
+            self._cancel_debugpy_step()
             self._gdb_resume("-exec-continue")
         else:
             thread = self._debugpy_thread(int(args.get("threadId", 0)))
@@ -1963,6 +1967,7 @@ class Session:
             return {}
         assert self.debugpy is not None
         theirs = self._debugpy_thread(thread_id)
+        self._debugpy_step_thread = theirs
         if debugpy_command == "stepIn" and self.gdb is not None:
             # A Python line may call a jitted function: stop at its first line if it does.
             self._arm_step_in_temps(theirs)
@@ -1972,6 +1977,17 @@ class Session:
         self._resumed()
         self.debugpy.request(debugpy_command, {"threadId": theirs})
         return {}
+
+    def _cancel_debugpy_step(self) -> None:
+        """A Python step that ended in jitted code (a Step Into, or a breakpoint there) is still pending
+        in debugpy: after a Continue it would stop at the next Python line once the jitted call returns.
+        debugpy's continue clears it; it reaches debugpy before the program runs on (the backlog)."""
+        thread, self._debugpy_step_thread = self._debugpy_step_thread, None
+        if thread is None or self.debugpy is None:
+            return
+        reply = self.debugpy.request("continue", {"threadId": thread})
+        with self._lock:
+            self._debugpy_backlog.append(reply)
 
     def _arm_step_in_temps(self, debugpy_thread: int) -> None:
         assert self.gdb is not None and self.debugpy is not None

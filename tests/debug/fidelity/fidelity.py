@@ -2,7 +2,7 @@
 
 A program marks lines with comments: `# fid: break` (a breakpoint that must stop each time the line
 runs, and only then) and `# fid: next N` / `# fid: in N` (from the line's first run, N Step Overs or
-Step Intos that must land on the lines Python's tracer gives). At every stop, each variable Python
+Step Intos that must land on the lines Python's tracer gives); several marks are separated by commas. At every stop, each variable Python
 holds is compared with what the Variables view shows:
 
 - live: assigned before the stop and read at or after it (by the lines the frame runs next);
@@ -48,11 +48,12 @@ def read_marks(program: Path) -> Marks:
     for number, text in enumerate(program.read_text().splitlines(), start=1):
         if "# fid:" not in text:
             continue
-        words = text.split("# fid:", 1)[1].split()
-        if words[0] == "break":
-            breaks.append(number)
-        elif words[0] in ("next", "in"):
-            steps.append((number, "next" if words[0] == "next" else "stepIn", int(words[1])))
+        for mark in text.split("# fid:", 1)[1].split("#", 1)[0].split(","):
+            words = mark.split()
+            if words[0] == "break":
+                breaks.append(number)
+            elif words[0] in ("next", "in"):
+                steps.append((number, "next" if words[0] == "next" else "stepIn", int(words[1])))
     return Marks(breaks, steps)
 
 

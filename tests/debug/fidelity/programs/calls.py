@@ -18,7 +18,7 @@ def count(n, low):
     below = 0
     above = 0
     for k in range(n):
-        kind = classify(k * 1.5, low)  # fid: next 5
+        kind = classify(k * 1.5, low)  # fid: next 5, in 4
         if kind < 0:
             below += 1
         elif kind > 0:

@@ -22,7 +22,7 @@ def main():
     m = np.array([[3.0, 1.0, 4.0], [1.0, 5.0, 9.0], [2.0, 6.0, 5.0]])
     out = []
     for r in range(m.shape[0]):
-        lo, hi, acc = row_stats(m[r], 0.5)  # fid: break
+        lo, hi, acc = row_stats(m[r], 0.5)  # fid: break, in 3
         out.append(acc - lo + lo - hi + hi)
     print(out)
 
