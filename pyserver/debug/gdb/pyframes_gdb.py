@@ -2,6 +2,7 @@
 
 While gdb holds the process, debugpy cannot answer, so the Python callers of a jitted frame are read
 from CPython's own structures. Layouts decoded (chosen by the fields the debuggee's types have):
+- 3.10: PyThreadState.frame, PyFrameObject.f_back, .f_lasti; 3.10's own line table and co_name;
 - 3.11: PyThreadState.cframe->current_frame; _PyInterpreterFrame.f_code, .prev_instr;
 - 3.12: as 3.11, plus shim frames owned by the C stack (skipped) and ints as long_value.lv_tag;
 - 3.13: PyThreadState.current_frame; _PyInterpreterFrame.f_executable, .instr_ptr.
@@ -104,22 +105,33 @@ def _fields(value):
     return {field.name for field in value.type.strip_typedefs().target().fields()}
 
 
+def _pthread_of(lwp):
+    for thread in gdb.selected_inferior().threads():
+        if thread.ptid[1] == lwp:
+            return int.from_bytes(bytes(thread.handle()), "little")
+    raise LookupError(f"no thread {lwp}")
+
+
 def _interpreter_frames(lwp):
     """The thread's (_PyInterpreterFrame pointer, code object, lasti) that have started running, newest
     first. lasti is the index of the instruction in progress, in code units."""
     interp = gdb.parse_and_eval("_PyRuntime.interpreters.head")
-    tstate = interp["threads"]["head"]
-    while int(tstate) != 0 and int(tstate["native_thread_id"]) != lwp:
+    tstate = interp["threads"]["head"] if "threads" in _fields(interp) else interp["tstate_head"]  # 3.10
+    if "native_thread_id" in _fields(tstate):  # 3.11+
+        key, wanted = "native_thread_id", lwp
+    else:  # 3.10: only the pthread_t, which gdb gives as the thread's handle
+        key, wanted = "thread_id", _pthread_of(lwp)
+    while int(tstate) != 0 and int(tstate[key]) != wanted:
         tstate = tstate["next"]
     if int(tstate) == 0:
         return []
     tstate_fields = _fields(tstate)
+    if "frame" in tstate_fields:  # 3.10: PyFrameObject.f_back; f_lasti in code units, -1 before start
+        return _frames_310(tstate["frame"])
     if "cframe" in tstate_fields:  # 3.11, 3.12
         frame = tstate["cframe"]["current_frame"]
     elif "current_frame" in tstate_fields:  # 3.13
         frame = tstate["current_frame"]
-    elif "frame" in tstate_fields:
-        raise LookupError("CPython 3.10's frame layout (PyFrameObject) is not decoded")
     else:
         raise LookupError("unknown CPython thread-state layout")
     frame_fields = _fields(frame)
@@ -144,16 +156,42 @@ def _interpreter_frames(lwp):
     return frames
 
 
+def _frames_310(frame):
+    frames: list = []
+    while int(frame) != 0 and len(frames) < 200:
+        lasti = int(frame["f_lasti"])
+        if lasti >= 0:
+            frames.append((frame, frame["f_code"], lasti))
+        frame = frame["f_back"]
+    return frames
+
+
+def _line_for_310(linetable, first_line, address):
+    """CPython 3.10 line table (Objects/lnotab_notes.txt): (byte delta, signed line delta) pairs, one
+    address range each; a line delta of -128 means no line. `address` is in bytes."""
+    line = first_line
+    end = 0
+    for pos in range(0, len(linetable) - 1, 2):
+        start, end = end, end + linetable[pos]
+        delta = linetable[pos + 1] - 256 if linetable[pos + 1] > 127 else linetable[pos + 1]
+        this_line = None
+        if delta != -128:
+            line += delta
+            this_line = line
+        if start <= address < end:
+            return this_line
+    return None
+
+
 def python_frames(lwp):
     frames = []
     for _frame, code, lasti in _interpreter_frames(lwp):
-        frames.append(
-            {
-                "file": _unicode(code["co_filename"]),
-                "name": _unicode(code["co_qualname"]),
-                "line": _line_for(_bytes(code["co_linetable"]), int(code["co_firstlineno"]), lasti),
-            }
-        )
+        linetable, first_line = _bytes(code["co_linetable"]), int(code["co_firstlineno"])
+        if "co_qualname" in _fields(code):  # 3.11+
+            name, line = _unicode(code["co_qualname"]), _line_for(linetable, first_line, lasti)
+        else:  # 3.10: no qualified name; addresses in bytes
+            name, line = _unicode(code["co_name"]), _line_for_310(linetable, first_line, lasti * 2)
+        frames.append({"file": _unicode(code["co_filename"]), "name": name, "line": line})
     return frames
 
 
@@ -206,6 +244,8 @@ def python_locals(lwp, index):
     if index >= len(frames):
         return []
     frame, code, _lasti = frames[index]
+    if "co_localsplusnames" not in _fields(code):
+        return _locals_310(frame, code)
     names = code["co_localsplusnames"].cast(gdb.lookup_type("PyTupleObject").pointer())
     kinds = _bytes(code["co_localspluskinds"])
     out = []
@@ -222,6 +262,29 @@ def python_locals(lwp, index):
                 continue
         value, type_name = _short_repr(obj)
         out.append({"name": _unicode(names["ob_item"][slot]), "value": value, "type": type_name})
+    return out
+
+
+def _locals_310(frame, code):
+    """3.10: f_localsplus holds co_varnames' locals, then co_cellvars' cells."""
+    tuple_type = gdb.lookup_type("PyTupleObject").pointer()
+    varnames = code["co_varnames"].cast(tuple_type)
+    cellvars = code["co_cellvars"].cast(tuple_type)
+    nlocals = int(code["co_nlocals"])
+    ncells = int(cellvars["ob_base"]["ob_size"])
+    slots = [(slot, varnames["ob_item"][slot], False) for slot in range(min(nlocals, 500))]
+    slots += [(nlocals + i, cellvars["ob_item"][i], True) for i in range(min(ncells, 100))]
+    out = []
+    for slot, name, is_cell in slots:
+        obj = frame["f_localsplus"][slot]
+        if int(obj) == 0:
+            continue
+        if is_cell and _type_name(obj) == "cell":
+            obj = obj.cast(gdb.lookup_type("PyCellObject").pointer())["ob_ref"]
+            if int(obj) == 0:
+                continue
+        value, type_name = _short_repr(obj)
+        out.append({"name": _unicode(name), "value": value, "type": type_name})
     return out
 
 
