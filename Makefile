@@ -97,6 +97,8 @@ COMPAT_LSP := tests/lsp/test_trust_and_environment.py tests/lsp/test_features.py
 COMPAT_LSP_K := clean_file or typing_errors or unify_return or hover_shows or hover_lists or inlay_hints_for \
   or code_lenses_show or quick_fix_typed_empty or progress_and_status or unusable_numba
 COMPAT_DEBUG := tests/debug/test_dap_session.py tests/debug/test_dap_breakpoints.py tests/debug/test_frames.py
+# On the analysis combinations too, with the system gdb: one mixed session, Python frames under jitted ones.
+COMPAT_DEBUG_ONE := tests/debug/test_dap_session.py::test_python_breakpoint_then_pending_jitted_breakpoint_one_stack
 COMPAT_PYTEST := -m pytest -q -p no:cacheprovider
 
 $(COMPAT)/%.stamp: scripts/compat-venv.sh pyproject.toml | $(STAMPS)
@@ -110,9 +112,10 @@ compat: $(COMPAT_STAMPS)
 test-compat: $(COMPAT_STAMPS) $(STAMPS)/apt
 	@failed=""; \
 	for env in py312-numba0.65 py310-numba0.61; do \
-	  echo "== compat $$env: analysis, record, language server"; \
+	  echo "== compat $$env: analysis, record, language server, one debug session"; \
 	  $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_ANALYSIS) -k "$(COMPAT_ANALYSIS_K)" || failed="$$failed $$env"; \
 	  $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_LSP) -k "$(COMPAT_LSP_K)" || failed="$$failed $$env-lsp"; \
+	  $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_DEBUG_ONE) || failed="$$failed $$env-debug"; \
 	done; \
 	for env in py313-gdb16 py311-gdb18; do \
 	  echo "== compat $$env: debugger with $$($(COMPAT)/$$env/bin/gdb --version | head -1)"; \
