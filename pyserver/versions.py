@@ -39,10 +39,14 @@ class Tested:
 # Every combination `make test` runs (the Makefile's test-compat targets build the same venvs).
 TESTED: tuple[Tested, ...] = (
     Tested("3.11", "0.68.1", "13.1 (Debian 12)", "all suites"),
-    Tested("3.12", "0.65.1", "-", "analysis, language server (compat subset)"),
-    Tested("3.10", "0.61.2", "-", "analysis, language server (compat subset)"),
-    Tested("3.13", "0.68.1", "16.3 (PyPI gdb-for-pwndbg)", "debugger (compat subset)"),
-    Tested("3.11", "0.68.1", "18.1 (PyPI gdb-for-pwndbg)", "debugger (compat subset)"),
+    Tested(
+        "3.12", "0.65.1", "13.1 (Debian 12)", "analysis, record, language server (subsets), one debug session"
+    ),
+    Tested(
+        "3.10", "0.61.2", "13.1 (Debian 12)", "analysis, record, language server (subsets), one debug session"
+    ),
+    Tested("3.13", "0.68.1", "16.3 (PyPI gdb-for-pwndbg)", "debugger (session, breakpoints, frames)"),
+    Tested("3.11", "0.68.1", "18.1 (PyPI gdb-for-pwndbg)", "debugger (session, breakpoints, frames)"),
 )
 
 
