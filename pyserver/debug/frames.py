@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pyserver.debug.brackets import split_top_level
+
 FrameKind = Literal["jit", "wrapper", "dispatcher", "cpython", "python-eval", "other"]
 
 # Itanium builtin codes Numba uses (itanium_mangler.N2CODE), as gdb's demangler prints them.
@@ -103,26 +105,6 @@ def _decode_escapes(text: str) -> str:
     return _ESCAPE_RUN.sub(repl, text)
 
 
-def _split_top_level(text: str, sep: str = ",") -> list[str]:
-    parts: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for char in text:
-        if char in "<([":
-            depth += 1
-        elif char in ">)]":
-            depth -= 1
-        if char == sep and depth == 0:
-            parts.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-    tail = "".join(current).strip()
-    if tail or parts:
-        parts.append(tail)
-    return parts
-
-
 def _matching_close(text: str, open_index: int) -> int:
     """Index of the bracket closing the one at open_index, or -1."""
     pairs = {"(": ")", "<": ">", "[": "]"}
@@ -147,7 +129,7 @@ def c_type_to_numba(text: str) -> str:
     lt = text.find("<")
     if lt > 0 and text.endswith(">") and _matching_close(text, lt) == len(text) - 1:
         head = text[:lt].strip()
-        params = _split_top_level(text[lt + 1 : -1])
+        params = split_top_level(text[lt + 1 : -1])
         if head == "Array" and len(params) == 5 and params[1].isdigit():
             dtype, ndim, layout, mutability, alignment = params
             prefix = ""
@@ -222,7 +204,7 @@ def parse_jit_frame_name(func: str) -> JitFrameName | None:
     while module_parts and module_parts[-1][:1].isupper() and len(module_parts) > 1:
         class_parts.insert(0, module_parts.pop())
     qualified = ".".join([*class_parts, name])
-    raw_args = _split_top_level(args_text) if args_text.strip() else []
+    raw_args = split_top_level(args_text) if args_text.strip() else []
     arg_types = tuple(c_type_to_numba(a) for a in raw_args if a != "void")
     display = f"{name}({', '.join(arg_types)})"
     return JitFrameName(
