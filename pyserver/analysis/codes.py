@@ -99,6 +99,15 @@ CODE_TABLE: dict[str, CodeInfo] = {
         "Fix the error in the message, or guard slow or side-effecting top-level code with "
         "`if __name__ == '__main__':`.",
     ),
+    "not-run": CodeInfo(
+        "Not run by the analysis",
+        "https://docs.python.org/3/library/__main__.html",  # our own concept: the nearest public page
+        "To find the jitted functions without running the program, the analysis runs only the top-level "
+        "statements their definitions need (imports, defs, the constants they read). This statement is "
+        "not one of them, so it never ran: no file written, no plot, no long loop.",
+        'Nothing to fix. If a jitted function needs what this statement makes, set numbaLens.moduleLoading '
+        'to "full" (or `check --loading full`); `"severity": {"not-run": "off"}` hides these hints.',
+    ),
     # --- surprises: code that compiles but does not do what it reads as -------------------------------
     "float-format": CodeInfo(
         "A float formatted inside compiled code",

@@ -564,7 +564,7 @@ class NumbaLensServer(LanguageServer):
         return hover.HoverContext(self.trusted, unavailable, self.scheduler.busy(uri), self.load_failed(uri))
 
 
-NOT_RUN = "not-run"  # the code of the faded hints on top-level statements the analysis did not run
+NOT_RUN = "not-run"  # the code of the faded hints on top-level statements the analysis did not run (codes.py)
 
 
 def not_run_hints(
