@@ -18,23 +18,19 @@ from __future__ import annotations
 
 import glob
 import importlib
-import inspect
-import io
-import operator
 import os
 import pickle
 import re
-import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
-from numba.core import compiler, errors, ir, ir_utils, sigutils, typed_passes, typeinfer, typing
+from numba.core import compiler, errors, ir, ir_utils, sigutils, typeinfer, typing
 from numba.core import types as nbtypes
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import FunctionPass, PassManager, register_pass
@@ -49,6 +45,9 @@ from numba.core.typed_passes import (
 )
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
+
+if TYPE_CHECKING:
+    from pyserver.analysis.numba_api.parfors import ParforFact
 
 NUMBA_VERSION = numba.__version__
 NUMBA_VERSION_TUPLE = tuple(int(p) for p in re.findall(r"\d+", NUMBA_VERSION)[:2])
@@ -211,7 +210,9 @@ def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_rec
 
     def lens_vectorize(ftylist_or_function=(), **kws):  # type: ignore[no-untyped-def]
         if callable(ftylist_or_function) and not isinstance(ftylist_or_function, str):
-            return lens_vectorize((), **kws)(ftylist_or_function)  # bare @vectorize: a lazy DUFunc, recorded too
+            return lens_vectorize((), **kws)(
+                ftylist_or_function
+            )  # bare @vectorize: a lazy DUFunc, recorded too
         sigs = (
             [ftylist_or_function] if isinstance(ftylist_or_function, str) else list(ftylist_or_function or [])
         )
@@ -499,6 +500,16 @@ def is_workspace_dispatcher(value: Any) -> bool:
 
 
 @contextmanager
+def callee_resolver_disabled() -> Iterator[None]:
+    previous = _callee_resolver[0]
+    _callee_resolver[0] = None
+    try:
+        yield
+    finally:
+        _callee_resolver[0] = previous
+
+
+@contextmanager
 def callee_resolver(resolver: CalleeResolver) -> Iterator[None]:
     previous = _callee_resolver[0]
     _callee_resolver[0] = resolver
@@ -710,133 +721,6 @@ def _error_info(exc: BaseException, filename: str) -> ErrorInfo:
     return ErrorInfo(kind, text, line, filename, callee, callee_args)
 
 
-_UNTYPED_NAME = re.compile(r"variable '([^']+)'")
-
-
-def _list_aliases(func_ir: Any, name: str) -> set[str]:
-    """`name` and the variables that hold the same list: plain copies either way, and phi merges of it."""
-    aliases = {name}
-    assigns = [
-        stmt for block in func_ir.blocks.values() for stmt in block.body if isinstance(stmt, ir.Assign)
-    ]
-    changed = True
-    while changed:
-        changed = False
-        for stmt in assigns:
-            value, target = stmt.value, stmt.target.name
-            sources: list[str] = []
-            if isinstance(value, ir.Var):
-                sources = [value.name]
-                if target in aliases and value.name not in aliases:
-                    aliases.add(value.name)
-                    changed = True
-            elif isinstance(value, ir.Expr) and value.op == "phi":
-                sources = [v.name for v in value.incoming_values if isinstance(v, ir.Var)]
-            if target not in aliases and any(s in aliases for s in sources):
-                aliases.add(target)
-                changed = True
-    return aliases
-
-
-def _element_of(ty: Any) -> Any | None:
-    """The element type a value of type `ty` contributes to a list it extends (a list, an array, ...)."""
-    if isinstance(ty, nbtypes.List | nbtypes.ListType):
-        return ty.dtype
-    if isinstance(ty, nbtypes.Array):
-        return ty.dtype if ty.ndim == 1 else None
-    if isinstance(ty, nbtypes.IterableType):
-        return ty.iterator_type.yield_type
-    return None
-
-
-def untyped_list_element(func_ir: Any, typemap: dict[str, Any], name: str) -> Any | None:
-    """The element type the other uses of an untyped empty list give it, from the partial typemap:
-    the first (in source order) `.append(x)`, `.insert(i, x)`, `.extend(xs)`, `values[i] = x` or
-    `values += [x]` whose value Numba did type. None when no use tells (never a guess)."""
-    aliases = _list_aliases(func_ir, name)
-    methods: dict[str, str] = {}  # bound-method variable -> method name
-    found: list[tuple[int, Any]] = []
-    statements = [stmt for block in func_ir.blocks.values() for stmt in block.body]
-    for stmt in statements:
-        if (
-            isinstance(stmt, ir.Assign)
-            and isinstance(stmt.value, ir.Expr)
-            and stmt.value.op == "getattr"
-            and stmt.value.value.name in aliases
-        ):
-            methods[stmt.target.name] = stmt.value.attr
-    for stmt in statements:
-        line = int(stmt.loc.line or 0) if stmt.loc is not None else 0
-        element = None
-        if isinstance(stmt, ir.SetItem | ir.StaticSetItem) and stmt.target.name in aliases:
-            element = typemap.get(stmt.value.name)
-        elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr):
-            expr = stmt.value
-            if expr.op == "call" and expr.func.name in methods:
-                method, args = methods[expr.func.name], expr.args
-                if method == "append" and len(args) == 1:
-                    element = typemap.get(args[0].name)
-                elif method == "insert" and len(args) == 2:
-                    element = typemap.get(args[1].name)
-                elif method == "extend" and len(args) == 1:
-                    element = _element_of(typemap.get(args[0].name))
-            elif (
-                expr.op in ("inplace_binop", "binop")
-                and getattr(expr, "fn", None) in (operator.iadd, operator.add)
-                and expr.lhs.name in aliases
-            ):
-                element = _element_of(typemap.get(expr.rhs.name))
-        if element is not None:
-            found.append((line, element))
-    for _line, element in sorted(found, key=lambda item: item[0]):
-        element = nbtypes.unliteral(element)
-        if isinstance(element, nbtypes.Type) and element.is_precise():
-            return element
-    # No use here tells: a jitted function the list is passed to may fill it.
-    for stmt in statements:
-        if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call"):
-            continue
-        expr = stmt.value
-        callee = getattr(typemap.get(expr.func.name), "dispatcher", None)
-        positions = [i for i, arg in enumerate(expr.args) if arg.name in aliases]
-        if callee is None or len(positions) != 1 or expr.kws or expr.vararg is not None:
-            continue
-        element = callee_list_element(callee, [typemap.get(arg.name) for arg in expr.args], positions[0])
-        if element is not None:
-            return element
-    return None
-
-
-_list_probe_depth = [0]
-
-
-def callee_list_element(dispatcher: Any, arg_types: list[Any], position: int) -> Any | None:
-    """What a jitted callee puts into the list passed at `position`: the callee typed with that argument
-    as an untyped reflected list (a variant: inference only, and it fails, but its partial typemap
-    types what is appended). None when the other arguments are not known or nothing tells."""
-    if _list_probe_depth[0] >= 3:
-        return None
-    others = [ty for index, ty in enumerate(arg_types) if index != position]
-    if any(ty is None or not isinstance(ty, nbtypes.Type) or not ty.is_precise() for ty in others):
-        return None
-    try:
-        params = list(inspect.signature(dispatcher.py_func).parameters)
-    except (TypeError, ValueError):
-        return None
-    if position >= len(params):
-        return None
-    args = list(arg_types)
-    args[position] = nbtypes.List(nbtypes.undefined, reflected=True)
-    _list_probe_depth[0] += 1
-    try:
-        probe = infer(dispatcher, tuple(args), None, list_param=params[position])
-    except Exception:
-        return None
-    finally:
-        _list_probe_depth[0] -= 1
-    return probe.list_element
-
-
 @register_pass(mutates_CFG=True, analysis_only=False)
 class LensTypeInference(FunctionPass):
     """Numba's type inference, keeping the partial typemap and every propagation error."""
@@ -879,6 +763,8 @@ class LensTypeInference(FunctionPass):
                 result.errors.append(_error_info(exc, filename))
         state.typemap = typemap or {}
         state.calltypes = calltypes or {}
+        from pyserver.analysis.numba_api.containers import _UNTYPED_NAME, untyped_list_element
+
         list_param = getattr(state, "lens_list_param", None)
         if list_param is not None:
             result.list_element = untyped_list_element(state.func_ir, state.typemap, list_param)
@@ -935,6 +821,8 @@ class _LensPipeline(CompilerBase):
             if not self.state.flags.no_rewrites:
                 pm.add_pass(NopythonRewrites, "nopython rewrites")
             pm.add_pass(ParforPass, "convert to parfors")
+            from pyserver.analysis.numba_api.parfors import LensParforReport  # imports this module
+
             pm.add_pass(LensParforReport, "numba-lens: parfor fusion and report")
         pm.add_pass(LensFinish, "numba-lens: stop before lowering")
         pm.finalize()
@@ -1014,498 +902,3 @@ def infer(
     ]
     result.elapsed_ms = (time.perf_counter() - started) * 1000.0
     return result
-
-
-# --------------------------------------------------------------------------------------------------
-# Object mode (forceobj=True): a real compile with generic object types, to list lifted loops
-
-
-@dataclass
-class ObjectModeResult:
-    lifted_lines: list[int]
-    error: ErrorInfo | None
-    elapsed_ms: float
-
-
-def compile_object_mode(dispatcher: Any, nargs: int) -> ObjectModeResult:
-    started = time.perf_counter()
-    filename = dispatcher.py_func.__code__.co_filename
-    args = (nbtypes.pyobject,) * nargs
-    lines: list[int] = []
-    error = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            dispatcher.compile(args)
-            cres = dispatcher.overloads[args]
-            for lifted in getattr(cres, "lifted", ()) or ():
-                loc = lifted.func_ir.loc
-                lines.append(_first_loop_line(lifted.func_ir) or int(loc.line))
-        except Exception as exc:
-            error = _error_info(exc, filename)
-            if error.kind == "other" and not isinstance(exc, errors.NumbaError):
-                # Numba's own compiler crashed (e.g. loop lifting on Python >= 3.12 in some releases):
-                # kind "other", never the user's typing error; the exception's type says what it was.
-                error.text = f"{type(exc).__name__}: {error.text}"
-    return ObjectModeResult(sorted(set(lines)), error, (time.perf_counter() - started) * 1000.0)
-
-
-def _first_loop_line(func_ir: Any) -> int | None:
-    lines = [stmt.loc.line for block in func_ir.blocks.values() for stmt in block.body if stmt.loc.line]
-    return min(lines) if lines else None
-
-
-# --------------------------------------------------------------------------------------------------
-# IR views: the only place a full compile runs on demand
-
-
-def compile_for_view(dispatcher: Any, args: tuple[Any, ...]) -> Any:
-    """A real compile (LLVM included) of a fresh debug-info dispatcher, for the source-line maps."""
-    nb_decorators: Any = importlib.import_module("numba.core.decorators")
-    options = dict(dispatcher.targetoptions)
-    options["debug"] = True
-    # Numba's own factory, not the recording hook: this dispatcher must not replace the recorded one.
-    factory = _hooks.get("original_jit_factory", nb_decorators._jit)
-    fresh = factory(None, dict(dispatcher.locals), "cpu", False, options)(dispatcher.py_func)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with callee_resolver_disabled():
-            fresh.compile(args)
-    return fresh
-
-
-@contextmanager
-def callee_resolver_disabled() -> Iterator[None]:
-    previous = _callee_resolver[0]
-    _callee_resolver[0] = None
-    try:
-        yield
-    finally:
-        _callee_resolver[0] = previous
-
-
-def view_types(fresh: Any, args: tuple[Any, ...]) -> str:
-    buffer = io.StringIO()
-    fresh.inspect_types(file=buffer, signature=args)
-    return buffer.getvalue()
-
-
-def view_numba_ir(fresh: Any, args: tuple[Any, ...]) -> tuple[str, dict[int, list[int]]]:
-    cres = fresh.overloads[args]
-    blocks = cres.type_annotation.blocks
-    typemap = cres.type_annotation.typemap
-    out: list[str] = []
-    line_map: dict[int, list[int]] = {}
-    for label in sorted(blocks):
-        block = blocks[label]
-        out.append(f"label {label}:")
-        for stmt in block.body:
-            text = f"    {stmt}"
-            if isinstance(stmt, ir.Assign) and stmt.target.name in typemap:
-                text += f"  :: {typemap[stmt.target.name]}"
-            if stmt.loc is not None and stmt.loc.line:
-                line_map.setdefault(int(stmt.loc.line), []).append(len(out))
-            out.append(text)
-    return "\n".join(out) + "\n", line_map
-
-
-def view_llvm(fresh: Any, args: tuple[Any, ...]) -> str:
-    text: str = fresh.inspect_llvm(args)
-    return text
-
-
-def view_asm(fresh: Any, args: tuple[Any, ...]) -> str:
-    text: str = fresh.inspect_asm(args)
-    return text
-
-
-def python_version_tag() -> str:
-    return f"py{sys.version_info[0]}{sys.version_info[1]}"
-
-
-# --------------------------------------------------------------------------------------------------
-# Python callers (python_callers.py): a slice of a Python caller, typed by inference; nothing runs
-
-
-@dataclass
-class SliceTyping:
-    """The types Numba infers for a synthetic function made of a caller's slice (nothing executed)."""
-
-    types: dict[str, Any]  # variable name -> type (None: undecided)
-    # variable -> the unliteral types of the values assigned to it, where they differ (a branch or a
-    # loop that gives it different types: Numba unifies them, Python keeps one of them)
-    conflicts: dict[str, list[str]]
-    # variables read by an operator mixing a narrow dtype (float32, int32, uint8, ...) with another
-    # type: NumPy 2's promotion and Numba's may differ there
-    mixed_narrow: set[str]
-    error: str | None  # why nothing could be typed (an error of Numba's front end), else None
-    elapsed_ms: float
-
-
-_WIDE_DTYPES = ("int64", "float64", "complex128", "bool")
-
-
-def value_type(value: Any) -> Any | None:
-    """Numba's type of a global value as a jitted function would see it, or None if it has none."""
-    try:
-        return cpu_target.typing_context.resolve_value_type(value)
-    except Exception:
-        return None
-
-
-# Operations on narrow dtypes (float32, int32, uint8, ...) whose result dtype NumPy 2 and Numba agree on
-# (checked against NumPy: reductions, copies, reshapes); any other operation on them may differ (a.std(),
-# np.sqrt(uint8): float32 in Numba, float16 in NumPy; a + 1.5 on float32 ...).
-_NARROW_SAFE = {
-    "sum", "mean", "min", "max", "prod", "cumsum", "cumprod", "argmax", "argmin", "astype", "copy",
-    "reshape", "ravel", "flatten", "transpose", "ascontiguousarray", "zeros_like", "ones_like",
-    "empty_like", "len", "abs", "absolute", "isnan", "isfinite", "any", "all", "sort", "argsort",
-    "nonzero", "count_nonzero",
-}  # fmt: skip
-
-
-def _callee_name(fnty: Any) -> str:
-    key = getattr(fnty, "typing_key", None)
-    name = key if isinstance(key, str) else getattr(key, "__name__", str(key))
-    return str(name).rsplit(".", 1)[-1]
-
-
-def _python_and_numba_may_differ(expr: Any, typemap: dict[str, Any]) -> bool:
-    """Could Python compute a value of another type than Numba types this expression as (in a caller)?"""
-    if expr.op in ("binop", "inplace_binop", "unary"):
-        operands = [expr.value] if expr.op == "unary" else [expr.lhs, expr.rhs]
-        dtypes = {_dtype_of(typemap.get(v.name)) for v in operands}
-        narrow = any(d not in _WIDE_DTYPES for d in dtypes)
-        return (len(dtypes) > 1 and narrow) or (expr.op == "unary" and (narrow or "bool" in dtypes))
-    if expr.op == "build_set":  # Python keeps each item's type; Numba unifies them
-        return len({str(nbtypes.unliteral(typemap.get(v.name))) for v in expr.items}) > 1
-    if expr.op != "call":
-        return False
-    fnty = typemap.get(expr.func.name)
-    if isinstance(fnty, nbtypes.Dispatcher):  # a jitted function: at run time Numba computes it too
-        return False
-    name = _callee_name(fnty)
-    args = [typemap.get(v.name) for v in [*expr.args, *(v for _k, v in expr.kws)]]
-    receiver = [fnty.this] if isinstance(fnty, nbtypes.BoundFunction) else []
-    if name in ("max", "min") and isinstance(fnty, nbtypes.Function):  # max(3, 2.5) is 3 in Python
-        return len({str(nbtypes.unliteral(a)) for a in args}) > 1
-    return any(_dtype_of(a) not in (None, *_WIDE_DTYPES) for a in receiver + args) and name not in _NARROW_SAFE
-
-
-def _unliteral_text(ty: Any) -> str:
-    return "?" if ty is None else str(nbtypes.unliteral(ty))
-
-
-def _bound_receivers(func_ir: Any, bound: str) -> set[str]:
-    """The variables whose method the variable `bound` is (`$m = getattr(values, append)`)."""
-    found = set()
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            if isinstance(stmt, ir.Assign) and stmt.target.name == bound:
-                value = stmt.value
-                if isinstance(value, ir.Expr) and value.op == "getattr":
-                    found.add(value.value.name)
-    return found
-
-
-def _dtype_of(ty: Any) -> str | None:
-    """The dtype that promotion sees; boolean arrays count as narrow (np.sqrt of one is float16 in NumPy)."""
-    if isinstance(ty, nbtypes.Array):
-        return "bool[]" if isinstance(ty.dtype, nbtypes.Boolean) else str(ty.dtype)
-    if isinstance(ty, nbtypes.Number | nbtypes.Boolean):
-        return str(nbtypes.unliteral(ty))
-    return None
-
-
-def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
-    """Front end + partial type inference of `py_func` (a slice compiled from a caller's statements):
-    its typemap, and where Python's run-time types could differ from Numba's unified ones."""
-    started = time.perf_counter()
-    try:
-        func_ir = compiler.run_frontend(py_func)
-        state = typed_passes.type_inference_stage(
-            cpu_target.typing_context, cpu_target.target_context, func_ir, arg_types, None, raise_errors=False
-        )
-    except Exception as exc:  # an unsupported opcode, an untyped global: the slice gives nothing
-        return SliceTyping({}, {}, set(), f"{type(exc).__name__}: {exc}".splitlines()[0], 0.0)
-    typemap, calltypes = state.typemap, state.calltypes
-    assigned: dict[str, set[str]] = {}
-    mixed: set[str] = set()
-    unknown = 0
-    # list variable -> the types of the items put into it (a display, append/insert/extend, setitem):
-    # Python keeps each item's type, Numba unifies them into one.
-    items: dict[str, set[str]] = {}
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            if isinstance(stmt, ir.SetItem) and isinstance(typemap.get(stmt.target.name), nbtypes.List):
-                items.setdefault(stmt.target.name, set()).add(_unliteral_text(typemap.get(stmt.value.name)))
-            if not isinstance(stmt, ir.Assign):
-                continue
-            target = stmt.target.name
-            if not target.startswith("$"):
-                ty = _assigned_type(stmt.value, typemap, calltypes)
-                if ty is None:
-                    unknown += 1  # each unknown value may differ from every other one
-                text = f"?{unknown}" if ty is None else str(nbtypes.unliteral(ty))
-                assigned.setdefault(target, set()).add(text)
-            expr = stmt.value
-            if not isinstance(expr, ir.Expr):
-                continue
-            if _python_and_numba_may_differ(expr, typemap):
-                mixed.add(target)
-            if expr.op == "build_list":
-                items.setdefault(target, set()).update(_unliteral_text(typemap.get(v.name)) for v in expr.items)
-            fnty = typemap.get(expr.func.name) if expr.op == "call" else None
-            if isinstance(fnty, nbtypes.BoundFunction) and isinstance(fnty.this, nbtypes.List) and expr.args:
-                name = _callee_name(fnty)
-                added = typemap.get(expr.args[-1].name)
-                if name == "extend":
-                    added = getattr(added, "dtype", None)
-                if name in ("append", "insert", "extend"):
-                    for receiver in _bound_receivers(func_ir, expr.func.name):
-                        items.setdefault(receiver, set()).add(_unliteral_text(added))
-    # Temporaries stand for the user variables they are assigned to: follow `x = $t` back.
-    sources: dict[str, set[str]] = {}
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            if isinstance(stmt, ir.Assign):
-                value = stmt.value
-                if isinstance(value, ir.Var):
-                    reads = {value.name}
-                else:
-                    reads = {v.name for v in value.list_vars()} if hasattr(value, "list_vars") else set()
-                sources.setdefault(stmt.target.name, set()).update(reads)
-    mixed_users = set()
-    for name in typemap:
-        if name.startswith("$"):
-            continue
-        seen, stack = set(), [name]
-        put: set[str] = set()
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            put |= items.get(current, set())
-            if current in mixed or len(put) > 1:
-                mixed_users.add(name)
-                break
-            stack.extend(sources.get(current, ()))
-    return SliceTyping(
-        types={name: ty for name, ty in typemap.items() if not name.startswith("$")},
-        conflicts={name: sorted(types) for name, types in assigned.items() if len(types) > 1},
-        mixed_narrow=mixed_users,
-        error=None,
-        elapsed_ms=(time.perf_counter() - started) * 1000.0,
-    )
-
-
-def _assigned_type(value: Any, typemap: dict[str, Any], calltypes: dict[Any, Any]) -> Any | None:
-    """The type of one value assigned to a variable (not the variable's type, which Numba unifies)."""
-    try:
-        if isinstance(value, ir.Var):
-            return typemap.get(value.name)
-        if isinstance(value, ir.Const | ir.Global | ir.FreeVar):
-            return value_type(value.value)
-        if isinstance(value, ir.Expr):
-            signature = calltypes.get(value)
-            if signature is not None:
-                return signature.return_type
-            if value.op == "getattr":
-                return cpu_target.typing_context.resolve_getattr(typemap[value.value.name], value.attr)
-    except Exception:
-        return None
-    return None
-
-
-def dispatcher_arg_type(ty: Any) -> Any | None:
-    """The type the dispatcher would see at run time for a value Numba typed as `ty` in Python code:
-    literals to their base types, lists to reflected lists, tuples element-wise; None for anything the
-    dispatcher might type differently or cannot take (arrays not sure to be C-contiguous, dicts,
-    functions, modules, imprecise types)."""
-    if ty is None or not isinstance(ty, nbtypes.Type):
-        return None
-    ty = nbtypes.unliteral(ty)
-    if isinstance(ty, nbtypes.Array):
-        # Only C is sure: an array Numba types F or A may be C-contiguous at run time (a slice that
-        # covers a whole axis, a dimension of length 1), and the dispatcher then compiles for C.
-        return ty if ty.is_precise() and ty.layout == "C" else None
-    if isinstance(ty, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex):
-        return ty
-    if isinstance(ty, nbtypes.NoneType | nbtypes.UnicodeType | nbtypes.NPDatetime | nbtypes.NPTimedelta):
-        return ty
-    if isinstance(ty, nbtypes.BaseTuple):
-        items = [dispatcher_arg_type(t) for t in ty.types]  # type: ignore[attr-defined]
-        if any(t is None for t in items):
-            return None
-        return nbtypes.BaseTuple.from_types(items)  # type: ignore[no-any-return]
-    if isinstance(ty, nbtypes.List) and not isinstance(ty, nbtypes.ListType):
-        item = dispatcher_arg_type(ty.dtype)
-        if item is None or not isinstance(item, nbtypes.Number | nbtypes.Boolean | nbtypes.Array):
-            return None
-        return nbtypes.List(item, reflected=True)
-    if isinstance(ty, nbtypes.ClassInstanceType):
-        return ty
-    return None
-
-
-def array_layout_undecided(ty: Any) -> bool:
-    """An array whose layout at run time depends on its shape and strides (Numba typed it F or A)."""
-    return isinstance(ty, nbtypes.Array) and ty.layout != "C"
-
-
-def fold_call_types(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[Any, ...] | None:
-    """The signature the dispatcher compiles for a call with these types (defaults folded as Omitted)."""
-    try:
-        _pysig, folded = dispatcher._compiler.fold_argument_types(args, kws)
-    except Exception:  # too many or too few arguments, an unknown keyword: the call would fail
-        return None
-    return tuple(folded)
-
-
-def boolean_type() -> Any:
-    return nbtypes.boolean
-
-
-def constant_type(value: Any) -> Any | None:
-    """The type the dispatcher gives a constant (a parameter's default): typeof, or None."""
-    try:
-        return numba.typeof(value)
-    except Exception:
-        return None
-
-
-# --------------------------------------------------------------------------------------------------
-# The parallel report (issue 16): after ParforPass, run parfor fusion and read Numba's own parfor
-# diagnostics (the data behind `parallel_diagnostics(level=...)`), without lowering. Hoisting is decided
-# during lowering, so it is not part of this report.
-
-
-@dataclass
-class ParforFact:
-    """One parallel region (a parfor) after fusion."""
-
-    id: int
-    line: int  # 1-based line in the function's file (for a NumPy call: the call's line)
-    what: str  # "prange loop", "array expression ((a mul 2.0) add 1.0)", "np.sum", ...
-    fused: list[tuple[int, str]] = field(default_factory=list)  # (line, what) of the parfors fused into it
-    serial: list[tuple[int, str]] = field(default_factory=list)  # nested parfors that run serially in it
-    not_fused: list[tuple[int, str]] = field(default_factory=list)  # (line of the other parfor, Numba's reason)
-    # Allocations in the region's body that lowering moves out of the loop (once per thread, not per
-    # iteration), and those it keeps inside with Numba's reason: (line, variable or "an array"[, reason]).
-    hoisted: list[tuple[int, str]] = field(default_factory=list)
-    not_hoisted: list[tuple[int, str, str]] = field(default_factory=list)
-
-
-def _parfor_what(pattern: Any) -> str:
-    if isinstance(pattern, tuple) and pattern and pattern[0] == "prange":
-        if len(pattern) > 2 and pattern[1] == "internal" and isinstance(pattern[2], tuple):
-            name, module = pattern[2][0] if isinstance(pattern[2][0], tuple) else (pattern[2][0], "")
-            return f"np.{name}" if module == "numpy" else str(name)
-        return "prange loop"
-    if isinstance(pattern, tuple) and len(pattern) > 1 and pattern[1] == "NumPy mapping":
-        return "np." + str(pattern[0]).removesuffix(" function")  # ('zeros function', 'NumPy mapping')
-    return str(pattern)
-
-
-def _allocation(stmt: Any, typemap: dict[str, Any]) -> str | None:
-    """The variable an array-allocating call assigns, for the hoisting report; None for anything else."""
-    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call"):
-        return None
-    if not isinstance(typemap.get(stmt.target.name), nbtypes.Array):
-        return None
-    name = stmt.target.name
-    return "an array" if name.startswith("$") or name.startswith("_") else source_name(name)
-
-
-def _hoisting(state: Any) -> dict[int, tuple[list[tuple[int, str]], list[tuple[int, str, str]]]]:
-    """What parfor lowering would hoist out of each region, decided as lowering does (Numba's `hoist`)
-    on the parfor bodies after ParforPreLoweringPass. The IR is thrown away after this pipeline."""
-    from numba.parfors import parfor_lowering
-    from numba.parfors.parfor import Parfor
-
-    typed_passes.ParforPreLoweringPass().run_pass(state)
-    filename = state.func_ir.loc.filename
-    found: dict[int, tuple[list[tuple[int, str]], list[tuple[int, str, str]]]] = {}
-    for block in state.func_ir.blocks.values():
-        for stmt in block.body:
-            if not isinstance(stmt, Parfor) or stmt.params is None:
-                continue
-            body = stmt.loop_body
-            wrapped = parfor_lowering.wrap_loop_body(body)
-            try:
-                hoisted, not_hoisted = parfor_lowering.hoist(stmt.params, body, state.typemap, wrapped)
-            finally:
-                parfor_lowering.unwrap_loop_body(body)
-            moved = []
-            for inst in hoisted:
-                name = _allocation(inst, state.typemap)
-                if name is not None and inst.loc.filename == filename:
-                    moved.append((int(inst.loc.line), name))
-            kept = []
-            for inst, reason in not_hoisted:
-                name = _allocation(inst, state.typemap)
-                if name is not None and inst.loc.filename == filename:
-                    kept.append((int(inst.loc.line), name, str(reason)))
-            found[stmt.id] = (moved, kept)
-    return found
-
-
-def _parfor_line(parfor: Any, filename: str) -> int:
-    pattern = parfor.patterns[0] if parfor.patterns else None
-    if isinstance(pattern, tuple) and len(pattern) > 2 and isinstance(pattern[2], tuple):
-        loc = pattern[2][1] if len(pattern[2]) > 1 else None
-        if loc is not None and getattr(loc, "filename", None) == filename and loc.line:
-            return int(loc.line)
-    return int(parfor.loc.line or 0)
-
-
-def parfor_facts(diagnostics: Any, func_ir: Any) -> list[ParforFact]:
-    from numba.parfors.parfor import Parfor
-
-    filename = func_ir.loc.filename
-    initial = {p.id: p for p in getattr(diagnostics, "initial_parfors", [])}
-    described = {i: (_parfor_line(p, filename), _parfor_what(p.patterns[0])) for i, p in initial.items()}
-    facts: list[ParforFact] = []
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            if not isinstance(stmt, Parfor):
-                continue
-            line, what = described.get(stmt.id, (_parfor_line(stmt, filename), _parfor_what(stmt.patterns[0])))
-            fact = ParforFact(stmt.id, line, what)
-            fact.fused = [described[i] for i in diagnostics.fusion_info.get(stmt.id, []) if i in described]
-            fact.serial = [described[i] for i in diagnostics.nested_fusion_info.get(stmt.id, []) if i in described]
-            facts.append(fact)
-    by_id = {fact.id: fact for fact in facts}
-    for report in getattr(diagnostics, "fusion_reports", []):
-        message = str(report.message).strip().lstrip("- ")
-        if "fusion succeeded" in message or report.first not in by_id or report.second not in described:
-            continue
-        by_id[report.first].not_fused.append((described[report.second][0], message))
-    return sorted(facts, key=lambda f: f.line)
-
-
-@register_pass(mutates_CFG=True, analysis_only=False)
-class LensParforReport(FunctionPass):
-    """Parfor fusion as Numba's pipeline runs it, then the report; a failure leaves the report empty."""
-
-    _name = "numba_lens_parfor_report"
-
-    def __init__(self) -> None:
-        FunctionPass.__init__(self)
-
-    def run_pass(self, state: Any) -> bool:
-        result: Inference = state.lens_result
-        try:
-            typed_passes.ParforFusionPass().run_pass(state)
-            result.parallel = parfor_facts(state.parfor_diagnostics, state.func_ir)
-        except Exception:  # a fusion failure on odd code must not hide the function's types
-            result.parallel = None
-            return True
-        try:
-            hoisting = _hoisting(state)
-        except Exception:  # the report stays without hoisting rather than failing
-            return True
-        for fact in result.parallel:
-            fact.hoisted, fact.not_hoisted = hoisting.get(fact.id, ([], []))
-        return True

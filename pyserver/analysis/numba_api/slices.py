@@ -1,0 +1,270 @@
+"""Typing a slice of a Python caller with Numba's inference (the python-caller source); nothing runs.
+
+Part of the numba_api fence (see its __init__): Numba internals live only in this package.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+from numba.core import compiler, ir, typed_passes
+from numba.core import types as nbtypes
+from numba.core.registry import cpu_target
+
+# --------------------------------------------------------------------------------------------------
+# Python callers (python_callers.py): a slice of a Python caller, typed by inference; nothing runs
+
+
+@dataclass
+class SliceTyping:
+    """The types Numba infers for a synthetic function made of a caller's slice (nothing executed)."""
+
+    types: dict[str, Any]  # variable name -> type (None: undecided)
+    # variable -> the unliteral types of the values assigned to it, where they differ (a branch or a
+    # loop that gives it different types: Numba unifies them, Python keeps one of them)
+    conflicts: dict[str, list[str]]
+    # variables read by an operator mixing a narrow dtype (float32, int32, uint8, ...) with another
+    # type: NumPy 2's promotion and Numba's may differ there
+    mixed_narrow: set[str]
+    error: str | None  # why nothing could be typed (an error of Numba's front end), else None
+    elapsed_ms: float
+
+
+_WIDE_DTYPES = ("int64", "float64", "complex128", "bool")
+
+
+def value_type(value: Any) -> Any | None:
+    """Numba's type of a global value as a jitted function would see it, or None if it has none."""
+    try:
+        return cpu_target.typing_context.resolve_value_type(value)
+    except Exception:
+        return None
+
+
+# Operations on narrow dtypes (float32, int32, uint8, ...) whose result dtype NumPy 2 and Numba agree on
+# (checked against NumPy: reductions, copies, reshapes); any other operation on them may differ (a.std(),
+# np.sqrt(uint8): float32 in Numba, float16 in NumPy; a + 1.5 on float32 ...).
+_NARROW_SAFE = {
+    "sum", "mean", "min", "max", "prod", "cumsum", "cumprod", "argmax", "argmin", "astype", "copy",
+    "reshape", "ravel", "flatten", "transpose", "ascontiguousarray", "zeros_like", "ones_like",
+    "empty_like", "len", "abs", "absolute", "isnan", "isfinite", "any", "all", "sort", "argsort",
+    "nonzero", "count_nonzero",
+}  # fmt: skip
+
+
+def _callee_name(fnty: Any) -> str:
+    key = getattr(fnty, "typing_key", None)
+    name = key if isinstance(key, str) else getattr(key, "__name__", str(key))
+    return str(name).rsplit(".", 1)[-1]
+
+
+def _python_and_numba_may_differ(expr: Any, typemap: dict[str, Any]) -> bool:
+    """Could Python compute a value of another type than Numba types this expression as (in a caller)?"""
+    if expr.op in ("binop", "inplace_binop", "unary"):
+        operands = [expr.value] if expr.op == "unary" else [expr.lhs, expr.rhs]
+        dtypes = {_dtype_of(typemap.get(v.name)) for v in operands}
+        narrow = any(d not in _WIDE_DTYPES for d in dtypes)
+        return (len(dtypes) > 1 and narrow) or (expr.op == "unary" and (narrow or "bool" in dtypes))
+    if expr.op == "build_set":  # Python keeps each item's type; Numba unifies them
+        return len({str(nbtypes.unliteral(typemap.get(v.name))) for v in expr.items}) > 1
+    if expr.op != "call":
+        return False
+    fnty = typemap.get(expr.func.name)
+    if isinstance(fnty, nbtypes.Dispatcher):  # a jitted function: at run time Numba computes it too
+        return False
+    name = _callee_name(fnty)
+    args = [typemap.get(v.name) for v in [*expr.args, *(v for _k, v in expr.kws)]]
+    receiver = [fnty.this] if isinstance(fnty, nbtypes.BoundFunction) else []
+    if name in ("max", "min") and isinstance(fnty, nbtypes.Function):  # max(3, 2.5) is 3 in Python
+        return len({str(nbtypes.unliteral(a)) for a in args}) > 1
+    return (
+        any(_dtype_of(a) not in (None, *_WIDE_DTYPES) for a in receiver + args) and name not in _NARROW_SAFE
+    )
+
+
+def _unliteral_text(ty: Any) -> str:
+    return "?" if ty is None else str(nbtypes.unliteral(ty))
+
+
+def _bound_receivers(func_ir: Any, bound: str) -> set[str]:
+    """The variables whose method the variable `bound` is (`$m = getattr(values, append)`)."""
+    found = set()
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign) and stmt.target.name == bound:
+                value = stmt.value
+                if isinstance(value, ir.Expr) and value.op == "getattr":
+                    found.add(value.value.name)
+    return found
+
+
+def _dtype_of(ty: Any) -> str | None:
+    """The dtype that promotion sees; boolean arrays count as narrow (np.sqrt of one is float16 in NumPy)."""
+    if isinstance(ty, nbtypes.Array):
+        return "bool[]" if isinstance(ty.dtype, nbtypes.Boolean) else str(ty.dtype)
+    if isinstance(ty, nbtypes.Number | nbtypes.Boolean):
+        return str(nbtypes.unliteral(ty))
+    return None
+
+
+def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
+    """Front end + partial type inference of `py_func` (a slice compiled from a caller's statements):
+    its typemap, and where Python's run-time types could differ from Numba's unified ones."""
+    started = time.perf_counter()
+    try:
+        func_ir = compiler.run_frontend(py_func)
+        state = typed_passes.type_inference_stage(
+            cpu_target.typing_context, cpu_target.target_context, func_ir, arg_types, None, raise_errors=False
+        )
+    except Exception as exc:  # an unsupported opcode, an untyped global: the slice gives nothing
+        return SliceTyping({}, {}, set(), f"{type(exc).__name__}: {exc}".splitlines()[0], 0.0)
+    typemap, calltypes = state.typemap, state.calltypes
+    assigned: dict[str, set[str]] = {}
+    mixed: set[str] = set()
+    unknown = 0
+    # list variable -> the types of the items put into it (a display, append/insert/extend, setitem):
+    # Python keeps each item's type, Numba unifies them into one.
+    items: dict[str, set[str]] = {}
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.SetItem) and isinstance(typemap.get(stmt.target.name), nbtypes.List):
+                items.setdefault(stmt.target.name, set()).add(_unliteral_text(typemap.get(stmt.value.name)))
+            if not isinstance(stmt, ir.Assign):
+                continue
+            target = stmt.target.name
+            if not target.startswith("$"):
+                ty = _assigned_type(stmt.value, typemap, calltypes)
+                if ty is None:
+                    unknown += 1  # each unknown value may differ from every other one
+                text = f"?{unknown}" if ty is None else str(nbtypes.unliteral(ty))
+                assigned.setdefault(target, set()).add(text)
+            expr = stmt.value
+            if not isinstance(expr, ir.Expr):
+                continue
+            if _python_and_numba_may_differ(expr, typemap):
+                mixed.add(target)
+            if expr.op == "build_list":
+                items.setdefault(target, set()).update(
+                    _unliteral_text(typemap.get(v.name)) for v in expr.items
+                )
+            fnty = typemap.get(expr.func.name) if expr.op == "call" else None
+            if isinstance(fnty, nbtypes.BoundFunction) and isinstance(fnty.this, nbtypes.List) and expr.args:
+                name = _callee_name(fnty)
+                added = typemap.get(expr.args[-1].name)
+                if name == "extend":
+                    added = getattr(added, "dtype", None)
+                if name in ("append", "insert", "extend"):
+                    for receiver in _bound_receivers(func_ir, expr.func.name):
+                        items.setdefault(receiver, set()).add(_unliteral_text(added))
+    # Temporaries stand for the user variables they are assigned to: follow `x = $t` back.
+    sources: dict[str, set[str]] = {}
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign):
+                value = stmt.value
+                if isinstance(value, ir.Var):
+                    reads = {value.name}
+                else:
+                    reads = {v.name for v in value.list_vars()} if hasattr(value, "list_vars") else set()
+                sources.setdefault(stmt.target.name, set()).update(reads)
+    mixed_users = set()
+    for name in typemap:
+        if name.startswith("$"):
+            continue
+        seen, stack = set(), [name]
+        put: set[str] = set()
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            put |= items.get(current, set())
+            if current in mixed or len(put) > 1:
+                mixed_users.add(name)
+                break
+            stack.extend(sources.get(current, ()))
+    return SliceTyping(
+        types={name: ty for name, ty in typemap.items() if not name.startswith("$")},
+        conflicts={name: sorted(types) for name, types in assigned.items() if len(types) > 1},
+        mixed_narrow=mixed_users,
+        error=None,
+        elapsed_ms=(time.perf_counter() - started) * 1000.0,
+    )
+
+
+def _assigned_type(value: Any, typemap: dict[str, Any], calltypes: dict[Any, Any]) -> Any | None:
+    """The type of one value assigned to a variable (not the variable's type, which Numba unifies)."""
+    try:
+        if isinstance(value, ir.Var):
+            return typemap.get(value.name)
+        if isinstance(value, ir.Const | ir.Global | ir.FreeVar):
+            return value_type(value.value)
+        if isinstance(value, ir.Expr):
+            signature = calltypes.get(value)
+            if signature is not None:
+                return signature.return_type
+            if value.op == "getattr":
+                return cpu_target.typing_context.resolve_getattr(typemap[value.value.name], value.attr)
+    except Exception:
+        return None
+    return None
+
+
+def dispatcher_arg_type(ty: Any) -> Any | None:
+    """The type the dispatcher would see at run time for a value Numba typed as `ty` in Python code:
+    literals to their base types, lists to reflected lists, tuples element-wise; None for anything the
+    dispatcher might type differently or cannot take (arrays not sure to be C-contiguous, dicts,
+    functions, modules, imprecise types)."""
+    if ty is None or not isinstance(ty, nbtypes.Type):
+        return None
+    ty = nbtypes.unliteral(ty)
+    if isinstance(ty, nbtypes.Array):
+        # Only C is sure: an array Numba types F or A may be C-contiguous at run time (a slice that
+        # covers a whole axis, a dimension of length 1), and the dispatcher then compiles for C.
+        return ty if ty.is_precise() and ty.layout == "C" else None
+    if isinstance(ty, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex):
+        return ty
+    if isinstance(ty, nbtypes.NoneType | nbtypes.UnicodeType | nbtypes.NPDatetime | nbtypes.NPTimedelta):
+        return ty
+    if isinstance(ty, nbtypes.BaseTuple):
+        items = [dispatcher_arg_type(t) for t in ty.types]  # type: ignore[attr-defined]
+        if any(t is None for t in items):
+            return None
+        return nbtypes.BaseTuple.from_types(items)  # type: ignore[no-any-return]
+    if isinstance(ty, nbtypes.List) and not isinstance(ty, nbtypes.ListType):
+        item = dispatcher_arg_type(ty.dtype)
+        if item is None or not isinstance(item, nbtypes.Number | nbtypes.Boolean | nbtypes.Array):
+            return None
+        return nbtypes.List(item, reflected=True)
+    if isinstance(ty, nbtypes.ClassInstanceType):
+        return ty
+    return None
+
+
+def array_layout_undecided(ty: Any) -> bool:
+    """An array whose layout at run time depends on its shape and strides (Numba typed it F or A)."""
+    return isinstance(ty, nbtypes.Array) and ty.layout != "C"
+
+
+def fold_call_types(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The signature the dispatcher compiles for a call with these types (defaults folded as Omitted)."""
+    try:
+        _pysig, folded = dispatcher._compiler.fold_argument_types(args, kws)
+    except Exception:  # too many or too few arguments, an unknown keyword: the call would fail
+        return None
+    return tuple(folded)
+
+
+def boolean_type() -> Any:
+    return nbtypes.boolean
+
+
+def constant_type(value: Any) -> Any | None:
+    """The type the dispatcher gives a constant (a parameter's default): typeof, or None."""
+    try:
+        return numba.typeof(value)
+    except Exception:
+        return None
