@@ -77,6 +77,7 @@ class Sampler:
         self.exit_status: int | None = None  # the root's wait status, when the sampler reaped it
         self._stopper = ThreadStop()
         self._last_refresh = 0.0
+        self._folder_stamp = 0
         self._states_fresh = False
         self.held_s = 0.0  # time threads spent stopped by the sampler (from the stop request to the resume)
         # ... of which after the thread had stopped: the sampler's own work. The rest is the wait for the
@@ -149,7 +150,15 @@ class Sampler:
         next_tick = time.monotonic()
         while is_running():
             waiting_for_layout = any(p.stacks is None for p in self.processes.values()) and self.rounds < 200
-            if waiting_for_layout or time.monotonic() - self._last_refresh > 0.25:
+            # The hook writes each new JIT object to the folder right after its compile, before the code
+            # runs: a change there means new code pages, whose return addresses must count from now on.
+            try:
+                folder_stamp = os.stat(self.folder).st_mtime_ns
+            except OSError:
+                folder_stamp = 0
+            new_code = folder_stamp != self._folder_stamp
+            self._folder_stamp = folder_stamp
+            if waiting_for_layout or new_code or time.monotonic() - self._last_refresh > 0.25:
                 self._refresh()
             self.sample_once()
             if self.exit_status is not None:
