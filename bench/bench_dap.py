@@ -1,6 +1,7 @@
 """Debug adapter benchmark (make bench): launch -> first jitted breakpoint through the adapter against
 plain gdb doing the same launch/break/run, in the same run on the same program; then the p50 latency of
-stackTrace and scopes+variables in a jitted frame. Prints figures only (goals: <= 1.3x, <= 50 ms)."""
+stackTrace and scopes+variables in a jitted frame. Prints figures only (goals, issue 13: launch <= 1.1x
+gdb by hand; stackTrace + scopes + variables p50 <= 15 ms)."""
 
 from __future__ import annotations
 
@@ -129,15 +130,19 @@ def main() -> int:
             through_adapter.append(adapter_launch(program))
         hand, adapter = statistics.median(by_hand), statistics.median(through_adapter)
         print(f"launch -> first jitted breakpoint: adapter {adapter:.2f} s, gdb by hand {hand:.2f} s")
-        print(f"   ratio adapter / gdb by hand: {adapter / hand:.2f}x (goal <= 1.3x; median of {ROUNDS})")
+        print(f"   ratio adapter / gdb by hand: {adapter / hand:.2f}x (goal <= 1.1x; median of {ROUNDS})")
         stack_ms, variables_ms = latencies(program)
         print(
             f"stackTrace in a jitted frame: p50 {statistics.median(stack_ms):.1f} ms, "
-            f"max {max(stack_ms):.1f} ms (goal p50 <= 50 ms; {len(stack_ms)} stops)"
+            f"max {max(stack_ms):.1f} ms ({len(stack_ms)} stops)"
         )
         print(
             f"scopes + variables in a jitted frame: p50 {statistics.median(variables_ms):.1f} ms, "
-            f"max {max(variables_ms):.1f} ms (goal p50 <= 50 ms)"
+            f"max {max(variables_ms):.1f} ms"
+        )
+        together = [a + b for a, b in zip(stack_ms, variables_ms, strict=True)]
+        print(
+            f"stackTrace + scopes + variables: p50 {statistics.median(together):.1f} ms (goal p50 <= 15 ms)"
         )
     return 0
 

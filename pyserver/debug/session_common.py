@@ -1,0 +1,207 @@
+"""What the session's parts share: timeouts, the code run inside the debuggee, frame and breakpoint
+records, and process helpers."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyserver.debug.gdb.launcher import (
+    BOOTSTRAP,
+)
+
+PYFRAMES_SCRIPT = Path(__file__).resolve().parent / "gdb" / "pyframes_gdb.py"
+DEBUGPY_CONNECT_TIMEOUT_S = 90.0
+DEBUGPY_REPLY_TIMEOUT_S = 10.0
+GDB_TIMEOUT_S = 30.0
+SYNC_TIMEOUT_S = 10.0
+# debuggee_boot.py gives debugpy's own threads this native name; the thread list leaves them out.
+DEBUGGER_THREAD_NAME = "debugpy"
+# Python frames of these files are the debugger's own machinery, hidden unless showInternalFrames.
+INTERNAL_PY_FILES = ("<frozen runpy>", str(BOOTSTRAP), "/debugpy/", "/pydevd", "_pydev")
+
+# Python run inside the debuggee by gdb (PyRun_SimpleString, GIL held, in a fresh namespace so that
+# nothing lands in the user's __main__). Both work in launched and attached programs alike.
+# Make debugpy stop at the next line of the Python frame that called the jitted code, the way
+# `debugpy.breakpoint()` stops at the next line of its caller.
+STOP_IN_PYTHON_CALLER = """
+import sys
+frame = sys._getframe(1)
+while frame is not None and frame.f_code.co_filename == "<string>":
+    frame = frame.f_back
+try:
+    from debugpy.server import api
+except ImportError:
+    api = None
+if api is not None and frame is not None and api.is_client_connected():
+    api._settrace(suspend=True, trace_only_current_thread=True, patch_multiprocessing=False, stop_at_frame=frame)
+frame = None
+"""
+# Sleep with the GIL released until the adapter creates `path` (debugpy has answered its backlog).
+WAIT_FOR_FILE = """
+import os, time
+deadline = time.monotonic() + {timeout}
+while not os.path.exists({path!r}) and time.monotonic() < deadline:
+    time.sleep(0.005)
+"""
+
+
+# Evaluated by debugpy in a Python frame: (module, qualname) of every Numba dispatcher it can see, in
+# its globals and locals and as attributes of modules it imported (`kernels.walk(...)`). Objects are
+# matched by their type's module first (numba's), so no user `__getattr__` runs. The first iterable of a
+# comprehension is evaluated in the frame itself, so locals() is the frame's.
+VISIBLE_DISPATCHERS = (
+    "sorted({(v.py_func.__module__, v.py_func.__qualname__) for v in [*globals().values(), *locals().values(), "
+    "*[a for m in list(globals().values()) if type(m).__name__ == 'module' for a in list(vars(m).values())]] "
+    "if type(v).__module__.startswith('numba.') and hasattr(v, 'py_func') and hasattr(v, 'overloads')})"
+)
+
+EXCEPTION_FILTERS = [
+    {"filter": "raised", "label": "Raised Exceptions", "default": False},
+    {"filter": "uncaught", "label": "Uncaught Exceptions", "default": True},
+    {"filter": "userUnhandled", "label": "User Uncaught Exceptions", "default": False},
+]
+
+
+@dataclass
+class FrameRef:
+    kind: str  # jit | internal | gdb-python | debugpy
+    thread_id: int  # DAP (native) thread id
+    gdb_thread: str = ""
+    level: int = 0
+    debugpy_frame: int = 0
+    path: str = ""
+    line: int = 0
+
+
+@dataclass
+class GdbBreakpoint:
+    dap_id: int
+    number: str
+    path: str
+    line: int
+    log_message: str | None = None
+    function: str | None = None
+    verified: bool = False
+    temporary: bool = False
+    hit_mode: str = ""  # "" | "==" | ">=" | ">" | "%"
+    hit_n: int = 0
+    hits: int = 0
+    parfor_only: bool = False  # set on "<string>" lines: only a parfor gufunc's stop is this breakpoint
+
+
+# A source file of Numba itself (its overload bodies, e.g. numba/misc/gdb_hook.py), never the user's.
+NUMBA_OWN_SOURCE = re.compile(r"[/\\]numba[/\\](misc|core|np|cpython|typed|experimental)[/\\]")
+
+
+@dataclass
+class SourceBreakpoints:
+    gdb: list[GdbBreakpoint] = field(default_factory=list)
+    debugpy_ids: dict[int, int] = field(default_factory=dict)  # debugpy id -> our id
+    # The editor's breakpoints of this source that debugpy holds (None: never set).
+    python_requested: list[dict[str, Any]] | None = None
+
+
+PARFOR_GUFUNC = "__numba_parfor_gufunc"
+
+
+def prange_body_lines(path: str, functions: list[Any]) -> dict[int, str]:
+    """1-based lines inside `for ... in prange(...)` bodies of parallel=True functions -> the function."""
+    parallel = [f for f in functions if f.options.get("parallel")]
+    if not parallel:
+        return {}
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.For) or not isinstance(node.iter, ast.Call):
+            continue
+        callee = node.iter.func
+        name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", "")
+        if name != "prange":
+            continue
+        owner = next((f for f in parallel if f.def_line <= node.lineno <= f.end_line), None)
+        if owner is None or not node.body:
+            continue
+        for line in range(node.body[0].lineno, (node.end_lineno or node.lineno) + 1):
+            lines[line] = owner.name
+    return lines
+
+
+def ptrace_hint(gdb_message: str) -> str | None:
+    """What to do when gdb may not trace (ptrace refused), or None for other errors."""
+    text = gdb_message.lower()
+    if "ptrace" in text or "operation not permitted" in text or "could not trace" in text:
+        return (
+            "gdb may not trace processes here (ptrace: Operation not permitted). Allow it: "
+            "echo 0 | sudo tee /proc/sys/kernel/yama/ptrace_scope, or in a container add "
+            '--cap-add=SYS_PTRACE; "mode": "python" debugs without gdb.'
+        )
+    return None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def process_is_dead(pid: int) -> bool:
+    """Gone, or a zombie nobody has reaped yet (from /proc: psutil is a test-only dependency)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read().decode(errors="replace")
+        return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
+def all_descendants(pid: int) -> set[int]:
+    """Every live descendant of `pid` (from /proc; no psutil at run time)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read().decode(errors="replace")
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found: set[int] = set()
+    stack = [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def reap_children() -> None:
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
