@@ -7,3 +7,5 @@
 - `jitmap`: native addresses of jitted code to (function, source line), from the copied JIT objects.
 - `report`, `formats`: aggregation into the JSON contract, the text table and speedscope's file format.
 """
+
+DEFAULT_RATE_HZ = 100.0  # samples per second per thread (the sampler imports NumPy; the CLI must not)

@@ -25,7 +25,7 @@ PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from pyserver.profile.sampler import DEFAULT_RATE_HZ
+    from pyserver.profile import DEFAULT_RATE_HZ
 
     parser.add_argument(
         "--rate",

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pyserver.profile import DEFAULT_RATE_HZ as DEFAULT_RATE_HZ
 from pyserver.profile.ptrace import Memory, ThreadStop
 from pyserver.profile.pyframes import PythonStacks
 
 STACK_SCAN_BYTES = 4096
-DEFAULT_RATE_HZ = 100.0
 
 
 @dataclass
