@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,7 @@ def names_by_line(program: Path) -> tuple[dict[int, set[str]], dict[int, set[str
 
 
 def trace(program: Path) -> list[dict[str, Any]]:
-    out = HERE / f".trace-{program.stem}-{os.getpid()}.json"
+    out = Path(tempfile.gettempdir()) / f"numba-lens-trace-{program.stem}-{os.getpid()}.json"
     try:
         subprocess.run(
             [sys.executable, str(HERE / "trace_python.py"), str(program), str(out)],
