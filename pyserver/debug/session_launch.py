@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
@@ -144,7 +145,9 @@ def _debuggee_env(self: Session, args: dict[str, Any]) -> dict[str, str | None]:
         env["NUMBA_ENABLE_SYS_MONITORING"] = "0"
         env["NUMBA_LENS_UNDER_GDB"] = "1"
         if self.live_versions_dir is None:
-            self.live_versions_dir = tempfile.mkdtemp(prefix="numba-lens-")
+            self.live_versions_dir = tempfile.mkdtemp(prefix="numba-lens-live-")
+            # Also when the adapter ends without the session's shutdown (its client gone, a failed launch).
+            atexit.register(shutil.rmtree, self.live_versions_dir, ignore_errors=True)
         env["NUMBA_LENS_LIVE_VERSIONS"] = os.path.join(self.live_versions_dir, "live-versions.jsonl")
     elif self.mode == "python":
         env["NUMBA_DISABLE_JIT"] = "1"
