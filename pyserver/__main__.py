@@ -29,7 +29,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "record": ("pyserver.record.cli", "run a command and record the signatures Numba compiles"),
     "dap": ("pyserver.debug.cli", "run the mixed gdb/debugpy debug adapter over stdio"),
     "doctor": ("pyserver.doctor", "report versions and whether debugging can work here"),
-    "profile": ("pyserver.profile.cli", "run a command and sample where its time goes, jitted lines included"),
+    "profile": (
+        "pyserver.profile.cli",
+        "run a command and sample where its time goes, jitted lines included",
+    ),
 }
 
 

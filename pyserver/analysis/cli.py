@@ -96,7 +96,11 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
                             for c in s.callers
                         ],
                         # issue 16: the parallel report, for parallel=True functions only
-                        **({"parallel_loops": [vars(loop) for loop in s.parallel_loops]} if s.parallel_loops else {}),
+                        **(
+                            {"parallel_loops": [vars(loop) for loop in s.parallel_loops]}
+                            if s.parallel_loops
+                            else {}
+                        ),
                     }
                     for s in function.signatures
                 ],

@@ -105,7 +105,7 @@ CODE_TABLE: dict[str, CodeInfo] = {
         "To find the jitted functions without running the program, the analysis runs only the top-level "
         "statements their definitions need (imports, defs, the constants they read). This statement is "
         "not one of them, so it never ran: no file written, no plot, no long loop.",
-        'Nothing to fix. If a jitted function needs what this statement makes, set numbaLens.moduleLoading '
+        "Nothing to fix. If a jitted function needs what this statement makes, set numbaLens.moduleLoading "
         'to "full" (or `check --loading full`); `"severity": {"not-run": "off"}` hides these hints.',
     ),
     # --- surprises: code that compiles but does not do what it reads as -------------------------------

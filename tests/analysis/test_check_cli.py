@@ -173,7 +173,16 @@ def test_signatures_option_and_timeout(tmp_path: Path) -> None:
         store.merge(data, store.function_key("pkg/mod.py", "f"), store.Entry(["int64"], encoded, False))
     # --loading full: the hang is top-level code, which the default definitions-only loading never runs
     proc = check(
-        ".", "--signatures", str(signatures), "--timeout", "3", "--format", "json", "--loading", "full", cwd=tmp_path
+        ".",
+        "--signatures",
+        str(signatures),
+        "--timeout",
+        "3",
+        "--format",
+        "json",
+        "--loading",
+        "full",
+        cwd=tmp_path,
     )
     assert proc.returncode == 1, proc.stderr
     payload = json.loads(proc.stdout)

@@ -346,10 +346,14 @@ async def test_code_lenses_show_signatures_status_and_commands(session: Session)
     lenses = await session.code_lenses("kernels.py")
     at_walk = [lens.command for lens in lenses if lens.range.start.line == 10 and lens.command]
     titles = [c.title for c in at_walk]
-    assert titles[0] == (
-        "(array(float64, 1d, A), int64) -> float64, (array(float64, 1d, C), int64) -> float64 · nopython ✓"
-        " · types from the call at line 39"  # the annotations' signature, and main()'s call (python-caller)
-    ) and at_walk[0].command == ""
+    assert (
+        titles[0]
+        == (
+            "(array(float64, 1d, A), int64) -> float64, (array(float64, 1d, C), int64) -> float64 · nopython ✓"
+            " · types from the call at line 39"  # the annotations' signature, and main()'s call (python-caller)
+        )
+        and at_walk[0].command == ""
+    )
     debug = [c for c in at_walk if c.command == "numbaLens.debugJitFunction"]
     assert [(c.title, list(c.arguments or [])) for c in debug] == [
         (
