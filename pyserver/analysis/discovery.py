@@ -40,6 +40,8 @@ _DECORATOR_KINDS: dict[str, str] = {
     "numba.extending.overload_method": "overload-method",
     "numba.core.extending.overload_method": "overload-method",
 }
+# Kinds whose decorated function is not itself compiled (it returns the implementation Numba compiles).
+OVERLOAD_KINDS = ("overload", "overload-method")
 _JITCLASS_NAMES = {"numba.experimental.jitclass", "numba.jitclass", "numba.experimental.jitclass.jitclass"}
 
 # Options whose literal value is kept as a typed value; every other keyword is kept too (raw when it

@@ -27,12 +27,14 @@ def _jitted_functions(self: Session, path: str) -> list[Any]:
     if self.mode != "mixed":
         return []
     try:
-        from pyserver.analysis.discovery import find_jitted_functions
+        from pyserver.analysis.discovery import OVERLOAD_KINDS, find_jitted_functions
 
-        return find_jitted_functions(Path(path).read_text(encoding="utf-8"), path)
+        functions = find_jitted_functions(Path(path).read_text(encoding="utf-8"), path)
     except (OSError, SyntaxError, UnicodeDecodeError, ImportError) as exc:
         self.log(f"no jitted functions from {path}: {exc}")
         return []
+    # An @overload's decorated function runs in Python, while Numba types a call: its lines stay debugpy's.
+    return [f for f in functions if f.kind not in OVERLOAD_KINDS]
 
 
 def on_set_breakpoints(self: Session, args: dict[str, Any]) -> dict[str, Any]:

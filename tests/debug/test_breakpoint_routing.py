@@ -1,0 +1,55 @@
+"""Which lines of a source the mixed session gives to gdb: jitted functions only, never an @overload's
+typing function (it runs in Python while Numba types a call)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from pyserver.debug.session_breakpoints import _jitted_functions
+
+SOURCE = """\
+import numpy as np
+from numba import njit
+from numba.extending import overload
+
+
+def clip_py(x, lo, hi):
+    return min(max(x, lo), hi)
+
+
+@overload(clip_py)
+def clip_impl(x, lo, hi):
+    def impl(x, lo, hi):
+        return min(max(x, lo), hi)
+
+    return impl
+
+
+@njit
+def total(a):
+    s = 0.0
+    for v in a:
+        s += clip_py(v, 0.0, 1.0)
+    return s
+"""
+
+
+def _session(mode: str) -> SimpleNamespace:
+    logged: list[str] = []
+    return SimpleNamespace(mode=mode, log=logged.append, logged=logged)
+
+
+def test_overload_typing_function_lines_stay_python(tmp_path: Path) -> None:
+    path = tmp_path / "clip.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    functions = _jitted_functions(_session("mixed"), str(path))  # type: ignore[arg-type]
+    assert [f.name for f in functions] == ["total"]
+    line = SOURCE.splitlines().index("    def impl(x, lo, hi):") + 1
+    assert not any(f.def_line <= line <= f.end_line for f in functions)
+
+
+def test_only_mixed_mode_routes_lines_to_gdb(tmp_path: Path) -> None:
+    path = tmp_path / "clip.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    assert _jitted_functions(_session("python"), str(path)) == []  # type: ignore[arg-type]
