@@ -1,6 +1,6 @@
-"""Every use of Numba internals, fenced in one module (runs in the analysis worker only).
+"""Every use of Numba internals, fenced in one package (runs in the analysis worker only).
 
-An upgrade of Numba should touch this file and nothing else. Supported range: pyserver/versions.py
+An upgrade of Numba should touch this package and nothing else. Supported range: pyserver/versions.py
 (numba >=0.59,<0.69; differences between releases live in the "version shims" block);
 tests/analysis exercise each entry point against the installed Numba.
 
@@ -11,7 +11,9 @@ What lives here:
   when it fails, then (only for `parallel=True`) the typed passes up to ParforPass;
 - typing of calls to workspace jitted functions through the same inference, so typing a caller never
   compiles its callees to LLVM;
-- signature parsing, annotation conversion, cache index reading, object-mode compiles, IR views.
+- signature parsing, annotation conversion, cache index reading (core.py);
+- untyped-list element types (containers.py), typing a Python caller's slice (slices.py), the
+  parallel report (parfors.py), object-mode compiles and IR views (views.py).
 """
 
 # The fence is one package: the core (decorator hooks, inference, signatures, version shims) and the

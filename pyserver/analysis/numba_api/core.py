@@ -1,17 +1,7 @@
-"""Every use of Numba internals, fenced in one module (runs in the analysis worker only).
-
-An upgrade of Numba should touch this file and nothing else. Supported range: pyserver/versions.py
-(numba >=0.59,<0.69; differences between releases live in the "version shims" block);
-tests/analysis exercise each entry point against the installed Numba.
-
-What lives here:
-- decorator hooks that record explicit signatures instead of compiling them (so one failing signature
-  never stops the module from loading);
-- type inference only: Numba's untyped pipeline, then a partial type inference that keeps the typemap
-  when it fails, then (only for `parallel=True`) the typed passes up to ParforPass;
-- typing of calls to workspace jitted functions through the same inference, so typing a caller never
-  compiles its callees to LLVM;
-- signature parsing, annotation conversion, cache index reading, object-mode compiles, IR views.
+"""The core of the numba_api fence (see the package's docstring): decorator hooks that record explicit
+signatures instead of compiling them, type inference only (with the typed passes up to ParforPass for
+parallel=True), typing of calls to workspace jitted functions through the same inference, signature
+parsing, annotations, cache index reading, and the version shims.
 """
 
 from __future__ import annotations
