@@ -238,6 +238,17 @@ export class Server implements vscode.Disposable {
           });
           return lenses;
         },
+        provideInlayHints: async (document, range, token, next) => {
+          const hints = await next(document, range, token);
+          recordEvent("inlayHints", {
+            uri: document.uri.toString(),
+            hints: (hints ?? []).map((h) => ({
+              line: h.position.line,
+              label: typeof h.label === "string" ? h.label : h.label.map((part) => part.value).join(""),
+            })),
+          });
+          return hints;
+        },
         provideHover: async (document, position, token, next) => {
           const hover = await next(document, position, token);
           const text = (hover?.contents ?? [])

@@ -75,6 +75,74 @@ export async function mainScenario(): Promise<void> {
       return `hover: ${text.replace(/\s+/g, " ").slice(0, 120)}`;
     });
 
+    // Issue 16 in the editor: a plain-Python helper called from jitted code gets its cause and fix on hover,
+    // and a parallel=True loop says what Numba made of it (inlay hint). The file is written into the
+    // workspace copy, so examples/ (checked by other tests) stays as it is.
+    const insightSource = [
+      "import numpy as np",
+      "from numba import njit, prange",
+      "",
+      "",
+      "def helper(x):",
+      "    return x * 2.0",
+      "",
+      "",
+      "@njit",
+      "def uses_helper(a):",
+      "    return helper(a[0])",
+      "",
+      "",
+      "@njit(parallel=True)",
+      "def scale_rows(m):",
+      "    out = np.empty_like(m)",
+      "    for i in prange(m.shape[0]):",
+      "        out[i] = m[i] * 2.0",
+      "    return out",
+      "",
+      "",
+      'if __name__ == "__main__":',
+      "    uses_helper(np.ones(3))",
+      "    scale_rows(np.ones((4, 4)))",
+      "",
+    ];
+    await step("an error explained (why and fix on hover) and the parallel report inline", async () => {
+      fs.writeFileSync(path.join(WORKSPACE, "insight_demo.py"), insightSource.join("\n"));
+      const helperLine = insightSource.indexOf("    return helper(a[0])");
+      const loopLine = insightSource.indexOf("    for i in prange(m.shape[0]):");
+      await openFile("insight_demo.py");
+      await waitForEvent(
+        `an error on insight_demo.py line ${helperLine + 1}`,
+        (e) =>
+          e.event === "diagnostics" &&
+          String(e.uri).endsWith("/insight_demo.py") &&
+          (e.items as { line: number; severity: string }[]).some((d) => d.line === helperLine && d.severity === "Error"),
+        120_000,
+      );
+      const hint = await waitForEvent(
+        `a parallel-region inlay hint on line ${loopLine + 1}`,
+        (e) =>
+          e.event === "inlayHints" &&
+          String(e.uri).endsWith("/insight_demo.py") &&
+          (e.hints as { line: number; label: string }[]).some((h) => h.line === loopLine && /parallel/.test(h.label)),
+        60_000,
+      );
+      const since = Date.now();
+      await goTo(helperLine + 1, insightSource[helperLine].indexOf("helper") + 3);
+      await page.keyboard.press("Control+k");
+      await page.keyboard.press("Control+i");
+      const hover = page.locator(".monaco-hover:not(.hidden)").first();
+      await hover.waitFor({ state: "visible", timeout: 20_000 });
+      const logged = await waitForEvent("a hover event on the call of helper", (e) => e.event === "hover" && e.line === helperLine, 20_000, since);
+      const text = String(logged.text);
+      if (!/Why/.test(text) || !/@njit/.test(text)) throw new Error(`hover without the cause and the @njit fix: ${text.slice(0, 300)}`);
+      await page.waitForFunction(() => /Why/.test(document.querySelector(".monaco-hover:not(.hidden)")?.textContent ?? ""), null, { timeout: 20_000 });
+      await publishShot("insight-why-fix.jpg", "editor");
+      await page.keyboard.press("Escape");
+      await openFile("kernels.py"); // the steps after this one work in kernels.py
+      const label = (hint.hints as { line: number; label: string }[]).find((h) => h.line === loopLine && /parallel/.test(h.label))!.label;
+      return `hover: ${text.replace(/\s+/g, " ").slice(0, 140)} | inlay on the prange line: ${label}`;
+    });
+
     await step("code lenses above the jitted functions", async () => {
       const lensEvent = await waitForEvent(
         "a Debug JIT function lens for walk",
