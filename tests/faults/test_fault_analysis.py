@@ -48,7 +48,9 @@ def slow_module(marker: Path, body: str, *, error: bool = False) -> str:
 async def session(tmp_path: Path, census: Census) -> AsyncIterator[Session]:
     root = tmp_path / "ws"
     root.mkdir()
-    session = await start_session(root, settings={"timeout": 60})
+    # moduleLoading full: these faults are top-level code, which definitions-only loading never runs
+    # (tests/analysis/test_definitions_loading.py shows that)
+    session = await start_session(root, settings={"timeout": 60, "moduleLoading": "full"})
     try:
         yield session
     finally:
@@ -133,7 +135,7 @@ async def test_module_that_forks_spawns_and_starts_threads_at_import(tmp_path: P
     root = tmp_path / "ws"
     root.mkdir()
     (root / "forks.py").write_text(GOOD)
-    session = await start_session(root, settings={"timeout": 60})
+    session = await start_session(root, settings={"timeout": 60, "moduleLoading": "full"})
     try:
         assert await session.open("forks.py") == []
         assert await session.save("forks.py", FORKS) == []
