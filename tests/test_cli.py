@@ -17,9 +17,9 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_help_lists_every_subcommand() -> None:
     out = run_cli("--help")
     assert out.returncode == 0
-    for name in ("lsp", "check", "record", "dap", "doctor"):
+    for name in ("lsp", "check", "record", "dap", "doctor", "profile"):
         assert name in out.stdout
-    assert set(SUBCOMMANDS) == {"lsp", "check", "record", "dap", "doctor"}
+    assert set(SUBCOMMANDS) == {"lsp", "check", "record", "dap", "doctor", "profile"}
 
 
 def test_each_subcommand_has_help() -> None:
