@@ -124,7 +124,12 @@ def line_of(source: str, marker: str) -> int:
 
 
 def profile(program: Path, *args: str) -> tuple[dict[str, Any], str, float]:
-    out = program.with_suffix(".json")
+    # The profile goes to a temporary file: never beside the program (examples/ is the user's folder).
+    with tempfile.TemporaryDirectory(prefix="numba-lens-bench-profile-") as folder:
+        return _profile_into(Path(folder) / "profile.json", program, *args)
+
+
+def _profile_into(out: Path, program: Path, *args: str) -> tuple[dict[str, Any], str, float]:
     started = time.perf_counter()
     proc = subprocess.run(
         [
