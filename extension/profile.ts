@@ -56,6 +56,11 @@ export function registerProfiling(context: vscode.ExtensionContext, server: Serv
 
   /** Runs `python PROGRAM_ARGS...` under the profiler and shows the result. */
   async function runProfile(title: string, programArgs: string[], cwd: string, extraEnv: Record<string, string> = {}): Promise<void> {
+    if (!vscode.workspace.isTrusted) {
+      // Profiling runs the program: never in a workspace the user has not trusted.
+      void vscode.window.showWarningMessage("Numba Lens: profiling runs your program, so it is off in an untrusted workspace.");
+      return;
+    }
     if (running) {
       void vscode.window.showInformationMessage("Numba Lens: a profile is already running.");
       return;
