@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from pyserver.analysis import insight, kernels, numba_api, recompiles, report
+from pyserver.analysis import codes, insight, kernels, numba_api, recompiles, report
 from pyserver.analysis.analysis_run import AnalysisRun, Memo, shifted
 from pyserver.analysis.discovery import JitFunction, find_jitted_functions, place_created
 from pyserver.analysis.loader import Loader, LoadResult, created_functions
@@ -247,7 +247,7 @@ class Analyzer:
             relatedInformation=related or [],
             fullMessage=full,
             tags=tags or [],
-            codeDescription=report.DOC_LINKS.get(code),
+            codeDescription=codes.doc_link(code),
             data=data,
         )
 

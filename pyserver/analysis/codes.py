@@ -184,7 +184,6 @@ TYPE_HINT_CODES = (
     "type-promotion",
     "type-mixed-tuple",
 )
-DOC_LINKS: dict[str, str] = {code: info.link for code, info in CODE_TABLE.items()}
 
 
 def doc_link(code: str) -> str | None:

@@ -29,9 +29,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from pyserver.analysis.codes import doc_link
 from pyserver.analysis.discovery import find_jitted_functions
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, IRView, Range
-from pyserver.analysis.report import DOC_LINKS
 
 STARTUP_TIMEOUT_S = 120.0
 # A third-party import does not count against the file's time-out, up to this long (then it does: a
@@ -63,7 +63,7 @@ def _failed(
         code="analysis-failed",
         message=message,
         fullMessage=full,
-        codeDescription=DOC_LINKS["analysis-failed"],
+        codeDescription=doc_link("analysis-failed"),
     )
     return FileResult(path=path, diagnostics=[diagnostic], status=status)
 

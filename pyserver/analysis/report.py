@@ -11,12 +11,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-from pyserver.analysis import codes
 from pyserver.analysis.explain import clean_text
 from pyserver.analysis.model import Range
-
-# The one table of codes and links is pyserver.analysis.codes; this name stays for existing importers.
-DOC_LINKS = codes.DOC_LINKS
 
 # Numba's operator function names -> the AST operator classes they come from.
 _BINOPS: dict[str, type[ast.operator]] = {
