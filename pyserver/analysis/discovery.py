@@ -86,11 +86,12 @@ class JitFunction:
     created_line: int = 0  # for "created": 1-based line of the call in this file that passes it, if any
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted_name(node: ast.expr) -> str | None:
+    """`a.b.c` for a Name or a chain of Attributes; None for anything else."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
+        base = dotted_name(node.value)
         return f"{base}.{node.attr}" if base else None
     return None
 
@@ -109,7 +110,7 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _statements(case.body)
 
 
-class _Imports:
+class ImportNames:
     """Local name -> fully qualified name, from the module's import statements (anywhere in the file)."""
 
     def __init__(self, tree: ast.Module) -> None:
@@ -132,12 +133,13 @@ class _Imports:
                                 short = qualified.split(".")[1]
                                 self.names.setdefault(short, qualified)
 
-    def resolve(self, node: ast.expr) -> str | None:
-        dotted = _dotted(node)
+    def resolve(self, node: ast.expr, keep_unknown: bool = False) -> str | None:
+        """The qualified name of `node`; a name no import made is None, or itself with `keep_unknown`."""
+        dotted = dotted_name(node)
         if dotted is None:
             return None
         head, _, rest = dotted.partition(".")
-        qualified = self.names.get(head)
+        qualified = self.names.get(head, head if keep_unknown else None)
         if qualified is None:
             return None
         return f"{qualified}.{rest}" if rest else qualified
@@ -252,7 +254,7 @@ class _Finder(ast.NodeVisitor):
         for case in getattr(node, "cases", ()) or ():
             self.visit(case)
 
-    def __init__(self, source: str, imports: _Imports) -> None:
+    def __init__(self, source: str, imports: ImportNames) -> None:
         self.source = source
         self.lines = source.splitlines()
         self.imports = imports
@@ -346,7 +348,7 @@ def _find_cached(source: str, path: str) -> tuple[JitFunction, ...]:
 
 def find_jitted_functions_in_tree(tree: ast.Module, source: str) -> list[JitFunction]:
     """find_jitted_functions for a caller that already parsed `source` into `tree` (no second parse)."""
-    finder = _Finder(source, _Imports(tree))
+    finder = _Finder(source, ImportNames(tree))
     finder.visit(tree)
     finder.found.sort(key=lambda f: (f.def_line, f.name))
     return finder.found
@@ -506,7 +508,9 @@ def may_make_jitted(source: str) -> bool:
 
 def _defs(tree: ast.Module) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
     for _name, node, _depth in _function_nodes(tree):
-        decorators = [_dotted(d.func if isinstance(d, ast.Call) else d) or "" for d in node.decorator_list]
+        decorators = [
+            dotted_name(d.func if isinstance(d, ast.Call) else d) or "" for d in node.decorator_list
+        ]
         yield node, any(d.split(".")[-1] not in _PLAIN_DECORATORS for d in decorators)
 
 

@@ -24,6 +24,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from pyserver.analysis.discovery import ImportNames, dotted_name
 from pyserver.analysis.model import SkippedStatement
 
 # ast.TryStar (except*) exists from Python 3.11 on.
@@ -87,15 +88,6 @@ class TopLevelSlice:
     future_flags: int = 0  # compiler flags of the module's `from __future__` imports
 
 
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None
-
-
 def _root_name(node: ast.expr) -> str | None:
     """`a` for `a`, `a.b.c`, `a[1].b`, `a.f(x).y`."""
     while isinstance(node, ast.Attribute | ast.Subscript | ast.Call | ast.Starred):
@@ -119,33 +111,6 @@ def _statements(body: list[ast.stmt], enclosing: str | None = None) -> Iterator[
             yield from _statements(handler.body, inner_enclosing)
         for case in getattr(node, "cases", ()) or ():
             yield from _statements(case.body, inner_enclosing)
-
-
-class _Aliases:
-    """Local name -> qualified name, from the module's imports (so `nb.njit` reads `numba.njit`)."""
-
-    def __init__(self, tree: ast.Module) -> None:
-        self.names: dict[str, str] = {}
-        for node, _enclosing in _statements(tree.body):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        self.names[alias.asname] = alias.name
-                    else:
-                        top = alias.name.split(".")[0]
-                        self.names[top] = top
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                for alias in node.names:
-                    if alias.name != "*":
-                        self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-
-    def resolve(self, node: ast.expr) -> str | None:
-        dotted = _dotted(node)
-        if dotted is None:
-            return None
-        head, _, rest = dotted.partition(".")
-        qualified = self.names.get(head, head)
-        return f"{qualified}.{rest}" if rest else qualified
 
 
 def _loads(nodes: list[ast.AST] | list[ast.expr] | list[ast.stmt], strings: bool = True) -> set[str]:
@@ -264,7 +229,7 @@ class _Unit:
 
 class _Slicer:
     def __init__(self, tree: ast.Module, keep_assignments: bool) -> None:
-        self.aliases = _Aliases(tree)
+        self.aliases = ImportNames(tree)
         self.keep_assignments = keep_assignments
         self.def_names: set[str] = set()
         self.decorator_names: set[str] = set()  # decorators the file uses (a library's own jit wrapper)
@@ -277,13 +242,13 @@ class _Slicer:
                 self.def_names.add(node.name)
                 for decorator in node.decorator_list:
                     target = decorator.func if isinstance(decorator, ast.Call) else decorator
-                    dotted = _dotted(target)
+                    dotted = dotted_name(target)
                     if dotted and dotted.split(".")[-1] not in _PLAIN_DECORATORS:
                         self.decorator_names.add(dotted)
 
     # ---- what kind of statement -------------------------------------------------------------------
     def is_jit_builder(self, func: ast.expr) -> bool:
-        qualified = self.aliases.resolve(func)
+        qualified = self.aliases.resolve(func, keep_unknown=True)
         if qualified is None:
             return False
         return qualified.split(".")[0] == "numba" and qualified.split(".")[-1] in JIT_BUILDERS
@@ -304,12 +269,12 @@ class _Slicer:
             return False
         func = value.func
         if isinstance(func, ast.Call):  # builder(options)(function)
-            return (self.is_jit_builder(func.func) or _dotted(func.func) in self.decorator_names) and any(
+            return (self.is_jit_builder(func.func) or dotted_name(func.func) in self.decorator_names) and any(
                 self._is_function_ref(arg) for arg in value.args
             )
         if self.is_jit_builder(func):
             return True
-        return _dotted(func) in self.decorator_names and any(self._is_function_ref(a) for a in value.args)
+        return dotted_name(func) in self.decorator_names and any(self._is_function_ref(a) for a in value.args)
 
     def sets_up_environment(self, node: ast.stmt) -> bool:
         """sys.path edits, os.environ writes, numba.config.X = ..., warnings filters."""
@@ -322,12 +287,20 @@ class _Slicer:
             targets = list(node.targets)
         for target in targets:
             base = target.value if isinstance(target, ast.Subscript) else target
-            qualified = self.aliases.resolve(base) if isinstance(base, ast.Name | ast.Attribute) else None
+            qualified = (
+                self.aliases.resolve(base, keep_unknown=True)
+                if isinstance(base, ast.Name | ast.Attribute)
+                else None
+            )
             if qualified in ("sys.path", "os.environ") or (qualified or "").startswith("numba.config."):
                 return True
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             func = node.value.func
-            qualified = self.aliases.resolve(func) if isinstance(func, ast.Name | ast.Attribute) else None
+            qualified = (
+                self.aliases.resolve(func, keep_unknown=True)
+                if isinstance(func, ast.Name | ast.Attribute)
+                else None
+            )
             if qualified is None:
                 return False
             owner, _, method = qualified.rpartition(".")
@@ -359,7 +332,7 @@ class _Slicer:
             return _Unit(node, set(), bound_names(node), always=True)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             decorated = any(
-                (_dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+                (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
                 not in _PLAIN_DECORATORS
                 for d in node.decorator_list
             )
