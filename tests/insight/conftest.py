@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable
 
-import psutil
 import pytest
 
 from pyserver.analysis.engine import AnalysisEngine
 
 
 @pytest.fixture(scope="session")
-def insight_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AnalysisEngine]:
-    root = tmp_path_factory.mktemp("insight")
-    engine = AnalysisEngine(root, timeout_s=60.0)
-    engine.start()
-    yield engine
-    pid = engine.worker_pid
-    engine.close()
-    if pid is not None:  # no orphan: psutil raises TimeoutExpired if the worker outlived close()
-        with contextlib.suppress(psutil.NoSuchProcess):
-            psutil.Process(pid).wait(timeout=10)
+def insight_engine(warm_engine: Callable[[str], AnalysisEngine]) -> AnalysisEngine:
+    return warm_engine("insight")
