@@ -22,7 +22,12 @@ from typing import Any
 
 from pygdbmi import gdbmiparser
 
+from pyserver.debug.gdb.mi import console as mi_console
+from pyserver.debug.gdb.mi.base import c_string
+from pyserver.debug.gdb.mi.target import GDB_EXIT
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
+
+__all__ = ["AsyncListener", "GdbBackend", "MIRecord", "c_string", "kill_group", "set_parent_death_signal"]
 
 PR_SET_PDEATHSIG = 1
 
@@ -54,12 +59,6 @@ def set_parent_death_signal(sig: int = signal.SIGKILL) -> None:
         libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)
     except OSError:
         pass
-
-
-def c_string(text: str) -> str:
-    """Quote text as an MI C string."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{escaped}"'
 
 
 class GdbBackend:
@@ -118,10 +117,13 @@ class GdbBackend:
     def execute(self, command: str, timeout: float = 10.0) -> dict[str, Any]:
         return self._run(command, timeout).payload
 
+    def execute_collecting_console(self, command: str, timeout: float = 10.0) -> tuple[dict[str, Any], str]:
+        pending = self._run(command, timeout)
+        return pending.payload, "".join(pending.console)
+
     def execute_console(self, command: str, timeout: float = 10.0) -> str:
         """Run a CLI command through MI and return the console text it printed."""
-        pending = self._run(f"-interpreter-exec console {c_string(command)}", timeout)
-        return "".join(pending.console)
+        return mi_console.console_output(self, command, timeout=timeout)
 
     def _run(self, command: str, timeout: float) -> _Pending:
         if self.exited.is_set():
@@ -238,7 +240,7 @@ class GdbBackend:
 
     # --- lifetime ------------------------------------------------------------------------------------
     def close(self, timeout: float = 3.0) -> None:
-        """-gdb-exit (which kills a launched inferior), then kill gdb's whole process group by id."""
+        """Exit gdb (which kills a launched inferior), then kill gdb's whole process group by id."""
         if self._closed.is_set():
             return
         self._closed.set()
@@ -246,7 +248,7 @@ class GdbBackend:
             try:
                 with self._write_lock:
                     assert self.process.stdin is not None
-                    self.process.stdin.write(b"-gdb-exit\n")
+                    self.process.stdin.write(f"{GDB_EXIT}\n".encode())
                     self.process.stdin.flush()
             except OSError:
                 pass

@@ -25,3 +25,10 @@ class MIExecutor(Protocol):
         `^done`/`^running`/`^connected` result record ({} when it has none). Raises GdbCommandError on
         `^error` or time-out."""
         ...
+
+
+class ConsoleMIExecutor(MIExecutor, Protocol):
+    def execute_collecting_console(self, command: str, timeout: float = 10.0) -> tuple[dict[str, Any], str]:
+        """Like execute(), and also the console text gdb printed between the command and its result
+        (what a CLI command run by -interpreter-exec console prints)."""
+        ...
