@@ -312,7 +312,6 @@ class Analyzer:
             )
             for link in candidate.callers
         ]
-        function_node = index.function_node(function.def_line)
         for error in inference.errors:
             text = error.text
             full = report.strip_preamble(text)
@@ -346,7 +345,7 @@ class Analyzer:
                 ssa = match.group(1) if match else ""
                 variable = numba_api.source_name(ssa)
                 range_ = (
-                    index.variable_range(variable, line, function_node)
+                    index.variable_range(variable, line, index.function_node(function.def_line))
                     if not variable.startswith("$")
                     else None
                 ) or (index.line_range(line) if line else self._name_range(function))
@@ -436,7 +435,9 @@ class Analyzer:
         run.sources = {path: index}
         result = run.result
         try:
-            functions = find_jitted_functions(source, path)
+            # One parse of the buffer for every step (discovery, loading, ranges): index.tree; None
+            # when it does not parse, and discovery's own parse then raises the error reported here.
+            functions = find_jitted_functions(source, path, index.tree)
         except SyntaxError as exc:
             line, col, end = _syntax_error_span(source, exc)
             result.diagnostics.append(
@@ -455,11 +456,11 @@ class Analyzer:
         run.discovered = {path: functions}
         self.sources.cross_file.forget_from(path)
         self.sources.cross_file.start(run.real_path)
-        load = self.loader.load(path, source, selective=selective)
+        load = self.loader.load(path, source, selective=selective, tree=index.tree)
         recovered = None
         if load.error is not None and load.error.kind == "exception" and not selective:
             # The module raised at import: load only its imports and definitions, and check those.
-            retry = self.loader.load(path, source, selective=True)
+            retry = self.loader.load(path, source, selective=True, tree=index.tree)
             if retry.error is None:
                 recovered = retry
         diagnostics = self._load_diagnostics(path, load, index, recovered)
@@ -470,7 +471,7 @@ class Analyzer:
         result.diagnostics.extend(diagnostics)
         # Every function Numba created while the module loaded, not only those with a Numba decorator.
         kernels.add_recorded_only(load, path, self.root, recorded_stores(self.root, self.signature_files))
-        functions = place_created(functions, source, created_functions(load.recorded))
+        functions = place_created(functions, source, created_functions(load.recorded), index.tree)
         run.discovered = {path: functions}
         run.load = load
         self.sources.prepare_python_callers(

@@ -11,8 +11,9 @@ Decorators are resolved through the module's imports, so `@njit`, `@numba.njit`,
 from __future__ import annotations
 
 import ast
-import functools
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,18 +97,19 @@ def dotted_name(node: ast.expr) -> str | None:
     return None
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement, nested ones included, without visiting expressions (much faster than ast.walk)."""
+def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones included (in defs and classes too), without visiting expressions
+    (much faster than ast.walk)."""
     for node in body:
         yield node
         for name in ("body", "orelse", "finalbody"):
             inner = getattr(node, name, None)
             if isinstance(inner, list):
-                yield from _statements(inner)
+                yield from statements(inner)
         for handler in getattr(node, "handlers", ()) or ():
-            yield from _statements(handler.body)
+            yield from statements(handler.body)
         for case in getattr(node, "cases", ()) or ():
-            yield from _statements(case.body)
+            yield from statements(case.body)
 
 
 class ImportNames:
@@ -115,7 +117,7 @@ class ImportNames:
 
     def __init__(self, tree: ast.Module) -> None:
         self.names: dict[str, str] = {}
-        for node in _statements(tree.body):
+        for node in statements(tree.body):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -332,18 +334,48 @@ class _Finder(ast.NodeVisitor):
         self.scope.pop()
 
 
-def find_jitted_functions(source: str, path: str = "<string>") -> list[JitFunction]:
+def find_jitted_functions(
+    source: str, path: str = "<string>", tree: ast.Module | None = None
+) -> list[JitFunction]:
     """Every jitted function in `source`, in source order. Raises SyntaxError for unparsable source.
 
     Results are cached per source text (hovers, lenses and the analysis ask again for the same text):
-    the JitFunction objects are shared between callers, so treat them as read-only.
+    the JitFunction objects are shared between callers, so treat them as read-only. `tree`: the caller
+    already parsed `source` (the analysis does, once for all its steps), so it is not parsed again.
     """
-    return list(_find_cached(source, path))
+    return list(_find_cached(source, path, tree))
 
 
-@functools.lru_cache(maxsize=8)
-def _find_cached(source: str, path: str) -> tuple[JitFunction, ...]:
-    return tuple(find_jitted_functions_in_tree(ast.parse(source, filename=path), source))
+class _FoundCache:
+    """The functions found per (source, path), the 8 most recent (an LRU, as functools.lru_cache, but
+    one that can take the caller's parsed tree, which is not part of the key)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._found: OrderedDict[tuple[str, str], tuple[JitFunction, ...]] = OrderedDict()
+        self._lock = threading.Lock()  # hovers and lenses ask from the server's threads
+
+    def __call__(self, source: str, path: str, tree: ast.Module | None = None) -> tuple[JitFunction, ...]:
+        key = (source, path)
+        with self._lock:
+            found = self._found.get(key)
+            if found is not None:
+                self._found.move_to_end(key)
+                return found
+        parsed = tree if tree is not None else ast.parse(source, filename=path)
+        found = tuple(find_jitted_functions_in_tree(parsed, source))
+        with self._lock:
+            self._found[key] = found
+            while len(self._found) > self.size:
+                self._found.popitem(last=False)
+        return found
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._found.clear()
+
+
+_find_cached = _FoundCache(8)
 
 
 def find_jitted_functions_in_tree(tree: ast.Module, source: str) -> list[JitFunction]:
@@ -437,18 +469,22 @@ def _creation_lines(tree: ast.Module) -> dict[str, int]:
     return lines
 
 
-def place_created(functions: list[JitFunction], source: str, created: list[Created]) -> list[JitFunction]:
+def place_created(
+    functions: list[JitFunction], source: str, created: list[Created], tree: ast.Module | None = None
+) -> list[JitFunction]:
     """`functions` (found by their decorators) plus every function Numba created that they miss, placed
     at its `def` (matched by qualified name and first line). Source order; nothing found is invented: a
-    created function whose `def` is not in this text (it changed since) is left out."""
+    created function whose `def` is not in this text (it changed since) is left out. `tree`: `source`
+    already parsed."""
     known = {f.name for f in functions}
     wanted = {(c.qualname, c.first_line): c for c in created if c.qualname not in known}
     if not wanted:
         return functions
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return functions
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return functions
     lines = source.splitlines()
     creation_lines = _creation_lines(tree)
     placed = list(functions)

@@ -105,8 +105,15 @@ _EXTENSION_API = {
 }
 
 
+# Every name _extends_numba looks for: text with none of them (and only ASCII, so that no identifier
+# normalises into one) cannot use the extension API, and is not parsed.
+_EXTENSION_WORDS = re.compile("|".join(["extending", *sorted(_EXTENSION_API)]))
+
+
 def _extends_numba(source: str) -> bool:
     """Does the module use Numba's extension API (so that re-executing it in one process goes stale)?"""
+    if source.isascii() and _EXTENSION_WORDS.search(source) is None:
+        return False
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -546,8 +553,10 @@ class AnalysisEngine:
         if not self.trusted:
             return FileResult(path=path, functions=_functions_from_ast(path, source), status="untrusted")
         started = time.perf_counter()
-        fingerprint = _import_time_fingerprint(source)
         remembered = self._import_failures.get(path)
+        # Parsed here only when needed (a remembered failure, or a new one below): on an ordinary save the
+        # worker's parse is the only one.
+        fingerprint = _import_time_fingerprint(source) if remembered is not None else None
         if remembered is not None and fingerprint is not None and remembered[0] == fingerprint:
             # It hung or crashed last time and the code that runs at import is unchanged: do not wait
             # for the time-out again, load its definitions only.
@@ -607,6 +616,8 @@ class AnalysisEngine:
         if line is not None:
             failed.diagnostics[0].range = _line_range(source, line)
         if kind in ("timeout", "crashed"):
+            if remembered is None:
+                fingerprint = _import_time_fingerprint(source)
             if fingerprint is not None:
                 self._import_failures[path] = (fingerprint, message, line)
             partial = self._definitions_only(path, source, failed.diagnostics[0])

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from pyserver.analysis.codes import CODE_TABLE, doc_link
+from pyserver.analysis.discovery import statements
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, ParallelLoop, Range, SignatureResult
 from pyserver.analysis.report import SourceIndex
 
@@ -139,7 +140,7 @@ def _module_assignments(tree: ast.Module) -> tuple[dict[str, list[int]], set[str
         for node in body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 bound_otherwise.add(node.name)
-                for inner in ast.walk(node):
+                for inner in statements([node]):  # a `global` is a statement: expressions are not walked
                     if isinstance(inner, ast.Global):
                         extend({name: [inner.lineno] for name in inner.names})
             elif isinstance(node, ast.Import | ast.ImportFrom):
@@ -182,7 +183,9 @@ def _frozen_globals(path: str, functions: list[FunctionInfo], index: SourceIndex
     changed = {
         name: lines for name, lines in assigned.items() if len(lines) > 1 and name not in bound_otherwise
     }
-    diagnostics = []
+    diagnostics: list[Diagnostic] = []
+    if not changed:
+        return diagnostics
     for function in functions:
         signatures = list(_signatures(function))
         node = _function_node(index, function)

@@ -207,6 +207,7 @@ class Loader:
             {os.path.join(p, "lib", "") for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
         )
         self._stamps: dict[str, tuple[int, int]] = {}
+        self._outside_modules: dict[str, types.ModuleType] = {}  # see refresh_changed_modules
         sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
         numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
         self._extra_files: set[str] = set()
@@ -251,9 +252,18 @@ class Loader:
     def refresh_changed_modules(self) -> list[str]:
         """Forget workspace modules whose file changed since they were imported, so they re-import."""
         dropped = []
+        # The modules from outside the workspace seen last time are not looked at again (thousands, with
+        # Numba's); only the modules now in sys.modules are kept.
+        known_outside, outside = self._outside_modules, {}
         for name, module in list(sys.modules.items()):
+            if known_outside.get(name) is module:
+                outside[name] = module
+                continue
             file = getattr(module, "__file__", None)
-            if not file or not self.is_workspace_file(file):
+            if not file:
+                continue
+            if not self.is_workspace_file(file):
+                outside[name] = module
                 continue
             try:
                 stat = os.stat(file)
@@ -267,12 +277,18 @@ class Loader:
                 del sys.modules[name]
                 self._stamps.pop(name, None)
                 dropped.append(name)
+        self._outside_modules = outside
         return dropped
 
-    def load(self, path: str, source: str, selective: bool = False) -> LoadResult:
+    def load(
+        self, path: str, source: str, selective: bool = False, tree: ast.Module | None = None
+    ) -> LoadResult:
+        """`tree`: `source` already parsed (the analyzer parses once); it is read, never changed."""
         started = time.perf_counter()
         path = os.path.abspath(path)
-        self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
+        if path not in self._extra_files:
+            self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
+            self._outside_modules = {}  # its module, if imported before, is a workspace module now
         self.refresh_changed_modules()
         self._forget_sliced_modules(path)
         for entry in (self.root, os.path.dirname(path)):
@@ -308,7 +324,9 @@ class Loader:
         missing: set[str] = set()  # globals that statements left out for failing would have set
         try:
             if definitions:
-                sliced = toplevel_slice.slice_module(ast.parse(source, path))
+                sliced = toplevel_slice.slice_module(
+                    tree if tree is not None else ast.parse(source, path), source=source
+                )
                 result.skipped_statements = sliced.skipped
                 codes = (
                     _statement_codes(sliced, path, self.skip_lines, result.skipped_statements, missing)

@@ -8,8 +8,9 @@ name of an untyped variable, the `return` statements of a unification failure. P
 from __future__ import annotations
 
 import ast
+import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyserver.analysis.explain import clean_text
 from pyserver.analysis.model import Range
@@ -123,10 +124,17 @@ def file_lines(text: str, path: str) -> list[int]:
 
 @dataclass
 class SourceIndex:
-    """The buffer's AST, indexed for range lookups."""
+    """The buffer's AST, indexed for range lookups. The tree is shared with the analysis's other steps
+    (parsed once per run): nothing here changes it."""
 
     source: str
     tree: ast.Module | None
+    # Built on first use from one walk of the tree: 1-based line -> nodes starting there (walk order),
+    # and the first function defined on each line.
+    _by_line: dict[int, list[ast.AST]] | None = field(default=None, init=False, repr=False, compare=False)
+    _functions: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def parse(cls, source: str) -> SourceIndex:
@@ -135,9 +143,23 @@ class SourceIndex:
         except (SyntaxError, ValueError):
             return cls(source, None)
 
-    @property
+    @functools.cached_property
     def lines(self) -> list[str]:
         return self.source.splitlines()
+
+    def _index(self) -> tuple[dict[int, list[ast.AST]], dict[int, ast.FunctionDef | ast.AsyncFunctionDef]]:
+        if self._by_line is None or self._functions is None:
+            by_line: dict[int, list[ast.AST]] = {}
+            functions: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+            for node in ast.walk(self.tree) if self.tree is not None else ():
+                line = getattr(node, "lineno", None)
+                if line is None:
+                    continue
+                by_line.setdefault(line, []).append(node)
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    functions.setdefault(line, node)
+            self._by_line, self._functions = by_line, functions
+        return self._by_line, self._functions
 
     def line_range(self, line: int) -> Range:
         """The text of a 1-based line without its indentation."""
@@ -155,11 +177,7 @@ class SourceIndex:
     def nodes_on_line(self, line: int, kind: type | tuple[type, ...]) -> list[ast.AST]:
         if self.tree is None:
             return []
-        found = [
-            node
-            for node in ast.walk(self.tree)
-            if isinstance(node, kind) and getattr(node, "lineno", None) == line
-        ]
+        found = [node for node in self._index()[0].get(line, ()) if isinstance(node, kind)]
         found.sort(key=lambda n: (getattr(n, "col_offset", 0), -(getattr(n, "end_col_offset", 0) or 0)))
         return found
 
@@ -299,10 +317,7 @@ class SourceIndex:
     def function_node(self, def_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         if self.tree is None:
             return None
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.lineno == def_line:
-                return node
-        return None
+        return self._index()[1].get(def_line)
 
     def return_ranges(self, def_line: int) -> list[tuple[int, Range]]:
         """(1-based line, range) of each `return` of the function defined on `def_line` (not nested)."""

@@ -19,8 +19,10 @@ import __future__
 
 import ast
 import copy
+import functools
 import re
 import sys
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -130,15 +132,17 @@ def _loads(nodes: list[ast.AST] | list[ast.expr] | list[ast.stmt], strings: bool
 _TYPE_EXPRESSION = re.compile(r"^[\w\s\[\](),.:*|'\"-]{1,300}$")
 
 
-def _names_in_string(text: str) -> set[str]:
-    """Names in a string that parses as an expression: `"float64(Arr2D, int64)"`, `"Vector"`."""
+@functools.lru_cache(maxsize=4096)
+def _names_in_string(text: str) -> frozenset[str]:
+    """Names in a string that parses as an expression: `"float64(Arr2D, int64)"`, `"Vector"`. Cached:
+    the same signature and annotation strings come back on every save."""
     if not _TYPE_EXPRESSION.match(text):
-        return set()  # prose, a gufunc layout ("(n)->()") or a format string: no names to find
+        return frozenset()  # prose, a gufunc layout ("(n)->()") or a format string: no names to find
     try:
         parsed = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, ValueError):
-        return set()
-    return {n.id for n in ast.walk(parsed) if isinstance(n, ast.Name)}
+        return frozenset()
+    return frozenset(n.id for n in ast.walk(parsed) if isinstance(n, ast.Name))
 
 
 def _definition_time_nodes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
@@ -227,8 +231,42 @@ class _Unit:
     kept: bool = False
 
 
+# Statement text -> (names a `def` or `class` reads when it runs, names its bodies read): they depend on
+# its text alone, so after an edit only the definitions that changed are walked again.
+_DEFINITION_NAMES: OrderedDict[str, tuple[frozenset[str], frozenset[str]]] = OrderedDict()
+_DEFINITION_NAMES_LIMIT = 4096
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
+
+
+def _definition_names(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str] | None
+) -> tuple[set[str], set[str]]:
+    """(names read when the statement runs, names read later by its body or its methods' bodies)."""
+    key = None
+    if lines is not None and node.end_lineno is not None and node.end_lineno <= len(lines):
+        # A def or class starts its first line and nothing but a comment follows it on its last, so
+        # these whole lines are its text.
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        key = "\n".join(lines[first - 1 : node.end_lineno])
+        cached = _DEFINITION_NAMES.get(key)
+        if cached is not None:
+            _DEFINITION_NAMES.move_to_end(key)
+            return set(cached[0]), set(cached[1])
+    if isinstance(node, ast.ClassDef):
+        now, later = _class_time_nodes(node)
+        reads, later_reads = _loads(now), _loads(later, strings=False)
+    else:
+        reads, later_reads = _loads(_definition_time_nodes(node)), _loads(list(node.body), strings=False)
+    if key is not None:
+        _DEFINITION_NAMES[key] = (frozenset(reads), frozenset(later_reads))
+        while len(_DEFINITION_NAMES) > _DEFINITION_NAMES_LIMIT:
+            _DEFINITION_NAMES.popitem(last=False)
+    return reads, later_reads
+
+
 class _Slicer:
-    def __init__(self, tree: ast.Module, keep_assignments: bool) -> None:
+    def __init__(self, tree: ast.Module, keep_assignments: bool, source: str | None = None) -> None:
+        self.lines = _LINE_BREAK.split(source) if source is not None else None
         self.aliases = ImportNames(tree)
         self.keep_assignments = keep_assignments
         self.def_names: set[str] = set()
@@ -336,21 +374,15 @@ class _Slicer:
                 not in _PLAIN_DECORATORS
                 for d in node.decorator_list
             )
-            return _Unit(
-                node,
-                _loads(_definition_time_nodes(node)),
-                {node.name},
-                later_reads=_loads(list(node.body), strings=False),
-                always=True,
-                is_root=decorated,
-            )
+            reads, later_reads = _definition_names(node, self.lines)
+            return _Unit(node, reads, {node.name}, later_reads=later_reads, always=True, is_root=decorated)
         if isinstance(node, ast.ClassDef):
-            now, later = _class_time_nodes(node)
+            reads, later_reads = _definition_names(node, self.lines)
             return _Unit(
                 node,
-                _loads(now),
+                reads,
                 {node.name},
-                later_reads=_loads(later, strings=False),
+                later_reads=later_reads,
                 always=True,
                 is_root=bool(node.decorator_list),
             )
@@ -393,13 +425,16 @@ def _why_skipped(node: ast.stmt) -> str:
     return "a statement that defines nothing the jitted functions need"
 
 
-def slice_module(tree: ast.Module, keep_assignments: bool = False) -> TopLevelSlice:
+def slice_module(
+    tree: ast.Module, keep_assignments: bool = False, source: str | None = None
+) -> TopLevelSlice:
     """The module with only what defining its jitted functions needs, and the statements left out.
 
     `keep_assignments`: every top-level assignment counts as needed (for a workspace module that another
-    module imports: the names it exports must exist).
+    module imports: the names it exports must exist). `source`: the text `tree` was parsed from, when the
+    caller has it (what definitions read is then remembered per definition text).
     """
-    slicer = _Slicer(tree, keep_assignments)
+    slicer = _Slicer(tree, keep_assignments, source)
     units = [slicer.unit(node) for node in tree.body]
     every: list[_Unit] = []
 
