@@ -189,6 +189,13 @@ class _Evaluator:
 
     def subscript(self, node: ast.Subscript) -> Any:
         target = self.node(node.value)
+        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            # A record's field by name (`p["w"]`, as Python and Numba write it; `p.w` is the attribute).
+            key = node.slice.value
+            record = isinstance(target, JitVariable) and target.type.startswith("Record(")
+            if record and isinstance(target.raw, dict) and key in target.raw:
+                return target.raw[key]
+            raise JitValueError(f"{ast.unparse(node.value)} has no field {key!r}")
         indices = self._index(node.slice)
         for index in indices:
             if not isinstance(target, JitVariable):

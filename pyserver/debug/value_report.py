@@ -138,6 +138,52 @@ class _SourceIndex:
             return False
         return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", self.lines[line - 1]) is not None
 
+    def record_sources(self, function: str, name: str) -> set[str] | None:
+        """The arrays the variable `name` of `function` is taken from, when every assignment to it is
+        `name = ARRAY[...]` or `for name in ARRAY:` with ARRAY a plain name; None otherwise (another
+        form of assignment, a parameter of that name, no such function, or several of that name)."""
+        functions = [
+            node
+            for node in ast.walk(self.tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function
+        ]
+        if len(functions) != 1:
+            return None
+        arrays: set[str] = set()
+        allowed: set[int] = set()
+        for node in ast.walk(functions[0]):
+            if isinstance(node, ast.arg) and node.arg == name:
+                return None
+            if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+                return None
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == name
+                and isinstance(node.value, ast.Subscript)
+                and isinstance(node.value.value, ast.Name)
+            ):
+                arrays.add(node.value.value.id)
+                allowed.add(id(node.targets[0]))
+            elif (
+                isinstance(node, ast.For)
+                and isinstance(node.target, ast.Name)
+                and node.target.id == name
+                and isinstance(node.iter, ast.Name)
+            ):
+                arrays.add(node.iter.id)
+                allowed.add(id(node.target))
+        for node in ast.walk(functions[0]):
+            if (
+                isinstance(node, ast.Name)
+                and node.id == name
+                and not isinstance(node.ctx, ast.Load)
+                and id(node) not in allowed
+            ):
+                return None
+        return arrays or None
+
     def ran_before(self, line_a: int, line_b: int) -> bool:
         where = self.start.get(line_a)
         if where is None:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
-from pyserver.debug.live_versions import LiveVersions
+from pyserver.debug.live_versions import LiveVersions, function_name
 
 EvaluateContext = Literal["watch", "hover", "repl", "clipboard", "variables"]
 
@@ -264,6 +264,12 @@ class JitValueReader(ContainerReader):
         local_vars: list[JitVariable] = []
         source = _source_index(report.file) if report.file else None
         for base in order:
+            if all(_record_pointer_size(raw) for raw in groups[base]):
+                record = _record_type(report, base, groups, source)
+                for raw in groups[base]:
+                    if record is not None and _record_pointer_size(raw) == record.size:
+                        raw.numba_type = record
+        for base in order:
             versions = sorted(groups[base], key=lambda r: r.version)
             is_arg = any(v.is_arg for v in versions)
             variable = self._fold(report, base, versions, arg_names, source)
@@ -339,6 +345,11 @@ class JitValueReader(ContainerReader):
             )
         elif zero_seen:
             note = "not live here (reads 0, which Numba also writes when a variable dies)"
+        elif all(_record_pointer_size(v) for v in versions):
+            note = (
+                f"Numba's debug info types it only as a pointer to {_record_pointer_size(versions[0])} "
+                "bytes (a record), and no array of this frame it is surely taken from gives the fields"
+            )
         else:
             note = "optimized out or not yet assigned"
         return JitVariable(
@@ -427,7 +438,14 @@ class JitValueReader(ContainerReader):
                     return self._decode_dict(report, numba_type, pointer, name)
                 return self._decode_jitclass(report, numba_type, raw.layout, pointer, name)
             if kind == "record":
-                return None
+                # A record scalar is a pointer to its bytes (Numba's RecordModel), e.g. into the array
+                # it was taken from; its type was found by _record_type.
+                if not raw.bytes_known(0, 8) or raw.is_zero() or raw.layout.get("code") != "ptr":
+                    return None
+                pointer = int.from_bytes(raw.data[:8], "little")
+                handle = ChildrenHandle("static", report.thread_id, report.frame_level)
+                data = self.read_memory(pointer, numba_type.size)
+                return self._element_variable(handle, numba_type, data, name, name, pointer)
             # Unknown Numba type: only what DWARF says plainly (an int or float of known size).
             layout_code = raw.layout.get("code")
             size = int(raw.layout.get("size", 0) or 0)
@@ -666,6 +684,52 @@ class JitValueReader(ContainerReader):
         return JitVariable(
             expression, str(payload.get("value", "")), "", note="gdb expression (raw gdb value)"
         )
+
+
+def _record_pointer_size(raw: _RawVar) -> int:
+    """N when the variable is, in DWARF, an untyped pointer to N bytes (`[N x i8]*`): how Numba
+    describes a record scalar (RecordModel's value is a pointer to the record's bytes); else 0."""
+    layout = raw.layout
+    target = layout.get("target") or {}
+    element = target.get("elem") or {}
+    if raw.numba_type.kind not in ("unknown", "record") or layout.get("code") != "ptr":
+        return 0
+    if target.get("code") != "array" or element.get("code") != "int" or str(element.get("size")) != "1":
+        return 0
+    return int(target.get("count", 0) or 0)
+
+
+def _record_type(
+    report: _FrameReport, base: str, groups: dict[str, list[_RawVar]], source: _SourceIndex | None
+) -> NumbaType | None:
+    """The record type of a variable DWARF types only as a pointer to bytes, when it is exact: every
+    assignment to it in the function's source is `base = ARRAY[...]` or `for base in ARRAY:`, and every
+    such ARRAY is a variable of this frame whose DWARF type is an array of one record type of that
+    size (indexing or iterating an array of records gives that record type, or an array, which DWARF
+    describes as a struct, not as a pointer). None otherwise."""
+    if source is None or not report.function:
+        return None
+    if not all(source.mentions(v.line, base) for v in groups[base] if v.line):
+        return None  # the file changed since the compile
+    arrays = source.record_sources(function_name(report.function), base)
+    if not arrays:
+        return None
+    found: set[NumbaType] = set()
+    for array in arrays:
+        versions = groups.get(array)
+        if not versions:
+            return None
+        for version in versions:
+            dtype = version.numba_type.dtype
+            if version.numba_type.kind != "array" or dtype is None or dtype.kind != "record":
+                return None
+            found.add(dtype)
+    if len(found) != 1:
+        return None
+    record = found.pop()
+    if any(_record_pointer_size(raw) != record.size for raw in groups[base]):
+        return None
+    return record
 
 
 def _recover_scalar(numba_type: NumbaType, passed: dict[str, Any]) -> tuple[str, Any] | None:

@@ -1,9 +1,13 @@
 """The fidelity harness: a program traced in pure Python against the same program in a mixed session.
 
 A program marks lines with comments: `# fid: break` (a breakpoint that must stop each time the line
-runs, and only then) and `# fid: next N` / `# fid: in N` (from the line's first run, N Step Overs or
-Step Intos that must land on the lines Python's tracer gives); several marks are separated by commas. At every stop, each variable Python
-holds is compared with what the Variables view shows:
+runs, and only then; on a `for` or `while` line, each time Python's tracer reports it: once per
+iteration and once when the loop ends), `# fid: next N` / `# fid: in N` (from the line's first run, N
+Step Overs or Step Intos that must land on the lines Python's tracer gives) and `# fid: out N` (from
+the line's first run, N Step Outs, each ending where debugpy ends it in pure Python: in the caller, on
+the line of the call, with the caller's variables as they are when the callee returns); several marks
+are separated by commas. At every stop, each variable Python holds is compared with what the
+Variables view shows:
 
 - live: assigned before the stop and read at or after it (by the lines the frame runs next);
 - shown / unavailable: a live variable with a value, or `<unavailable>` / not listed;
@@ -40,7 +44,10 @@ MAX_CHILDREN = 64
 @dataclass
 class Marks:
     breaks: list[int]
-    steps: list[tuple[int, str, int]]  # (line, "next" | "stepIn", count)
+    steps: list[tuple[int, str, int]]  # (line, "next" | "stepIn" | "stepOut", count)
+
+
+STEP_COMMANDS = {"next": "next", "in": "stepIn", "out": "stepOut"}
 
 
 def read_marks(program: Path) -> Marks:
@@ -53,8 +60,8 @@ def read_marks(program: Path) -> Marks:
             words = mark.split()
             if words[0] == "break":
                 breaks.append(number)
-            elif words[0] in ("next", "in"):
-                steps.append((number, "next" if words[0] == "next" else "stepIn", int(words[1])))
+            elif words[0] in STEP_COMMANDS:
+                steps.append((number, STEP_COMMANDS[words[0]], int(words[1])))
     return Marks(breaks, steps)
 
 
@@ -91,7 +98,15 @@ def names_by_line(program: Path) -> tuple[dict[int, set[str]], dict[int, set[str
     return reads, writes
 
 
-def trace(program: Path) -> list[dict[str, Any]]:
+@dataclass
+class Trace:
+    """Python's run of a program: its line events in order, and its returns to a program frame."""
+
+    lines: list[dict[str, Any]]
+    returns: list[dict[str, Any]]
+
+
+def trace(program: Path) -> Trace:
     out = Path(tempfile.gettempdir()) / f"numba-lens-trace-{program.stem}-{os.getpid()}.json"
     try:
         subprocess.run(
@@ -102,7 +117,8 @@ def trace(program: Path) -> list[dict[str, Any]]:
             cwd=program.parent,
             timeout=120,
         )
-        return list(json.loads(out.read_text()))
+        data = json.loads(out.read_text())
+        return Trace(list(data["lines"]), list(data["returns"]))
     finally:
         out.unlink(missing_ok=True)
 
@@ -133,17 +149,18 @@ class Tally:
     wrong: int = 0
     out_of_sequence: int = 0
     stops: int = 0
+    steps: int = 0
     problems: list[str] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
-        for name in ("live", "shown", "equal", "unavailable", "wrong", "out_of_sequence", "stops"):
+        for name in ("live", "shown", "equal", "unavailable", "wrong", "out_of_sequence", "stops", "steps"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.problems += other.problems
 
     def line(self) -> str:
         share = self.unavailable / self.live if self.live else 0.0
         return (
-            f"stops {self.stops}: live {self.live}, shown {self.shown}, equal {self.equal}, "
+            f"stops {self.stops} (steps {self.steps}): live {self.live}, shown {self.shown}, equal {self.equal}, "
             f"unavailable {self.unavailable} ({share:.0%}), wrong {self.wrong}, "
             f"out of sequence {self.out_of_sequence}"
         )
@@ -314,7 +331,7 @@ def run_breaks(program: Path, events: list[dict[str, Any]], log: Path) -> Tally:
     wanted = [i for i, e in enumerate(events) if e["line"] in marks.breaks]
     dap = DapClient(str(log))
     stops: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
-    records: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    records: list[tuple[dict[str, Any], _Snapshot]] = []
     try:
         assert dap.start(program, breakpoints={line: {} for line in marks.breaks})["success"]
         while len(stops) <= len(wanted) + 5:
@@ -328,7 +345,8 @@ def run_breaks(program: Path, events: list[dict[str, Any]], log: Path) -> Tally:
             dap.ok("continue", {"threadId": stop["threadId"]})
     finally:
         dap.close()
-    return _score(program, events, wanted, [s[0] for s in stops], records)
+    expected = [(events[i], live_names(events, i, program)) for i in wanted]
+    return _score(program, expected, [s[0] for s in stops], records)
 
 
 @dataclass
@@ -380,26 +398,26 @@ def _read_all(dap: DapClient, frame: dict[str, Any], python_frame: bool) -> _Sna
 
 def _score(
     program: Path,
-    events: list[dict[str, Any]],
-    wanted: list[int],
+    expected: list[tuple[dict[str, Any], set[str]]],
     actual_lines: list[int],
     records: list[tuple[dict[str, Any], _Snapshot]],
 ) -> Tally:
+    """Stops compared with Python's: `expected` holds each stop Python has (its event, with the locals
+    then) and the names live there."""
     tally = Tally()
-    pairs, missing = _align([events[i]["line"] for i in wanted], actual_lines)
+    expected_lines = [event["line"] for event, _ in expected]
+    pairs, missing = _align(expected_lines, actual_lines)
     tally.out_of_sequence = missing
     if missing:
-        tally.problems.append(
-            f"{program.name}: stops {actual_lines}, Python runs {[events[i]['line'] for i in wanted]}"
-        )
+        tally.problems.append(f"{program.name}: stops {actual_lines}, Python runs {expected_lines}")
+    jitted = jitted_functions(program)
     for expected_index, actual_index in pairs:
-        index = wanted[expected_index]
+        event, live = expected[expected_index]
         frame, snapshot = records[actual_index]
-        where = f"{program.name}:{events[index]['line']} (stop {actual_index + 1})"
+        where = f"{program.name}:{event['line']} (stop {actual_index + 1})"
         replay = _Replay(snapshot)
-        python_frame = events[index]["function"] not in jitted_functions(program)
-        live = live_names(events, index, program)
-        tally.add(compare_stop(replay, frame, events[index], live, where, python_frame))  # type: ignore[arg-type]
+        python_frame = event["function"] not in jitted
+        tally.add(compare_stop(replay, frame, event, live, where, python_frame))  # type: ignore[arg-type]
     return tally
 
 
@@ -421,13 +439,40 @@ def expected_steps(
     return out
 
 
-def run_steps(program: Path, events: list[dict[str, Any]], log: Path) -> Tally:
-    """One session per `# fid: next/in N` line: from its first run, N steps in Python's line order."""
+def expected_step_outs(
+    traced: Trace, start: int, count: int, program: Path
+) -> list[tuple[dict[str, Any], set[str]]]:
+    """The stops of `count` Step Outs from event `start`, as debugpy makes them in pure Python: each at
+    the return of the frame it starts in, shown in the caller (on the line of the call, with the
+    caller's locals at that moment); and the names live there (read by the rest of the caller's run)."""
+    out: list[tuple[dict[str, Any], set[str]]] = []
+    frame, after = traced.lines[start]["frame"], start + 1
+    for _ in range(count):
+        found = next((r for r in traced.returns if r["after"] >= after and r["frame"] == frame), None)
+        if found is None:
+            break
+        caller = found["caller"]
+        live = live_names([caller, *traced.lines[found["after"] :]], 0, program)
+        out.append((caller, live))
+        frame, after = caller["frame"], found["after"]
+    return out
+
+
+def run_steps(program: Path, traced: Trace, log: Path) -> Tally:
+    """One session per `# fid: next/in/out N` line: from its first run, N steps in Python's order."""
     tally = Tally()
+    events = traced.lines
     jitted = jitted_functions(program)
     for line, command, count in read_marks(program).steps:
         start = next(i for i, e in enumerate(events) if e["line"] == line)
-        wanted = expected_steps(events, start, command, count, jitted)
+        expected = [(events[start], live_names(events, start, program))]
+        if command == "stepOut":
+            expected += expected_step_outs(traced, start, count, program)
+        else:
+            expected += [
+                (events[i], live_names(events, i, program))
+                for i in expected_steps(events, start, command, count, jitted)
+            ]
         dap = DapClient(str(log))
         actual: list[int] = []
         records: list[tuple[dict[str, Any], _Snapshot]] = []
@@ -439,20 +484,24 @@ def run_steps(program: Path, events: list[dict[str, Any]], log: Path) -> Tally:
             dap.ok("setBreakpoints", {"source": {"path": str(program)}, "breakpoints": []})
             actual.append(int(frame["line"]))
             records.append((frame, _read_all(dap, frame, _is_python(frame))))
-            for _ in range(len(wanted)):
+            ended = False
+            for _ in range(len(expected) - 1):
                 dap.ok(command, {"threadId": stop["threadId"]})
                 next_stop = _wait_stop(dap)
                 if next_stop is None:
+                    ended = True  # the program ran to its end: the missing stops are out of sequence
                     break
                 stop = next_stop
                 frame = _top_frame(dap, stop)
                 actual.append(int(frame["line"]))
                 records.append((frame, _read_all(dap, frame, _is_python(frame))))
-            dap.ok("continue", {"threadId": stop["threadId"]})
-            dap.event("terminated")
+            if not ended:
+                dap.ok("continue", {"threadId": stop["threadId"]})
+                dap.event("terminated")
         finally:
             dap.close()
-        part = _score(program, events, [start, *wanted], actual, records)
+        part = _score(program, expected, actual, records)
+        part.steps = len(expected) - 1
         if part.out_of_sequence:
             part.problems.append(f"{program.name}:{line} {command} x{count}")
         tally.add(part)
@@ -460,9 +509,9 @@ def run_steps(program: Path, events: list[dict[str, Any]], log: Path) -> Tally:
 
 
 def run_program(program: Path, log_dir: Path) -> tuple[Tally, Tally]:
-    events = trace(program)
-    return run_breaks(program, events, log_dir / f"{program.stem}-breaks.log"), run_steps(
-        program, events, log_dir / f"{program.stem}-steps.log"
+    traced = trace(program)
+    return run_breaks(program, traced.lines, log_dir / f"{program.stem}-breaks.log"), run_steps(
+        program, traced, log_dir / f"{program.stem}-steps.log"
     )
 
 

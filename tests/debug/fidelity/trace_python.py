@@ -3,6 +3,10 @@
 Records every line event of the program's own file, in order: the line, the function, the frame it
 runs in (a small number, stable for the frame's life), the depth of that frame among the program's
 frames, and the locals before the line runs, in a JSON form the comparison reads (see `canonical`).
+Also every return of a program frame to a program frame: where the caller stands then (its line, the
+call's, with the locals it has at that moment), which is where debugpy shows a Step Out end in pure
+Python (pydevd stops at the callee's return event and shows the caller frame).
+Writes {"lines": [...], "returns": [...]}; a return's "after" is the count of line events before it.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ def canonical(value: Any) -> Any:
 def main() -> None:
     program, out = sys.argv[1], sys.argv[2]
     events: list[dict[str, Any]] = []
+    returns: list[dict[str, Any]] = []
     frame_numbers: dict[int, int] = {}
     live_frames: list[FrameType] = []
 
@@ -56,24 +61,26 @@ def main() -> None:
             frame_numbers[id(frame)] = next(counter)
         return frame_numbers[id(frame)]
 
+    def where(frame: FrameType) -> dict[str, Any]:
+        return {
+            "line": frame.f_lineno,
+            "function": frame.f_code.co_name,
+            "frame": number_of(frame),
+            "depth": live_frames.index(frame),
+            "locals": {
+                name: canonical(value)
+                for name, value in frame.f_locals.items()
+                if not name.startswith("__") and not callable(value) and type(value).__name__ != "module"
+            },
+        }
+
     def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
         if event == "line":
-            events.append(
-                {
-                    "line": frame.f_lineno,
-                    "function": frame.f_code.co_name,
-                    "frame": number_of(frame),
-                    "depth": live_frames.index(frame),
-                    "locals": {
-                        name: canonical(value)
-                        for name, value in frame.f_locals.items()
-                        if not name.startswith("__")
-                        and not callable(value)
-                        and type(value).__name__ != "module"
-                    },
-                }
-            )
+            events.append(where(frame))
         elif event == "return":
+            caller = frame.f_back
+            if caller is not None and caller in live_frames:
+                returns.append({"after": len(events), "frame": number_of(frame), "caller": where(caller)})
             live_frames.remove(frame)
             frame_numbers.pop(id(frame), None)  # a later frame may reuse the address
         return local_trace
@@ -92,7 +99,7 @@ def main() -> None:
     finally:
         sys.settrace(None)
     with open(out, "w") as handle:
-        json.dump(events, handle)
+        json.dump({"lines": events, "returns": returns}, handle)
 
 
 if __name__ == "__main__":
