@@ -12,6 +12,7 @@ is better than a guessed type.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -224,7 +225,7 @@ def _is_libpython_file(path: str) -> bool:
     )
 
 
-def classify_frame(frame: dict[str, Any]) -> FrameKind:
+def classify_frame(frame: Mapping[str, Any]) -> FrameKind:
     """What a frame of `-stack-list-frames` is:
     - "jit": a Numba-compiled user function (has a source line);
     - "wrapper": the `cpython::` wrapper Numba generates (no line);
@@ -259,7 +260,7 @@ def classify_frame(frame: dict[str, Any]) -> FrameKind:
     return "other"
 
 
-def is_numba_library_frame(frame: dict[str, Any]) -> bool:
+def is_numba_library_frame(frame: Mapping[str, Any]) -> bool:
     """A frame of Numba's own library code compiled with the user's (`numba::np::npyimpl::_broadcast_onto`,
     the implementation of `a.sum()`...): it has debug info and a source line, in Numba's files."""
     parsed = parse_jit_frame_name(str(frame.get("func") or ""))

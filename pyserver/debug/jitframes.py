@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pyserver.debug import frames
 
 
-def classify_frame(frame: dict[str, Any]) -> str:
+def classify_frame(frame: Mapping[str, Any]) -> str:
     """jit | wrapper | dispatcher | cpython | python-eval | other."""
     return str(frames.classify_frame(frame))
 
@@ -19,7 +20,7 @@ def jit_frame_name(func: str) -> str:
     return parsed.display if parsed is not None else func
 
 
-def is_numba_library_frame(frame: dict[str, Any]) -> bool:
+def is_numba_library_frame(frame: Mapping[str, Any]) -> bool:
     """Numba's own library code compiled with the user's (numba::np::npyimpl::…), not the user's code."""
     return frames.is_numba_library_frame(frame)
 

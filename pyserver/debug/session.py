@@ -43,6 +43,11 @@ from pyserver.debug.gdb.backend import GdbBackend, kill_group
 from pyserver.debug.gdb.launcher import (
     InferiorPty,
 )
+from pyserver.debug.gdb.mi import breakpoint as mi_breakpoint
+from pyserver.debug.gdb.mi import exec as mi_exec
+from pyserver.debug.gdb.mi import stack as mi_stack
+from pyserver.debug.gdb.mi import target as mi_target
+from pyserver.debug.gdb.mi.exec import Resume, ResumeKind
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
 from pyserver.debug.session_common import (
     DEBUGPY_CONNECT_TIMEOUT_S,
@@ -58,7 +63,7 @@ from pyserver.debug.session_common import (
     ptrace_hint,
     reap_children,
 )
-from pyserver.debug.stepping import LineStepper
+from pyserver.debug.stepping import LineStepKind, LineStepper
 from pyserver.debug.terminal import TerminalHolder, holder_command, wait_for_holder
 from pyserver.debug.values_bridge import ValuesBridge
 
@@ -106,7 +111,6 @@ class Session:
         self._drop_debugpy_pause = False
         self._step_to_python_pending = False
         self._exit_code: int | None = None
-        self._last_bp_record: dict[str, Any] = {}
         # debugpy requests made while gdb held the process, not answered yet.
         self._debugpy_backlog: list[Reply] = []
         self._sync_dir: str | None = None
@@ -344,7 +348,7 @@ class Session:
         if owner == "gdb":
             self._forward_continue = self._recording
             self._cancel_debugpy_step()
-            self._gdb_resume("-exec-continue")
+            self._gdb_resume(Resume("continue"))
         else:
             thread = self._debugpy_thread(int(args.get("threadId", 0)))
             self._resumed()
@@ -352,19 +356,18 @@ class Session:
             self.debugpy.request("continue", {"threadId": thread})
         return {"allThreadsContinued": True}
 
-    def _step(self, args: dict[str, Any], gdb_command: str, debugpy_command: str) -> dict[str, Any]:
+    def _step(self, args: dict[str, Any], gdb_kind: ResumeKind, debugpy_command: str) -> dict[str, Any]:
         owner = self._require_stopped()
         thread_id = int(args.get("threadId", 0))
         if owner == "gdb":
             gdb_thread = self.gdb_threads.get(thread_id, "1")
             stepper = self._stepper
-            if (
-                gdb_command in ("-exec-next", "-exec-step")
-                and stepper
-                and stepper.start(gdb_command, gdb_thread)
-            ):
+            line_kind: LineStepKind | None = (
+                "next" if gdb_kind == "next" else "step" if gdb_kind == "step" else None
+            )
+            if line_kind is not None and stepper and stepper.start(line_kind, gdb_thread):
                 return {}
-            self._gdb_resume(f"{gdb_command} --thread {gdb_thread}")
+            self._gdb_resume(Resume(gdb_kind, gdb_thread))
             return {}
         assert self.debugpy is not None
         theirs = self._debugpy_thread(thread_id)
@@ -415,8 +418,10 @@ class Session:
         for module, qualname in names[:200]:
             qualified = "::".join([*module.split("."), *qualname.split(".")])
             try:
-                inserted = self.gdb.execute(f"-break-insert -t -f --qualified {qualified}")
-                temps.append(str(inserted.get("bkpt", {}).get("number")))
+                inserted = mi_breakpoint.break_insert(
+                    self.gdb, qualified, temporary=True, allow_pending=True, qualified=True
+                )
+                temps.append(inserted.number)
             except GdbCommandError as exc:
                 self.log(f"step-in breakpoint {qualified}: {exc.message}")
         with self._lock:
@@ -433,7 +438,7 @@ class Session:
             if self.gdb is not None:
                 self._delete_gdb_breakpoint(number)
 
-    def _reverse_step(self, args: dict[str, Any], gdb_command: str) -> dict[str, Any]:
+    def _reverse_step(self, args: dict[str, Any], gdb_kind: ResumeKind) -> dict[str, Any]:
         owner = self._require_stopped()
         if not self.record_reverse:
             raise DapError(
@@ -451,7 +456,7 @@ class Session:
         self._sync_debugpy_backlog(gdb_thread)
         self._resumed()
         try:
-            self.gdb.execute(f"{gdb_command} --thread {gdb_thread} --reverse", timeout=GDB_TIMEOUT_S)
+            mi_exec.resume(self.gdb, Resume(gdb_kind, gdb_thread, reverse=True), timeout=GDB_TIMEOUT_S)
         except GdbCommandError as exc:
             # Nothing ran (typically: the recording starts here): still stopped where it was.
             self._reverse_pending = False
@@ -465,29 +470,29 @@ class Session:
         return {}
 
     def on_step_back(self, args: dict[str, Any]) -> dict[str, Any]:
-        return self._reverse_step(args, "-exec-next")
+        return self._reverse_step(args, "next")
 
     def on_reverse_continue(self, args: dict[str, Any]) -> dict[str, Any]:
-        return self._reverse_step(args, "-exec-continue")
+        return self._reverse_step(args, "continue")
 
     def on_next(self, args: dict[str, Any]) -> dict[str, Any]:
-        return self._step(args, "-exec-next", "next")
+        return self._step(args, "next", "next")
 
     def on_step_in(self, args: dict[str, Any]) -> dict[str, Any]:
-        return self._step(args, "-exec-step", "stepIn")
+        return self._step(args, "step", "stepIn")
 
     def on_step_out(self, args: dict[str, Any]) -> dict[str, Any]:
         owner = self._require_stopped()
         if owner == "gdb" and self.gdb is not None:
             thread_id = int(args.get("threadId", 0))
             gdb_thread = self.gdb_threads.get(thread_id, "1")
-            raw = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread} 0 1").get("stack", [])
+            raw = mi_stack.stack_list_frames(self.gdb, gdb_thread, 0, 1)
             outermost = len(raw) < 2 or jitframes.classify_frame(raw[1]) != "jit"
             if outermost and self.debugpy is not None and self._arm_python_caller_stop(gdb_thread):
                 self._step_to_python_pending = True
-                self._gdb_resume("-exec-continue")
+                self._gdb_resume(Resume("continue"))
                 return {}
-        return self._step(args, "-exec-finish", "stepOut")
+        return self._step(args, "finish", "stepOut")
 
     def on_pause(self, args: dict[str, Any]) -> dict[str, Any]:
         if self.owner is not None:
@@ -511,7 +516,7 @@ class Session:
             self._drop_debugpy_pause = True
         if self.gdb is not None:
             self._pause_via_gdb = True
-            self.gdb.execute("-exec-interrupt --all")
+            mi_exec.exec_interrupt(self.gdb, all_threads=True)
         return {}
 
     # --- ending --------------------------------------------------------------------------------------
@@ -560,7 +565,7 @@ class Session:
             try:
                 if self.owner == "gdb":
                     self._sync_debugpy_backlog(None)
-                self.gdb.execute("-target-detach", timeout=GDB_TIMEOUT_S)
+                mi_target.target_detach(self.gdb, timeout=GDB_TIMEOUT_S)
             except GdbCommandError as exc:
                 self.log(f"detach from {attached_pid}: {exc.message}")
         if self.debugpy is not None and self.debugpy.connected:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from pyserver.debug.dap import DapError, Message
 from pyserver.debug.entry_stop import FirstStatementStop, same_file
-from pyserver.debug.gdb.backend import c_string
+from pyserver.debug.gdb.mi import breakpoint as mi_breakpoint
+from pyserver.debug.gdb.mi.breakpoint import MIBreakpoint
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
 from pyserver.debug.session_common import (
     DEBUGPY_REPLY_TIMEOUT_S,
@@ -95,42 +96,34 @@ def _insert_line_breakpoint(
 ) -> dict[str, Any]:
     assert self.gdb is not None
     line = int(bp["line"])
-    options = ["-f"]
-    condition = bp.get("condition")
-    if condition:
-        options.append(f"-c {c_string(str(condition))}")
     try:
         hit_mode, hit_n = self._parse_hit_condition(bp.get("hitCondition"))
     except DapError as exc:
         return {"id": self.new_id(), "verified": False, "line": line, "message": str(exc)}
-    ignore = self._ignore_count(hit_mode, hit_n)
-    if ignore:
-        options.append(f"-i {ignore}")
-    location = (
-        c_string(f"{path}:{line}") if gdb_file is None else f"--source {c_string(gdb_file)} --line {line}"
-    )
     try:
-        reply = self.gdb.execute(f"-break-insert {' '.join(options)} {location}")
+        inserted = mi_breakpoint.break_insert(
+            self.gdb,
+            f"{path}:{line}" if gdb_file is None else None,
+            source=gdb_file,
+            line=line,
+            allow_pending=True,
+            condition=str(bp["condition"]) if bp.get("condition") else None,
+            ignore_count=self._ignore_count(hit_mode, hit_n),
+        )
     except GdbCommandError as exc:
         return {"id": self.new_id(), "verified": False, "line": line, "message": exc.message}
-    record = reply.get("bkpt", {})
-    created = GdbBreakpoint(self.new_id(), str(record.get("number")), path, line, bp.get("logMessage"))
+    created = GdbBreakpoint(self.new_id(), inserted.number, path, line, bp.get("logMessage"))
     created.hit_mode, created.hit_n = hit_mode, hit_n
     created.parfor_only = gdb_file is not None
     state.gdb.append(created)
     with self._lock:
         self.gdb_bps[created.number] = created
-    return self._gdb_bp_to_dap(created, record)
+    return self._gdb_bp_to_dap(created, inserted)
 
 
-def _gdb_bp_to_dap(self: Session, bp: GdbBreakpoint, record: dict[str, Any]) -> dict[str, Any]:
-    pending = record.get("addr") == "<PENDING>" or "pending" in record
-    locations = record.get("locations") or []
-    line = bp.line
-    if not pending:
-        line_text = record.get("line") or (locations[0].get("line") if locations else None)
-        if line_text:
-            line = int(line_text)
+def _gdb_bp_to_dap(self: Session, bp: GdbBreakpoint, reported: MIBreakpoint) -> dict[str, Any]:
+    pending = reported.pending
+    line = reported.line if reported.line is not None else bp.line
     bp.verified = not pending
     result: dict[str, Any] = {"id": bp.dap_id, "verified": bp.verified}
     if bp.path:
@@ -149,9 +142,9 @@ def _delete_gdb_breakpoint(self: Session, number: str) -> None:
         self.gdb_bps.pop(number, None)
         self._deleted_gdb_bps.add(number)
     try:
-        self.gdb.execute(f"-break-delete {number}")
+        mi_breakpoint.break_delete(self.gdb, number)
     except GdbCommandError as exc:
-        self.log(f"-break-delete {number}: {exc.message}")
+        self.log(f"delete gdb breakpoint {number}: {exc.message}")
 
 
 def _first_statement_stop_in(
@@ -260,13 +253,13 @@ def on_set_function_breakpoints(self: Session, args: dict[str, Any]) -> dict[str
     results = []
     for bp in args.get("breakpoints") or []:
         try:
-            created = self._insert_function_breakpoint(bp)
+            created, inserted = self._insert_function_breakpoint(bp)
         except (GdbCommandError, DapError) as exc:
             message = exc.message if isinstance(exc, GdbCommandError) else str(exc)
             results.append({"id": self.new_id(), "verified": False, "message": message})
             continue
         self.function_bps.append(created)
-        results.append(self._gdb_bp_to_dap(created, self._last_bp_record))
+        results.append(self._gdb_bp_to_dap(created, inserted))
     return {"breakpoints": results}
 
 
@@ -302,7 +295,8 @@ def _set_debugpy_function_breakpoints(self: Session, bps: list[dict[str, Any]]) 
 
 def _insert_function_breakpoint(
     self: Session, bp: dict[str, Any], *, temporary: bool = False
-) -> GdbBreakpoint:
+) -> tuple[GdbBreakpoint, MIBreakpoint]:
+    """A breakpoint on a jitted function (pending until Numba compiles it): ours and gdb's record."""
     assert self.gdb is not None
     name = str(bp.get("name", "")).strip()
     if not name:
@@ -314,20 +308,18 @@ def _insert_function_breakpoint(
         if "." not in name
         else (name.replace(".", "::"))
     )
-    options = ["-f", "--qualified"]
-    if temporary:
-        options.append("-t")
-    if bp.get("condition"):
-        options.append(f"-c {c_string(str(bp['condition']))}")
     hit_mode, hit_n = self._parse_hit_condition(bp.get("hitCondition"))
-    ignore = self._ignore_count(hit_mode, hit_n)
-    if ignore:
-        options.append(f"-i {ignore}")
-    reply = self.gdb.execute(f"-break-insert {' '.join(options)} {qualified}")
-    record = reply.get("bkpt", {})
-    self._last_bp_record = record
-    created = GdbBreakpoint(self.new_id(), str(record.get("number")), "", 0, None, name, temporary=temporary)
+    inserted = mi_breakpoint.break_insert(
+        self.gdb,
+        qualified,
+        temporary=temporary,
+        allow_pending=True,
+        qualified=True,
+        condition=str(bp["condition"]) if bp.get("condition") else None,
+        ignore_count=self._ignore_count(hit_mode, hit_n),
+    )
+    created = GdbBreakpoint(self.new_id(), inserted.number, "", 0, None, name, temporary=temporary)
     created.hit_mode, created.hit_n = hit_mode, hit_n
     with self._lock:
         self.gdb_bps[created.number] = created
-    return created
+    return created, inserted

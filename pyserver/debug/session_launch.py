@@ -26,6 +26,10 @@ from pyserver.debug.gdb.launcher import (
     debuggee_argv,
     start_inferior,
 )
+from pyserver.debug.gdb.mi import breakpoint as mi_breakpoint
+from pyserver.debug.gdb.mi import target as mi_target
+from pyserver.debug.gdb.mi import thread as mi_thread
+from pyserver.debug.gdb.mi.exec import Resume
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
 from pyserver.debug.session_common import (
     DEBUGPY_CONNECT_TIMEOUT_S,
@@ -274,7 +278,7 @@ def _launch_mixed(
     tty_name = self._program_tty(cwd, program or module or "")
     stop_at = args.get("stopAtJitFunction")
     if stop_at:
-        bp = self._insert_function_breakpoint({"name": str(stop_at)}, temporary=True)
+        bp, _ = self._insert_function_breakpoint({"name": str(stop_at)}, temporary=True)
         self.log(f"stopAtJitFunction -> gdb breakpoint {bp.number}")
     self._insert_in_code_breakpoint()
     try:
@@ -311,8 +315,8 @@ def _insert_in_code_breakpoint(self: Session) -> None:
     finish to the jitted caller, so the stop shows the user's line, not Numba's helper."""
     assert self.gdb is not None
     try:
-        reply = self.gdb.execute("-break-insert -f numba_gdb_breakpoint")
-        self._in_code_bp_number = str(reply.get("bkpt", {}).get("number"))
+        inserted = mi_breakpoint.break_insert(self.gdb, "numba_gdb_breakpoint", allow_pending=True)
+        self._in_code_bp_number = inserted.number
     except GdbCommandError as exc:
         self.log(f"no in-code breakpoints: {exc.message}")
 
@@ -439,13 +443,13 @@ def _wait_gdb_stopped_then_continue(self: Session) -> None:
     while self.owner != "gdb" and time.monotonic() < deadline:
         time.sleep(0.02)
     self._attach_continue = False
-    self._gdb_resume("-exec-continue")
+    self._gdb_resume(Resume("continue"))
 
 
 def _gdb_inferior_pid(self: Session) -> int | None:
     assert self.gdb is not None
     try:
-        groups = self.gdb.execute("-list-thread-groups")["groups"]
+        groups = mi_thread.list_thread_groups(self.gdb)
         return int(groups[0]["pid"])
     except (GdbCommandError, KeyError, IndexError, ValueError):
         return None
@@ -509,7 +513,7 @@ def _attach_to_process(self: Session, pid: int, args: dict[str, Any]) -> None:
     except GdbCommandError as exc:
         self.log(f"no Python frames from gdb: {exc}")
     try:
-        self.gdb.execute(f"-target-attach {pid}", timeout=120)
+        mi_target.target_attach(self.gdb, pid, timeout=120)
     except GdbCommandError as exc:
         raise DapError(ptrace_hint(exc.message) or f"gdb could not attach to {pid}: {exc.message}") from None
     self._attach_continue = True

@@ -13,8 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from pyserver.debug import jitframes
 from pyserver.debug.dap import Message
-from pyserver.debug.gdb.backend import MIRecord, c_string
-from pyserver.debug.gdb.mi_protocol import GdbCommandError
+from pyserver.debug.gdb.backend import MIRecord
+from pyserver.debug.gdb.mi import breakpoint as mi_breakpoint
+from pyserver.debug.gdb.mi import data as mi_data
+from pyserver.debug.gdb.mi import exec as mi_exec
+from pyserver.debug.gdb.mi import thread as mi_thread
+from pyserver.debug.gdb.mi.breakpoint import MIBreakpoint
+from pyserver.debug.gdb.mi.exec import Resume
+from pyserver.debug.gdb.mi.thread import MIThread
+from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
 from pyserver.debug.session_common import (
     DEBUGPY_REPLY_TIMEOUT_S,
     GDB_TIMEOUT_S,
@@ -75,9 +82,9 @@ def _watch_debuggee(self: Session) -> None:
             self.log(f"debuggee {pid} died while stopped: resuming gdb to collect its exit status")
             try:
                 self._resumed()
-                self.gdb.execute("-exec-continue --all", timeout=10)
+                mi_exec.exec_continue(self.gdb, all_threads=True, timeout=10)
             except GdbCommandError as exc:
-                self.log(f"-exec-continue after the debuggee died: {exc.message}")
+                self.log(f"continue after the debuggee died: {exc.message}")
         if not self.ended.wait(5.0):
             self.output(f"The program (pid {pid}) ended while it was stopped.\n", "important")
             self._program_exited(-1)  # its exit status is unknown
@@ -90,7 +97,7 @@ def _on_breakpoint_modified(self: Session, record: dict[str, Any]) -> None:
     if bp is None:
         return
     was = bp.verified
-    dap = self._gdb_bp_to_dap(bp, record)
+    dap = self._gdb_bp_to_dap(bp, MIBreakpoint.from_mi(record))
     if bp.verified and not was:
         self.stream.event("breakpoint", {"reason": "changed", "breakpoint": dap})
 
@@ -137,14 +144,14 @@ def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
         # A Continue after reverse steps replays the recording up to its end and stops there ("No more
         # reverse-execution history"): the user asked to continue, so run on live (still recording).
         self._forward_continue = True
-        self._gdb_resume("-exec-continue")
+        self._gdb_resume(Resume("continue"))
         return
     if self._recording and reason == "signal-received" and str(payload.get("signal-name")) == "0":
         # gdb could not record an instruction (AVX code outside the jitted functions, e.g. glibc's
         # memcpy once a Continue left them): the recording ends here; a Continue runs on.
         self._update_recording({})
         if forward_continue:
-            self._gdb_resume("-exec-continue")
+            self._gdb_resume(Resume("continue"))
             return
         reason = "end-stepping-range"
     if self._stepper is not None and self._stepper.active is not None:
@@ -158,13 +165,13 @@ def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
         # In Numba's helper: finish to the jitted caller; that stop is reported as the breakpoint.
         self._finishing_in_code_bp = True
         self._resumed()
-        self.gdb.execute(f"-exec-finish --thread {gdb_thread} --frame 0")
+        mi_exec.exec_finish(self.gdb, gdb_thread, 0)
         return
     if self._finishing_in_code_bp:
         if NUMBA_OWN_SOURCE.search(str(frame.get("fullname") or frame.get("file") or "")):
             # numba.gdb()'s overload body (numba/misc/gdb_hook.py): one more level to the user's line.
             self._resumed()
-            self.gdb.execute(f"-exec-finish --thread {gdb_thread} --frame 0")
+            mi_exec.exec_finish(self.gdb, gdb_thread, 0)
             return
         self._finishing_in_code_bp = False
         self._pause_via_gdb = False
@@ -178,29 +185,29 @@ def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
             # A breakpoint deleted while the program ran on to it (Continue, then setBreakpoints []
             # before the hit was read): the user no longer asked for this stop. (A breakpoint made
             # in gdb's own console is not ours and stops as gdb says.)
-            self._gdb_resume("-exec-continue")
+            self._gdb_resume(Resume("continue"))
             return
         if bp is not None and bp.parfor_only and PARFOR_GUFUNC not in str(frame.get("func", "")):
-            self._gdb_resume("-exec-continue")  # other code compiled from a string, same line number
+            self._gdb_resume(Resume("continue"))  # other code compiled from a string, same line number
             return
         if bp is not None and bp.path and jitframes.ARRAY_EXPR_KERNEL in str(frame.get("func", "")):
             # A generated kernel whose debug info claims a line of the user's file: not that line.
-            self._gdb_resume("-exec-continue")
+            self._gdb_resume(Resume("continue"))
             return
         if bp is not None and bp.hit_mode == "%":
             bp.hits += 1
             if bp.hits % bp.hit_n:
-                self._gdb_resume("-exec-continue")
+                self._gdb_resume(Resume("continue"))
                 return
         if bp is not None and bp.hit_mode == "==":
             # Once: gdb's ignore count made this the N-th hit; never stop here again.
             try:
-                self.gdb.execute(f"-break-after {bp.number} 2147483647")
+                mi_breakpoint.break_after(self.gdb, bp.number, 2147483647)
             except GdbCommandError as exc:
-                self.log(f"-break-after {bp.number}: {exc.message}")
+                self.log(f"ignore breakpoint {bp.number} from now on: {exc.message}")
         if bp is not None and bp.log_message is not None:
             self.output(self._format_log_message(bp.log_message, gdb_thread) + "\n", "console")
-            self._gdb_resume("-exec-continue")
+            self._gdb_resume(Resume("continue"))
             return
         if bp is not None and bp.temporary:
             with self._lock:
@@ -222,7 +229,7 @@ def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
             # Left the outermost jitted frame: let debugpy stop in the Python caller.
             if self._arm_python_caller_stop(gdb_thread):
                 self._step_to_python_pending = True
-                self._gdb_resume("-exec-continue")
+                self._gdb_resume(Resume("continue"))
                 return
         body["reason"] = "step"
     elif reason == "signal-received":
@@ -279,10 +286,8 @@ def _format_log_message(self: Session, template: str, gdb_thread: str) -> str:
     def value(match: re.Match[str]) -> str:
         expression = match.group(1)
         try:
-            result = self.gdb.execute(  # type: ignore[union-attr]
-                f"-data-evaluate-expression --thread {gdb_thread} --frame 0 {c_string(expression)}"
-            )
-            return str(result.get("value", "unavailable"))
+            assert self.gdb is not None
+            return mi_data.data_evaluate_expression(self.gdb, expression, thread=gdb_thread, frame=0)
         except GdbCommandError:
             return "unavailable"
 
@@ -293,30 +298,36 @@ def _arm_python_caller_stop(self: Session, gdb_thread: str) -> bool:
     """Through gdb, with the GIL held by this thread, ask debugpy to stop at the next line of the
     Python frame that called the jitted code (pyserver/debug/debuggee_boot.py)."""
     assert self.gdb is not None
-    prefix = f"--thread {gdb_thread} --frame 0"
     try:
-        holds_gil = self.gdb.execute(f"-data-evaluate-expression {prefix} (int)PyGILState_Check()")
-        if str(holds_gil.get("value")) != "1":
+        if not _holds_gil(self.gdb, gdb_thread):
             return False
         code = f"exec({STOP_IN_PYTHON_CALLER!r}, {{}})"
-        result = self.gdb.execute(
-            f"-data-evaluate-expression {prefix} {c_string(f'(int)PyRun_SimpleString({json.dumps(code)})')}",
-            timeout=GDB_TIMEOUT_S,
-        )
-        return str(result.get("value")) == "0"
+        return _run_python_in_program(self.gdb, gdb_thread, code, GDB_TIMEOUT_S) == "0"
     except GdbCommandError as exc:
         self.log(f"could not hand the step to debugpy: {exc.message}")
         return False
 
 
-def _gdb_resume(self: Session, command: str, gdb_thread: str | None = None) -> None:
+def _holds_gil(gdb: MIExecutor, gdb_thread: str) -> bool:
+    """Whether the thread (stopped by gdb) holds the GIL, so that it may run Python code."""
+    return mi_data.data_evaluate_expression(gdb, "(int)PyGILState_Check()", thread=gdb_thread, frame=0) == "1"
+
+
+def _run_python_in_program(gdb: MIExecutor, gdb_thread: str, code: str, timeout: float) -> str:
+    """PyRun_SimpleString(code) called by gdb in the stopped thread; its result ("0" when it ran)."""
+    return mi_data.data_evaluate_expression(
+        gdb, f"(int)PyRun_SimpleString({json.dumps(code)})", thread=gdb_thread, frame=0, timeout=timeout
+    )
+
+
+def _gdb_resume(self: Session, how: Resume, gdb_thread: str | None = None) -> None:
     assert self.gdb is not None
     self._sync_debugpy_backlog(gdb_thread)
     self._resumed()
     try:
-        self.gdb.execute(command, timeout=GDB_TIMEOUT_S)
+        mi_exec.resume(self.gdb, how, timeout=GDB_TIMEOUT_S)
     except GdbCommandError as exc:
-        self.log(f"{command}: {exc.message}")
+        self.log(f"{how}: {exc.message}")
 
 
 def _sync_debugpy_backlog(self: Session, gdb_thread: str | None) -> None:
@@ -347,14 +358,9 @@ def _sync_debugpy_backlog(self: Session, gdb_thread: str | None) -> None:
 
     threading.Thread(target=release, name="debugpy-sync", daemon=True).start()
     code = f"exec({WAIT_FOR_FILE.format(path=flag, timeout=SYNC_TIMEOUT_S)!r}, {{}})"
-    prefix = f"--thread {gdb_thread} --frame 0"
     try:
-        holds_gil = self.gdb.execute(f"-data-evaluate-expression {prefix} (int)PyGILState_Check()")
-        if str(holds_gil.get("value")) == "1":
-            self.gdb.execute(
-                f"-data-evaluate-expression {prefix} {c_string(f'(int)PyRun_SimpleString({json.dumps(code)})')}",
-                timeout=SYNC_TIMEOUT_S + GDB_TIMEOUT_S,
-            )
+        if _holds_gil(self.gdb, gdb_thread):
+            _run_python_in_program(self.gdb, gdb_thread, code, SYNC_TIMEOUT_S + GDB_TIMEOUT_S)
     except GdbCommandError as exc:
         self.log(f"could not sync debugpy before resuming: {exc.message}")
 
@@ -371,15 +377,15 @@ def _native_of_gdb_thread(self: Session, gdb_thread: str) -> int:
     return int(gdb_thread)
 
 
-def _refresh_gdb_threads(self: Session) -> list[dict[str, Any]]:
+def _refresh_gdb_threads(self: Session) -> list[MIThread]:
     assert self.gdb is not None
     try:
-        threads = self.gdb.execute("-thread-info").get("threads", [])
+        threads = mi_thread.thread_info(self.gdb)
     except GdbCommandError as exc:
         # -thread-info reads every thread's registers, and one refusal fails it all. While recording
         # (scheduler locking on), gdb 13's record full lets the other threads run on after a Continue,
         # so their registers cannot be read: list the threads gdb knows without touching registers.
-        self.log(f"-thread-info: {exc.message}; listing threads by gdb's Python API")
+        self.log(f"thread info: {exc.message}; listing threads by gdb's Python API")
         threads = self._gdb_threads_without_registers()
     mapping: dict[int, str] = {}
     for thread in threads:
@@ -391,8 +397,8 @@ def _refresh_gdb_threads(self: Session) -> list[dict[str, Any]]:
     return list(threads)
 
 
-def _gdb_threads_without_registers(self: Session) -> list[dict[str, Any]]:
-    """gdb's threads as -thread-info shapes them (id, target-id with the LWP, name), read from gdb's
+def _gdb_threads_without_registers(self: Session) -> list[MIThread]:
+    """gdb's threads as thread_info shapes them (id, target-id with the LWP, name), read from gdb's
     thread list (gdb.Inferior.threads()), which needs no thread to be held."""
     assert self.gdb is not None
     text = self.gdb.execute_console(
@@ -403,7 +409,7 @@ def _gdb_threads_without_registers(self: Session) -> list[dict[str, Any]]:
         threads = json.loads(text.strip().splitlines()[-1])
     except (ValueError, IndexError) as exc:
         raise GdbCommandError("threads", f"gdb listed no threads: {exc}") from None
-    return sorted(threads, key=lambda t: int(t["id"]))
+    return sorted(threads, key=lambda t: int(t["id"]))  # type: ignore[no-any-return]
 
 
 # --- debugpy events ------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from pyserver.debug.dap import DapError
 from pyserver.debug.gdb.launcher import (
     BOOTSTRAP,
 )
+from pyserver.debug.gdb.mi import stack as mi_stack
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
 from pyserver.debug.session_common import (
     DEBUGGER_THREAD_NAME,
@@ -61,7 +62,7 @@ def _worker_name(self: Session, native: int, gdb_thread: str) -> str:
         return self.worker_names[native]
     assert self.gdb is not None
     try:
-        stack = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread}").get("stack", [])
+        stack = mi_stack.stack_list_frames(self.gdb, gdb_thread)
     except GdbCommandError:
         return ""
     text = " ".join(f"{f.get('func', '')} {f.get('from', '')} {f.get('file', '')}" for f in stack)
@@ -135,7 +136,7 @@ def _gdb_stack(self: Session, thread_id: int) -> list[dict[str, Any]]:
     if gdb_thread is None:
         raise DapError(f"Unknown thread {thread_id}.")
     try:
-        raw = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread}").get("stack", [])
+        raw = mi_stack.stack_list_frames(self.gdb, gdb_thread)
     except GdbCommandError as exc:
         if not self._recording or "registers" not in exc.message:
             raise

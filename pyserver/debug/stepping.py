@@ -8,13 +8,17 @@ temporary breakpoints on the function's other lines) and ends on the user's next
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pyserver.debug import jitframes
-from pyserver.debug.gdb.backend import GdbBackend, c_string
+from pyserver.debug.gdb.backend import GdbBackend
+from pyserver.debug.gdb.mi import breakpoint as mi_breakpoint
+from pyserver.debug.gdb.mi import stack as mi_stack
+from pyserver.debug.gdb.mi.exec import Resume
+from pyserver.debug.gdb.mi.stack import MIFrame
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
 
 # A step from a line of jitted code that ends on the same line (an array expression's loop stops once
@@ -22,6 +26,8 @@ from pyserver.debug.gdb.mi_protocol import GdbCommandError
 SAME_LINE_STEPS = 25
 # At most this many intermediate stops (out of Numba's helpers, back onto the line) per step request.
 MAX_STEP_ROUNDS = 200
+# The gdb steps a LineStep repeats (a finish is never one).
+LineStepKind = Literal["next", "step"]
 # How deep to look for the user's jitted frame under Numba's helpers when a step stops inside them.
 USER_FRAME_SEARCH = 32
 
@@ -31,7 +37,7 @@ class LineStep:
     """A step over or into from a line of the user's jitted code, carried on until another line of the
     user's code: gdb alone stops inside Numba's helpers and once per element of an array expression."""
 
-    command: str  # "-exec-next" | "-exec-step"
+    kind: LineStepKind
     gdb_thread: str
     func: str  # gdb's name of the user's frame it started in
     line: int
@@ -42,13 +48,13 @@ class LineStep:
 
 
 class LineStepper:
-    """The step in flight (`active`) of one gdb session. `resume` runs a gdb resume command the way the
-    session does (syncing debugpy first)."""
+    """The step in flight (`active`) of one gdb session. `resume` resumes gdb the way the session does
+    (syncing debugpy first)."""
 
     def __init__(
         self,
         gdb: GdbBackend,
-        resume: Callable[[str], None],
+        resume: Callable[[Resume], None],
         just_my_code: bool,
         log: Callable[[str], None],
     ) -> None:
@@ -58,27 +64,24 @@ class LineStepper:
         self.log = log
         self.active: LineStep | None = None
 
-    def is_user_frame(self, frame: dict[str, Any]) -> bool:
+    def is_user_frame(self, frame: Mapping[str, Any]) -> bool:
         """A frame of the user's jitted code: not a generated kernel, a C helper or (with justMyCode)
         Numba's own library code."""
         if jitframes.classify_frame(frame) != "jit":
             return False
         return not (self.just_my_code and jitframes.is_numba_library_frame(frame))
 
-    def user_frame_level(self, gdb_thread: str) -> tuple[int, dict[str, Any]] | None:
+    def user_frame_level(self, gdb_thread: str) -> tuple[int, MIFrame] | None:
         """The innermost user frame of the thread's jitted code (level, frame), or None when the jitted
         code ends (Numba's wrapper, the dispatcher or Python) before one."""
-        raw = self.gdb.execute(f"-stack-list-frames --thread {gdb_thread} 0 {USER_FRAME_SEARCH}").get(
-            "stack", []
-        )
-        for item in raw:
+        for item in mi_stack.stack_list_frames(self.gdb, gdb_thread, 0, USER_FRAME_SEARCH):
             if self.is_user_frame(item):
                 return int(item.get("level", 0)), item
             if jitframes.classify_frame(item) in ("wrapper", "dispatcher", "python-eval"):
                 return None
         return None
 
-    def start(self, command: str, gdb_thread: str) -> bool:
+    def start(self, kind: LineStepKind, gdb_thread: str) -> bool:
         """Step over/into from the user's jitted line (LineStep); False when the thread is not in the
         user's jitted code (gdb's own step is right there)."""
         try:
@@ -90,17 +93,17 @@ class LineStepper:
             return False
         level, frame = found
         self.active = LineStep(
-            command,
+            kind,
             gdb_thread,
             str(frame.get("func", "")),
             int(frame.get("line") or 0),
             str(frame.get("fullname") or ""),
         )
         if level == 0:
-            self.resume(f"{command} --thread {gdb_thread}")
+            self.resume(Resume(kind, gdb_thread))
         else:
             # Stopped inside a hidden frame (a kernel, a helper): back to the user's line first.
-            self.resume(f"-exec-finish --thread {gdb_thread} --frame {level - 1}")
+            self.resume(Resume("finish", gdb_thread, level - 1))
         return True
 
     def on_stop(self, reason: str, payload: dict[str, Any], gdb_thread: str, frame: dict[str, Any]) -> str:
@@ -125,16 +128,16 @@ class LineStepper:
                     return "step"
                 step.same_line += 1
                 if step.same_line <= SAME_LINE_STEPS or step.temps:
-                    self.resume(f"{step.command} --thread {gdb_thread}")
+                    self.resume(Resume(step.kind, gdb_thread))
                     return "absorbed"
                 step.temps = self._other_line_breakpoints(step)
-                self.resume(f"-exec-finish --thread {gdb_thread} --frame 0")
+                self.resume(Resume("finish", gdb_thread, 0))
                 return "absorbed"
             found = self.user_frame_level(gdb_thread)
             if found is None or found[0] == 0 or step.rounds > MAX_STEP_ROUNDS:
                 self.end()
                 return "other"
-            self.resume(f"-exec-finish --thread {gdb_thread} --frame {found[0] - 1}")
+            self.resume(Resume("finish", gdb_thread, found[0] - 1))
             return "absorbed"
         except GdbCommandError as exc:
             self.log(f"line step: {exc.message}")
@@ -166,10 +169,10 @@ class LineStepper:
         temps = []
         for line in lines:
             try:
-                reply = self.gdb.execute(
-                    f"-break-insert -t -p {step.gdb_thread} {c_string(f'{step.path}:{line}')}"
+                inserted = mi_breakpoint.break_insert(
+                    self.gdb, f"{step.path}:{line}", temporary=True, thread=step.gdb_thread
                 )
-                temps.append(str(reply.get("bkpt", {}).get("number")))
+                temps.append(inserted.number)
             except GdbCommandError as exc:
                 self.log(f"line step: no breakpoint at line {line}: {exc.message}")
         return temps
@@ -180,6 +183,6 @@ class LineStepper:
             return
         for number in step.temps:
             try:
-                self.gdb.execute(f"-break-delete {number}")
+                mi_breakpoint.break_delete(self.gdb, number)
             except GdbCommandError:
                 pass  # a temporary breakpoint that was hit is gone already

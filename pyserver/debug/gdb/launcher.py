@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import select
-import shlex
 import threading
 import tty
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from pyserver.debug.gdb.backend import GdbBackend, c_string
+from pyserver.debug.gdb.backend import GdbBackend
+from pyserver.debug.gdb.mi import exec as mi_exec
+from pyserver.debug.gdb.mi import target as mi_target
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
 
 # How long a partial line waits for the rest of it before it is shown anyway.
@@ -91,16 +92,16 @@ class InferiorPty:
 
 def configure_gdb(backend: GdbBackend) -> None:
     """Settings every session needs, before the executable is loaded."""
-    for command in (
-        "-gdb-set mi-async on",
-        "-gdb-set pagination off",
-        "-gdb-set confirm off",
-        "-gdb-set breakpoint pending on",
-        "-gdb-set print pretty off",
-        "-gdb-set width 0",
-        "-gdb-set height 0",
+    for setting, value in (
+        ("mi-async", "on"),
+        ("pagination", "off"),
+        ("confirm", "off"),
+        ("breakpoint pending", "on"),
+        ("print pretty", "off"),
+        ("width", "0"),
+        ("height", "0"),
     ):
-        backend.execute(command)
+        mi_target.gdb_set(backend, setting, value)
     # gdb 12+ built with debuginfod asks before downloading symbols; never download, never ask.
     try:
         backend.execute_console("set debuginfod enabled off")
@@ -150,9 +151,9 @@ def start_inferior(
     tty_name: str | None,
     run: bool = True,
 ) -> None:
-    """Load `python`, set arguments/environment/cwd/tty and (if `run`) start it with -exec-run."""
-    backend.execute(f"-file-exec-and-symbols {c_string(python)}", timeout=60.0)
-    backend.execute("-exec-arguments " + " ".join(shlex.quote(a) for a in argv))
+    """Load `python`, set arguments/environment/cwd/tty and (if `run`) start it."""
+    mi_target.file_exec_and_symbols(backend, python, timeout=60.0)
+    mi_exec.exec_arguments(backend, argv)
     # A gdb from PyPI (gdb-for-pwndbg) starts through a wrapper that sets these for its own embedded
     # Python; the program gets ours (or none), never the wrapper's.
     env = {**{name: os.environ.get(name) for name in GDB_WRAPPER_VARIABLES}, **env}
@@ -162,8 +163,8 @@ def start_inferior(
         else:
             backend.execute_console(f"set environment {name}={value}")
     if cwd:
-        backend.execute(f"-environment-cd {c_string(cwd)}")
+        mi_target.environment_cd(backend, cwd)
     if tty_name:
-        backend.execute(f"-inferior-tty-set {tty_name}")
+        mi_target.inferior_tty_set(backend, tty_name)
     if run:
-        backend.execute("-exec-run", timeout=60.0)
+        mi_exec.exec_run(backend, timeout=60.0)
