@@ -106,7 +106,7 @@ def index_source(path: str, source: str, stamp: tuple[int, int]) -> IndexedFile 
     except (SyntaxError, ValueError):
         return None
     try:
-        jitted = {f.name for f in find_jitted_functions(source, path)}
+        jitted = {f.name for f in find_jitted_functions(source, path, tree)}
     except (SyntaxError, ValueError):
         jitted = set()
     imports: dict[str, tuple[str, int, str | None]] = {}

@@ -99,6 +99,7 @@ class _SliceResult:
 
     types: dict[int, dict[str, Any]]
     failures: dict[int, str]
+    retry_with_copies: bool = False  # the slice must be typed again with every probe copy (see _run)
 
 
 def _site_where(site: CallSite) -> str:
@@ -553,7 +554,7 @@ class PythonCallerTypes:
         active = [i for i in range(len(probes)) if i not in failures and not probes[i].failure]
         if not active:
             return _SliceResult({}, failures)
-        function = self._synthesize(
+        function, aliases = self._synthesize(
             scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types)
         )
         key_source = ast.unparse(function)
@@ -562,6 +563,7 @@ class PythonCallerTypes:
                 [
                     scope.path,
                     key_source,
+                    repr(sorted(aliases.items())),
                     repr(sorted((n, self._fingerprint(v)) for n, v in values.items() if n != "__builtins__")),
                     repr([(p, str(t)) for p, t in param_types.items()]),
                 ]
@@ -569,7 +571,12 @@ class PythonCallerTypes:
         ).hexdigest()
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._run(function, values, probes, active, param_types)
+            cached = self._run(key_source, aliases, values, probes, active, param_types)
+            if cached.retry_with_copies:
+                function, aliases = self._synthesize(
+                    scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types), False
+                )
+                cached = self._run(ast.unparse(function), aliases, values, probes, active, param_types)
             self._cache[key] = cached
             while len(self._cache) > SLICE_CACHE_LIMIT:
                 self._cache.pop(next(iter(self._cache)))
@@ -587,15 +594,20 @@ class PythonCallerTypes:
         probes: list[_Probe],
         active: list[int],
         params: list[str],
-    ) -> ast.FunctionDef:
+        direct: bool = True,
+    ) -> tuple[ast.FunctionDef, dict[str, str]]:
+        """The slice as a function, and the probe variables that are read as the local they copy
+        (`direct`: a copy `__lens_arg_0_0 = data` is left out where `data` is assigned once, see
+        _direct_reads)."""
         probes_at: dict[int, list[ast.stmt]] = {}
+        copies: list[ast.Assign] = []
         for number in active:
             probe = probes[number]
             statements = probes_at.setdefault(id(probe.anchor), [])
             for name, expression in probe.expressions.items():
-                statements.append(
-                    ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expression, lineno=0)
-                )
+                copy = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expression, lineno=0)
+                statements.append(copy)
+                copies.append(copy)
         headers = {id(s.node) for s in simple + module_simple if s.header}
         cond = ast.Name(id=COND, ctx=ast.Load())
 
@@ -653,21 +665,23 @@ class PythonCallerTypes:
         function = ast.FunctionDef(
             name="__lens_slice__", args=arguments, body=body, decorator_list=[], lineno=1
         )
-        return function
+        aliases = _direct_reads(function, copies) if direct else {}
+        return function, aliases
 
     def _run(
         self,
-        function: ast.FunctionDef,
+        text: str,
+        aliases: dict[str, str],
         values: dict[str, Any],
         probes: list[_Probe],
         active: list[int],
         param_types: dict[str, Any],
     ) -> _SliceResult:
-        module = ast.Module(body=[function], type_ignores=[])
-        ast.fix_missing_locations(module)
+        """Type the slice (`text`: its function's source); `aliases`: probe variable -> the local read
+        in its place."""
         namespace = dict(values)
         try:
-            code = compile(ast.unparse(module), "<numba-lens python caller>", "exec")
+            code = compile(text, "<numba-lens python caller>", "exec")
             exec(code, namespace)  # defines the synthetic function only: its body never runs
         except (SyntaxError, ValueError) as exc:
             return _SliceResult({}, {i: f"its statements could not be sliced ({exc})" for i in active})
@@ -676,6 +690,12 @@ class PythonCallerTypes:
         with self._resolver():
             typing = numba_api.type_python_slice(py_func, arg_types)
         self.slices_typed += 1
+        if aliases and typing.error is None:
+            # A local that Numba split into versions (`data`, `data.1`), or that it dropped: the copy is
+            # what tells which one the call reads. Never expected for a name assigned once.
+            versioned = {n.rsplit(".", 1)[0] for n in typing.types if n.rsplit(".", 1)[-1].isdigit()}
+            if any(local in versioned or local not in typing.types for local in aliases.values()):
+                return _SliceResult({}, {}, retry_with_copies=True)
         types: dict[int, dict[str, Any]] = {}
         failures: dict[int, str] = {}
         for number in active:
@@ -694,8 +714,9 @@ class PythonCallerTypes:
                 continue
             found: dict[str, Any] = {}
             for name in probe.expressions:
-                ty = typing.types.get(name)
-                if name in typing.mixed_narrow:
+                local = aliases.get(name, name)
+                ty = typing.types.get(local)
+                if local in typing.mixed_narrow:
                     failures[number] = (
                         f"'{ast.unparse(probe.expressions[name])}' may have another type in Python than in "
                         "Numba (NumPy's promotion of float32/int32/bool values, a list with items of several "
@@ -711,6 +732,41 @@ class PythonCallerTypes:
             else:
                 types[number] = found
         return _SliceResult(types, failures)
+
+
+def _direct_reads(function: ast.FunctionDef, copies: list[ast.Assign]) -> dict[str, str]:
+    """Probe copies `__lens_arg_0_0 = data` that can be left out, and read as `data` itself: a local
+    (or parameter) bound once in the slice. Numba keeps one variable for such a name, so its type is the
+    copy's; a name bound twice may be split into versions (`data.1`), and keeps its copy. Every statement
+    left out saves Numba's front end and inference a little on each slice."""
+    bound: dict[str, int] = {a.arg: 1 for a in function.args.args}
+    targets = {id(c.targets[0]) for c in copies}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in targets:
+            bound[node.id] = bound.get(node.id, 0) + 1
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            for name in node.names:
+                bound[name] = 2
+    aliases: dict[str, str] = {}
+    left_out: set[int] = set()
+    for copy in copies:
+        value = copy.value
+        if isinstance(value, ast.Name) and bound.get(value.id) == 1:
+            aliases[copy.targets[0].id] = value.id  # type: ignore[attr-defined]
+            left_out.add(id(copy))
+    if left_out:
+        _leave_out(function.body, left_out)
+    return aliases
+
+
+def _leave_out(body: list[ast.stmt], left_out: set[int]) -> None:
+    body[:] = [s for s in body if id(s) not in left_out]
+    for stmt in body:
+        if isinstance(stmt, ast.For | ast.While | ast.If):
+            _leave_out(stmt.body, left_out)
+            _leave_out(stmt.orelse, left_out)
+            if not stmt.body:
+                stmt.body.append(ast.Pass())
 
 
 def _bind(

@@ -1,0 +1,98 @@
+"""Source "python-caller": what is reused between slices and between analyses never changes a type.
+
+A probe that passes a local bound once reads that local itself (no copy statement in the slice); the
+slice cache is keyed by everything the types depend on, so an edit of the statement that computes an
+argument types it again."""
+
+from __future__ import annotations
+
+import textwrap
+
+
+def _signatures(result, name):
+    function = next(f for f in result.functions if f.name == name)
+    return [(s.source, tuple(s.args)) for s in function.signatures]
+
+
+KERNEL = """
+import numpy as np
+from numba import njit
+
+
+@njit
+def pair(x, y):
+    return 0
+"""
+
+
+def test_callers_with_the_same_statements_pass_their_own_variables(ws) -> None:
+    # The two slices are the same statements; only which local each argument reads differs.
+    source = (
+        KERNEL
+        + """
+
+def forward():
+    a = np.zeros(3)
+    b = 1.5
+    pair(a, b)
+
+
+def backward():
+    a = np.zeros(3)
+    b = 1.5
+    pair(b, a)
+
+
+forward()
+backward()
+"""
+    )
+    result = ws.analyze("pc_reuse_order.py", source)
+    assert _signatures(result, "pair") == [
+        ("python-caller", ("array(float64, 1d, C)", "float64")),
+        ("python-caller", ("float64", "array(float64, 1d, C)")),
+    ]
+
+
+def test_a_local_bound_twice_is_read_where_the_call_is(ws) -> None:
+    # Numba splits a rebound name into versions (`a`, `a.1`); the call reads the second one.
+    source = (
+        KERNEL
+        + """
+
+def rebound(n):
+    a = np.zeros(3)
+    a = a.astype(np.int32)
+    n = n * 2.5
+    pair(a, n)
+
+
+rebound(4)
+"""
+    )
+    result = ws.analyze("pc_reuse_rebound.py", source)
+    assert _signatures(result, "pair") == [("python-caller", ("array(int32, 1d, C)", "float64"))]
+
+
+def test_an_edit_of_the_statement_that_computes_an_argument_types_it_again(ws) -> None:
+    template = (
+        KERNEL
+        + """
+
+def main():
+    data = np.zeros(4{dtype})
+    scale = {scale}
+    pair(data, scale)
+
+
+main()
+"""
+    )
+    first = ws.analyze("pc_reuse_edit.py", template.format(dtype="", scale="2"))
+    assert _signatures(first, "pair") == [("python-caller", ("array(float64, 1d, C)", "int64"))]
+    again = ws.analyze("pc_reuse_edit.py", template.format(dtype="", scale="2"))
+    assert _signatures(again, "pair") == _signatures(first, "pair")
+    edited = ws.analyze("pc_reuse_edit.py", template.format(dtype=", dtype=np.float32", scale="2.0"))
+    assert _signatures(edited, "pair") == [("python-caller", ("array(float32, 1d, C)", "float64"))]
+    back = ws.analyze("pc_reuse_edit.py", textwrap.dedent(template.format(dtype="", scale="2")))
+    assert _signatures(back, "pair") == _signatures(first, "pair")
