@@ -23,7 +23,7 @@ import os
 import sys
 import types as pytypes
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +40,7 @@ from pyserver.analysis.caller_slices import (
     is_test,
     names_read,
 )
+from pyserver.analysis.numba_api import core as numba_api_core
 
 COND = "__lens_cond"
 MAX_DEPTH = 2  # parameters of a caller typed from its own callers: this many levels up
@@ -687,7 +688,7 @@ class PythonCallerTypes:
             return _SliceResult({}, {i: f"its statements could not be sliced ({exc})" for i in active})
         py_func = namespace["__lens_slice__"]
         arg_types = (numba_api.boolean_type(), *param_types.values())
-        with self._resolver():
+        with self._resolver(), _python_call_types():
             typing = numba_api.type_python_slice(py_func, arg_types)
         self.slices_typed += 1
         if aliases and typing.error is None:
@@ -732,6 +733,28 @@ class PythonCallerTypes:
             else:
                 types[number] = found
         return _SliceResult(types, failures)
+
+
+@contextmanager
+def _python_call_types() -> Iterator[None]:
+    """Within a slice, a workspace callee is typed for the types its dispatcher gives the Python values
+    passed at run time: `steps = 3; kernel(a, steps)` compiles kernel for int64, not Literal[int](3)
+    (Numba-to-Numba calls keep literals: the analysis installs its own resolver for those). The
+    callee's inference is then the one the analysis of that signature reuses from its memo.
+
+    Wraps the resolver that `self._resolver()` installed; belongs in numba_api next to callee_resolver
+    (it reads that module's current resolver)."""
+    installed = numba_api_core._callee_resolver[0]
+    if installed is None:
+        yield
+        return
+    resolve = installed
+
+    def at_run_time(dispatcher: Any, args: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
+        return resolve(dispatcher, tuple(numba_api.unliteral(a) for a in args))
+
+    with numba_api.callee_resolver(at_run_time):
+        yield
 
 
 def _direct_reads(function: ast.FunctionDef, copies: list[ast.Assign]) -> dict[str, str]:

@@ -96,3 +96,33 @@ main()
     assert _signatures(edited, "pair") == [("python-caller", ("array(float32, 1d, C)", "float64"))]
     back = ws.analyze("pc_reuse_edit.py", textwrap.dedent(template.format(dtype="", scale="2")))
     assert _signatures(back, "pair") == _signatures(first, "pair")
+
+
+def test_a_callee_is_typed_for_the_values_python_passes(ws) -> None:
+    # Python passes the dispatcher an int64, never Literal[int](1): Numba cannot compile `first` for it
+    # (no index of a heterogeneous tuple by a run-time int), so nothing is known of `x`.
+    source = """
+    from numba import njit
+
+
+    @njit
+    def first(t, i):
+        return t[i]
+
+
+    @njit
+    def show(x):
+        return x
+
+
+    def main():
+        t = (1, 2.5)
+        x = first(t, 1)
+        show(x)
+
+
+    main()
+    """
+    result = ws.analyze("pc_reuse_runtime_types.py", textwrap.dedent(source))
+    assert _signatures(result, "first") == [("python-caller", ("Tuple(int64, float64)", "int64"))]
+    assert _signatures(result, "show") == []
