@@ -59,6 +59,7 @@ class Analyzer:
         kernels.install_overload_capture()  # the types of calls that resolve to @overload implementations
         self.memo: OrderedDict[tuple[Any, ...], Memo] = OrderedDict()
         self.object_memo: dict[tuple[Any, ...], tuple[numba_api.ObjectModeResult, int]] = {}
+        self._encodings: dict[tuple[Any, str], Any] = {}  # (type, its text) -> its exact encoding
         # The state of the analyze() call in progress (a new one per call; read by inference callbacks).
         self._run = AnalysisRun("", report.SourceIndex.parse(""), FileResult(path=""))
         # (path, function) -> argument-type candidates, in the order of FunctionInfo.signatures.
@@ -583,7 +584,7 @@ class Analyzer:
         inference = self._infer(record, candidate.args, candidate.return_type)
         args_text = [types_codec.readable(a) for a in candidate.args]
         signature_text = "(" + ", ".join(args_text) + ")"
-        encoded = types_codec.encode_all(candidate.args, self.root, self.recorded_objects.resolve)
+        encoded = self._exact_encoding(candidate.args)
         info.signatures.append(
             SignatureResult(
                 args=args_text,
@@ -629,6 +630,24 @@ class Analyzer:
             link = CallerLink(path, function.name, line)
             if existing.source == "caller" and link not in existing.callers:
                 existing.callers.append(link)
+
+    def _exact_encoding(self, args: tuple[Any, ...]) -> list[Any] | None:
+        """types_codec.encode_all(args): a type that refers to no object (a dispatcher, a class: see
+        `_refers_to_objects`) encodes the same every time, so its encoding is kept."""
+        encoded: list[Any] = []
+        for ty in args:
+            key = (ty, str(ty))
+            found = self._encodings.get(key)
+            if found is None:
+                found = types_codec.encode(ty, self.root, self.recorded_objects.resolve)
+                if found is None:
+                    return None
+                if not _refers_to_objects(found):
+                    if len(self._encodings) >= MEMO_LIMIT:
+                        self._encodings.clear()
+                    self._encodings[key] = found
+            encoded.append(found)
+        return encoded
 
     def _object_mode(self, run: AnalysisRun, function: JitFunction, record: numba_api.Recorded) -> None:
         path, index, result, info = run.path, run.index, run.result, run.infos[function.name]
@@ -797,6 +816,16 @@ def _syntax_error_span(source: str, exc: SyntaxError) -> tuple[int, int, int]:
     if col == length and col > 0:
         col -= 1
     return line, col, min(col + 1, length)
+
+
+def _refers_to_objects(encoded: Any) -> bool:
+    """Does a type's encoding name a Python object (`{"module": ..., "qualname": ...}`), which the next
+    run may define anew?"""
+    if isinstance(encoded, dict):
+        return "module" in encoded or any(_refers_to_objects(v) for v in encoded.values())
+    if isinstance(encoded, list):
+        return any(_refers_to_objects(v) for v in encoded)
+    return False
 
 
 def _jsonable(value: Any) -> Any:

@@ -6,7 +6,8 @@ parsing, annotations, cache index reading, and the version shims.
 
 from __future__ import annotations
 
-import glob
+import builtins
+import fnmatch
 import importlib
 import os
 import pickle
@@ -281,11 +282,33 @@ def jitclass_methods(obj: Any) -> dict[str, Any] | None:
 
 def parse_signature(sig: Any) -> tuple[tuple[Any, ...], Any]:
     """(argument types, return type or None) from any signature form Numba accepts; ValueError if bad."""
+    if isinstance(sig, str):
+        cached = _parsed_signatures.get(sig)
+        if cached is not None and all(_signature_name(n) is v for n, v in cached[1]):
+            return cached[0]
     try:
         args, return_type = sigutils.normalize_signature(sig)
     except Exception as exc:  # Numba raises NameError/TypeError/SyntaxError for bad strings
         raise ValueError(f"{type(exc).__name__}: {exc}") from exc
-    return tuple(args), return_type
+    parsed = tuple(args), return_type
+    if isinstance(sig, str):
+        if len(_parsed_signatures) >= 4096:
+            _parsed_signatures.clear()
+        names = tuple((n, _signature_name(n)) for n in set(_IDENTIFIER.findall(sig)))
+        _parsed_signatures[sig] = (parsed, names)
+    return parsed
+
+
+# A signature string is evaluated among Numba's types (then builtins), and its types are interned: the
+# same text gives the same types while the names it uses stand for the same objects (checked on reuse).
+_parsed_signatures: dict[str, tuple[tuple[tuple[Any, ...], Any], tuple[tuple[str, Any], ...]]] = {}
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+_MISSING = object()
+
+
+def _signature_name(name: str) -> Any:
+    found = nbtypes.__dict__.get(name, _MISSING)
+    return builtins.__dict__.get(name, _MISSING) if found is _MISSING else found
 
 
 _PYTHON_SCALARS: dict[Any, Any] = {
@@ -330,9 +353,13 @@ def cache_index_signatures(py_func: Any, path: str) -> list[tuple[Any, ...]]:
     cache_dir = os.path.join(os.path.dirname(path), "__pycache__")
     stem = os.path.splitext(os.path.basename(path))[0]
     qualname = py_func.__qualname__.replace("<", "").replace(">", "")
-    pattern = os.path.join(glob.escape(cache_dir), f"{glob.escape(stem)}.{glob.escape(qualname)}-*.py*.nbi")
+    prefix = f"{stem}.{qualname}-"  # then `*.py*.nbi`, as glob would match
     found: list[tuple[Any, ...]] = []
-    for index_path in sorted(glob.glob(pattern)):
+    names = _directory_names(cache_dir)
+    matching = [
+        n for n in names if n.startswith(prefix) and fnmatch.fnmatchcase(n[len(prefix) :], "*.py*.nbi")
+    ]
+    for index_path in sorted(os.path.join(cache_dir, n) for n in matching):
         try:
             with open(index_path, "rb") as handle:
                 pickle.load(handle)  # the Numba version string
@@ -345,6 +372,31 @@ def cache_index_signatures(py_func: Any, path: str) -> list[tuple[Any, ...]]:
             if all(isinstance(a, nbtypes.Type) for a in args) and args not in found:
                 found.append(args)
     return found
+
+
+# directory -> (its mtime_ns, when it was listed, its names): listed again when it changed, or when it
+# had changed within RACY_S of the listing (a timestamp too coarse to tell two changes apart, as git does).
+_listings: dict[str, tuple[int, float, list[str]]] = {}
+RACY_S = 2.0
+
+
+def _directory_names(directory: str) -> list[str]:
+    try:
+        stamp = os.stat(directory).st_mtime_ns
+    except OSError:
+        return []  # no __pycache__: the usual case, one stat per function
+    listed = _listings.get(directory)
+    if listed is not None and listed[0] == stamp and listed[1] - stamp / 1e9 > RACY_S:
+        return listed[2]
+    listed_at = time.time()
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    if len(_listings) >= 256:
+        _listings.clear()
+    _listings[directory] = (stamp, listed_at, names)
+    return names
 
 
 # --------------------------------------------------------------------------------------------------
