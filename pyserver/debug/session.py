@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from pyserver.debug import jitframes
@@ -64,6 +65,7 @@ from pyserver.debug.session_common import (
     reap_children,
 )
 from pyserver.debug.stepping import LineStepKind, LineStepper
+from pyserver.debug.stop_intent import IntentKind, StopIntent
 from pyserver.debug.terminal import TerminalHolder, holder_command, wait_for_holder
 from pyserver.debug.values_bridge import ValuesBridge
 
@@ -105,16 +107,12 @@ class Session:
         self.live_versions_dir: str | None = None
         # gdb numbers of the breakpoints the session deleted (a hit read after the delete is no stop).
         self._deleted_gdb_bps: set[str] = set()
-        # The debugpy thread of a Python step not yet ended by a debugpy stop (see _cancel_debugpy_step).
-        self._debugpy_step_thread: int | None = None
-        self._pause_via_gdb = False
-        self._drop_debugpy_pause = False
-        self._step_to_python_pending = False
+        # What the next stops mean (set by the requests that resume, read by the stop handlers).
+        self._intent = StopIntent()
         self._exit_code: int | None = None
         # debugpy requests made while gdb held the process, not answered yet.
         self._debugpy_backlog: list[Reply] = []
         self._sync_dir: str | None = None
-        self._attach_continue = False
         self._detaching = False
         self.stop_on_entry = False
         self._last_signal: dict[str, str] = {}
@@ -124,14 +122,11 @@ class Session:
         self._debugpy_function_ids: dict[int, int] = {}  # debugpy's function breakpoint id -> ours
         self._reverse: dict[int, tuple[threading.Event, list[Message]]] = {}
         self._in_code_bp_number: str | None = None
-        self._finishing_in_code_bp = False
         self._watching_debuggee = False
         self._shutting_down = False
         self._program_output_tail = ""
         self.record_reverse = False  # launch attribute "reverse"
         self._recording = False
-        self._reverse_pending = False
-        self._forward_continue = False  # a Continue while recording: it may end at the end of the replay
         self.parfor_sources: dict[str, str] = {}  # user file with prange breakpoints -> its function
         self.worker_names: dict[int, str] = {}  # native id -> "numba worker N"
         self.client_runs_in_terminal = False
@@ -266,6 +261,7 @@ class Session:
     # --- launch (session_launch.py) ------------------------------------------------------------
     on_initialize = _launch.on_initialize
     on_launch = _launch.on_launch
+    _launch_spec = _launch._launch_spec
     _locate_first_statement_stop = _launch._locate_first_statement_stop
     _debuggee_env = _launch._debuggee_env
     _check_numba = _launch._check_numba
@@ -338,6 +334,13 @@ class Session:
     on_exception_info = _threads.on_exception_info
 
     # --- execution control ---------------------------------------------------------------------------
+    def _update_intent(self, **changes: Any) -> StopIntent:
+        """Change what the next stops mean (StopIntent's fields); returns the intent before the change."""
+        with self._lock:
+            before = self._intent
+            self._intent = replace(before, **changes)
+            return before
+
     def _require_stopped(self) -> str:
         if self.owner is None:
             raise DapError("The program is running.", show_user=False)
@@ -346,10 +349,11 @@ class Session:
     def on_continue(self, args: dict[str, Any]) -> dict[str, Any]:
         owner = self._require_stopped()
         if owner == "gdb":
-            self._forward_continue = self._recording
+            self._update_intent(kind=IntentKind.CONTINUE, live_after_replay=self._recording)
             self._cancel_debugpy_step()
             self._gdb_resume(Resume("continue"))
         else:
+            self._update_intent(kind=IntentKind.CONTINUE, live_after_replay=False)
             thread = self._debugpy_thread(int(args.get("threadId", 0)))
             self._resumed()
             assert self.debugpy is not None
@@ -359,6 +363,7 @@ class Session:
     def _step(self, args: dict[str, Any], gdb_kind: ResumeKind, debugpy_command: str) -> dict[str, Any]:
         owner = self._require_stopped()
         thread_id = int(args.get("threadId", 0))
+        self._update_intent(kind=IntentKind.STEP, live_after_replay=False)
         if owner == "gdb":
             gdb_thread = self.gdb_threads.get(thread_id, "1")
             stepper = self._stepper
@@ -371,7 +376,7 @@ class Session:
             return {}
         assert self.debugpy is not None
         theirs = self._debugpy_thread(thread_id)
-        self._debugpy_step_thread = theirs
+        self._update_intent(python_step_thread=theirs)
         if debugpy_command == "stepIn" and self.gdb is not None:
             # A Python line may call a jitted function: stop at its first line if it does.
             self._arm_step_in_temps(theirs)
@@ -386,7 +391,7 @@ class Session:
         """A Python step that ended in jitted code (a Step Into, or a breakpoint there) is still pending
         in debugpy: after a Continue it would stop at the next Python line once the jitted call returns.
         debugpy's continue clears it; it reaches debugpy before the program runs on (the backlog)."""
-        thread, self._debugpy_step_thread = self._debugpy_step_thread, None
+        thread = self._update_intent(python_step_thread=None).python_step_thread
         if thread is None or self.debugpy is None:
             return
         reply = self.debugpy.request("continue", {"threadId": thread})
@@ -451,7 +456,7 @@ class Session:
             )
         thread_id = int(args.get("threadId", 0))
         gdb_thread = self.gdb_threads.get(thread_id, "1")
-        self._reverse_pending = True
+        self._update_intent(kind=IntentKind.REVERSE, live_after_replay=False)
         assert self.gdb is not None
         self._sync_debugpy_backlog(gdb_thread)
         self._resumed()
@@ -459,7 +464,7 @@ class Session:
             mi_exec.resume(self.gdb, Resume(gdb_kind, gdb_thread, reverse=True), timeout=GDB_TIMEOUT_S)
         except GdbCommandError as exc:
             # Nothing ran (typically: the recording starts here): still stopped where it was.
-            self._reverse_pending = False
+            self._update_intent(kind=IntentKind.RUN)
             with self._lock:
                 self.owner = "gdb"
                 self.stopped_thread = thread_id
@@ -489,7 +494,7 @@ class Session:
             raw = mi_stack.stack_list_frames(self.gdb, gdb_thread, 0, 1)
             outermost = len(raw) < 2 or jitframes.classify_frame(raw[1]) != "jit"
             if outermost and self.debugpy is not None and self._arm_python_caller_stop(gdb_thread):
-                self._step_to_python_pending = True
+                self._update_intent(kind=IntentKind.STEP, live_after_replay=False, python_caller=True)
                 self._gdb_resume(Resume("continue"))
                 return {}
         return self._step(args, "finish", "stepOut")
@@ -513,9 +518,9 @@ class Session:
                 self.debugpy.remove_listener(on_event)
             # debugpy cannot answer: the thread is in native (jitted) code. Stop it with gdb, and drop
             # the pause debugpy will act on later.
-            self._drop_debugpy_pause = True
+            self._update_intent(drop_debugpy_pause=True)
         if self.gdb is not None:
-            self._pause_via_gdb = True
+            self._update_intent(kind=IntentKind.PAUSE, live_after_replay=False)
             mi_exec.exec_interrupt(self.gdb, all_threads=True)
         return {}
 

@@ -31,6 +31,7 @@ from pyserver.debug.gdb.mi import target as mi_target
 from pyserver.debug.gdb.mi import thread as mi_thread
 from pyserver.debug.gdb.mi.exec import Resume
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
+from pyserver.debug.launch_spec import AttachSpec, LaunchSpec, launch_mode
 from pyserver.debug.session_common import (
     DEBUGPY_CONNECT_TIMEOUT_S,
     DEBUGPY_REPLY_TIMEOUT_S,
@@ -41,6 +42,7 @@ from pyserver.debug.session_common import (
     ptrace_hint,
 )
 from pyserver.debug.stepping import LineStepper
+from pyserver.debug.stop_intent import IntentKind
 from pyserver.debug.values_bridge import ValuesBridge
 from pyserver.gdb_install import resolve_gdb
 from pyserver.versions import install_command, numba_verdict
@@ -69,14 +71,26 @@ def on_initialize(self: Session, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def on_launch(self: Session, args: dict[str, Any]) -> dict[str, Any]:
-    self.mode = str(args.get("mode") or "mixed")
-    if self.mode not in ("mixed", "python", "cudasim"):
-        raise DapError(f'Unknown "mode": {self.mode!r}. Use "mixed", "python" or "cudasim".')
+    spec = self._launch_spec(args)
+    if spec.mode in ("python", "cudasim") and spec.stop_at_jit_function:
+        self._first_statement_stop = self._locate_first_statement_stop(spec)
+    if spec.mode == "mixed":
+        self._launch_mixed(spec)
+    else:
+        self._launch_plain(spec)
+    self._start_debugpy(spec.port)
+    return {}
+
+
+def _launch_spec(self: Session, args: dict[str, Any]) -> LaunchSpec:
+    """The launch request read once: checked (cwd, program, interpreter, Numba and debugpy in it), the
+    debuggee's environment made, debugpy's port chosen. The session's own settings are taken from it."""
+    self.mode = mode = launch_mode(args)
     self.show_internal = bool(args.get("showInternalFrames", False))
     self.just_my_code = bool(args.get("justMyCode", True))
     self.stop_on_entry = bool(args.get("stopOnEntry", False))
     self.console = str(args.get("console") or "internalConsole")
-    self.record_reverse = bool(args.get("reverse", False)) and self.mode == "mixed"
+    self.record_reverse = bool(args.get("reverse", False)) and mode == "mixed"
     if self.record_reverse:
         self.stream.event("capabilities", {"capabilities": {"supportsStepBack": True}})
     cwd = str(args.get("cwd") or os.getcwd())
@@ -100,26 +114,32 @@ def on_launch(self: Session, args: dict[str, Any]) -> dict[str, Any]:
         raise DapError(f'Python interpreter not found: {python}. Fix "python" in launch.json.')
     env = self._debuggee_env(args)
     self._check_numba(python, env)
-    argv_args = [str(a) for a in (args.get("args") or [])]
-    if self.mode in ("python", "cudasim") and args.get("stopAtJitFunction"):
-        self._first_statement_stop = self._locate_first_statement_stop(
-            str(args["stopAtJitFunction"]), program, cwd, env, argv_args
-        )
-    port = free_port()
-    if self.mode == "mixed":
-        self._launch_mixed(args, python, program, module, argv_args, env, cwd, port)
-    else:
-        self._launch_plain(python, program, module, argv_args, env, cwd, port)
-    self._start_debugpy(port, args)
-    return {}
+    stop_at = args.get("stopAtJitFunction")
+    return LaunchSpec(
+        mode=mode,
+        python=python,
+        program=str(program) if program else None,
+        module=str(module) if module else None,
+        args=tuple(str(a) for a in (args.get("args") or [])),
+        env=env,
+        cwd=cwd,
+        port=free_port(),
+        stop_at_jit_function=str(stop_at) if stop_at else None,
+        gdb_path=args.get("gdbPath"),
+        console=self.console,
+        show_internal=self.show_internal,
+        just_my_code=self.just_my_code,
+        stop_on_entry=self.stop_on_entry,
+        reverse=self.record_reverse,
+    )
 
 
-def _locate_first_statement_stop(
-    self, target: str, program: str | None, cwd: str, env: dict[str, str | None], argv_args: list[str]
-) -> FirstStatementStop | None:
+def _locate_first_statement_stop(self: Session, spec: LaunchSpec) -> FirstStatementStop | None:
     """stopAtJitFunction in modes python and cudasim: the one-shot stop on the function's first
     statement (pyserver/debug/entry_stop.py), or None (said to the user) when it is not found."""
-    name, candidates = candidate_files(target, program, cwd, env, argv_args)
+    assert spec.stop_at_jit_function is not None
+    target = spec.stop_at_jit_function
+    name, candidates = candidate_files(target, spec.program, spec.cwd, dict(spec.env), list(spec.args))
     found = locate_first_statement(name, candidates)
     if found is not None:
         path, line = found
@@ -214,20 +234,10 @@ def _check_numba(self: Session, python: str, env: dict[str, str | None]) -> None
         raise DapError(f"debugpy is not installed in {python}. Install it: {python} -m pip install debugpy")
 
 
-def _launch_mixed(
-    self,
-    args: dict[str, Any],
-    python: str,
-    program: str | None,
-    module: str | None,
-    argv_args: list[str],
-    env: dict[str, str | None],
-    cwd: str,
-    port: int,
-) -> None:
+def _launch_mixed(self: Session, spec: LaunchSpec) -> None:
     from pyserver.doctor import gdb_version, parse_version
 
-    gdb_path = resolve_gdb(args.get("gdbPath"))  # gdbPath, else a gdb that sees jitted code
+    gdb_path = resolve_gdb(spec.gdb_path)  # gdbPath, else a gdb that sees jitted code
     resolved = shutil.which(gdb_path)
     if resolved is None:
         raise DapError(
@@ -275,19 +285,20 @@ def _launch_mixed(
         self.gdb.execute_console(f"source {PYFRAMES_SCRIPT}")
     except GdbCommandError as exc:
         self.log(f"no Python frames from gdb: {exc}")
-    tty_name = self._program_tty(cwd, program or module or "")
-    stop_at = args.get("stopAtJitFunction")
-    if stop_at:
-        bp, _ = self._insert_function_breakpoint({"name": str(stop_at)}, temporary=True)
+    tty_name = self._program_tty(spec.cwd, spec.target)
+    if spec.stop_at_jit_function:
+        bp, _ = self._insert_function_breakpoint({"name": spec.stop_at_jit_function}, temporary=True)
         self.log(f"stopAtJitFunction -> gdb breakpoint {bp.number}")
     self._insert_in_code_breakpoint()
     try:
         start_inferior(
             self.gdb,
-            python=python,
-            argv=debuggee_argv(program=program, module=module, args=argv_args, debugpy_port=port),
-            env=env,
-            cwd=cwd,
+            python=spec.python,
+            argv=debuggee_argv(
+                program=spec.program, module=spec.module, args=spec.args, debugpy_port=spec.port
+            ),
+            env=spec.env,
+            cwd=spec.cwd,
             tty_name=tty_name,
         )
     except GdbCommandError as exc:
@@ -321,30 +332,22 @@ def _insert_in_code_breakpoint(self: Session) -> None:
         self.log(f"no in-code breakpoints: {exc.message}")
 
 
-def _launch_plain(
-    self,
-    python: str,
-    program: str | None,
-    module: str | None,
-    argv_args: list[str],
-    env: dict[str, str | None],
-    cwd: str,
-    port: int,
-) -> None:
+def _launch_plain(self: Session, spec: LaunchSpec) -> None:
     full_env = dict(os.environ)
-    for key, value in env.items():
+    for key, value in spec.env.items():
         if value is None:
             full_env.pop(key, None)
         else:
             full_env[key] = value
-    tty_name = self._program_tty(cwd, program or module or "")
+    tty_name = self._program_tty(spec.cwd, spec.target)
     tty_fd = self.pty.slave_fd if self.pty is not None else os.open(tty_name, os.O_RDWR | os.O_NOCTTY)
+    argv = debuggee_argv(program=spec.program, module=spec.module, args=spec.args, debugpy_port=spec.port)
     self.process = subprocess.Popen(
-        [python, *debuggee_argv(program=program, module=module, args=argv_args, debugpy_port=port)],
+        [spec.python, *argv],
         stdin=tty_fd,
         stdout=tty_fd,
         stderr=tty_fd,
-        cwd=cwd,
+        cwd=spec.cwd,
         env=full_env,
         start_new_session=True,
         preexec_fn=set_parent_death_signal,
@@ -371,7 +374,7 @@ def _watch_plain_process(self: Session) -> None:
     self._program_exited(code)
 
 
-def _start_debugpy(self: Session, port: int, args: dict[str, Any], *, connect_only: bool = False) -> None:
+def _start_debugpy(self: Session, port: int, *, connect_only: bool = False) -> None:
     if connect_only and self.gdb is not None:
         # gdb stopped every thread on attach: let them run, or debugpy cannot answer.
         self._wait_gdb_stopped_then_continue()
@@ -442,7 +445,7 @@ def _wait_gdb_stopped_then_continue(self: Session) -> None:
     deadline = time.monotonic() + GDB_TIMEOUT_S
     while self.owner != "gdb" and time.monotonic() < deadline:
         time.sleep(0.02)
-    self._attach_continue = False
+    self._update_intent(kind=IntentKind.CONTINUE)
     self._gdb_resume(Resume("continue"))
 
 
@@ -456,26 +459,23 @@ def _gdb_inferior_pid(self: Session) -> int | None:
 
 
 def on_attach(self: Session, args: dict[str, Any]) -> dict[str, Any]:
+    spec = AttachSpec.from_args(args)
     self.attached = True
-    self.show_internal = bool(args.get("showInternalFrames", False))
-    self.just_my_code = bool(args.get("justMyCode", True))
-    connect = args.get("connect") or {}
-    host = str(args.get("host") or connect.get("host") or "127.0.0.1")
-    port = args.get("port") or connect.get("port")
-    process_id = args.get("processId")
-    if process_id and not port:
-        self._attach_to_process(int(process_id), args)
+    self.show_internal = spec.show_internal
+    self.just_my_code = spec.just_my_code
+    if spec.process_id is not None:
+        self._attach_to_process(spec.process_id, spec)
         return {}
     self.mode = "python"
-    if not port:
+    if spec.port is None:
         raise DapError('attach needs "processId", or "host" and "port" where debugpy listens.')
-    if host not in ("127.0.0.1", "localhost"):
+    if spec.host not in ("127.0.0.1", "localhost"):
         raise DapError("Only 127.0.0.1 is supported for attach.")
-    self._start_debugpy(int(port), args)
+    self._start_debugpy(spec.port)
     return {}
 
 
-def _attach_to_process(self: Session, pid: int, args: dict[str, Any]) -> None:
+def _attach_to_process(self: Session, pid: int, spec: AttachSpec) -> None:
     """gdb attaches for jitted frames; debugpy is injected first (by its own `--pid`, which uses gdb
     too: two tracers cannot hold one process at once)."""
     if not os.path.exists(f"/proc/{pid}"):
@@ -483,10 +483,9 @@ def _attach_to_process(self: Session, pid: int, args: dict[str, Any]) -> None:
     self.mode = "mixed"
     self.inferior_pid = pid
     port = free_port()
-    python = str(args.get("python") or sys.executable)
     try:
         injected = subprocess.run(
-            [python, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", "--pid", str(pid)],
+            [spec.python, "-m", "debugpy", "--listen", f"127.0.0.1:{port}", "--pid", str(pid)],
             capture_output=True,
             text=True,
             timeout=120,
@@ -497,7 +496,7 @@ def _attach_to_process(self: Session, pid: int, args: dict[str, Any]) -> None:
     if injected.returncode != 0:
         detail = (injected.stderr or injected.stdout).strip()[-500:]
         raise DapError(ptrace_hint(detail) or f"Could not inject debugpy into process {pid}: {detail}")
-    gdb_path = shutil.which(resolve_gdb(args.get("gdbPath")))
+    gdb_path = shutil.which(resolve_gdb(spec.gdb_path))
     if gdb_path is None:
         raise DapError(
             'gdb not found. Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "gdbPath".'
@@ -516,8 +515,8 @@ def _attach_to_process(self: Session, pid: int, args: dict[str, Any]) -> None:
         mi_target.target_attach(self.gdb, pid, timeout=120)
     except GdbCommandError as exc:
         raise DapError(ptrace_hint(exc.message) or f"gdb could not attach to {pid}: {exc.message}") from None
-    self._attach_continue = True
-    self._start_debugpy(port, args, connect_only=True)
+    self._update_intent(kind=IntentKind.ATTACH)
+    self._start_debugpy(port, connect_only=True)
 
 
 def on_configuration_done(self: Session, args: dict[str, Any]) -> dict[str, Any]:

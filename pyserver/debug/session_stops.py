@@ -32,6 +32,7 @@ from pyserver.debug.session_common import (
     WAIT_FOR_FILE,
     process_is_dead,
 )
+from pyserver.debug.stop_intent import IntentKind
 
 if TYPE_CHECKING:
     from pyserver.debug.session import Session
@@ -139,11 +140,13 @@ def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
     with self._lock:
         bp = self.gdb_bps.get(str(payload.get("bkptno"))) if reason == "breakpoint-hit" else None
     self._delete_step_in_temps()
-    forward_continue, self._forward_continue = self._forward_continue, False
+    # What this stop means to the session: read here, once; live_after_replay lasts one gdb stop.
+    intent = self._update_intent(live_after_replay=False)
+    forward_continue = intent.kind is IntentKind.CONTINUE and intent.live_after_replay
     if forward_continue and reason in ("", "no-history"):
         # A Continue after reverse steps replays the recording up to its end and stops there ("No more
         # reverse-execution history"): the user asked to continue, so run on live (still recording).
-        self._forward_continue = True
+        self._update_intent(live_after_replay=True)
         self._gdb_resume(Resume("continue"))
         return
     if self._recording and reason == "signal-received" and str(payload.get("signal-name")) == "0":
@@ -163,18 +166,17 @@ def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
     body: dict[str, Any] = {"threadId": native, "allThreadsStopped": True}
     if reason == "breakpoint-hit" and str(payload.get("bkptno")) == self._in_code_bp_number:
         # In Numba's helper: finish to the jitted caller; that stop is reported as the breakpoint.
-        self._finishing_in_code_bp = True
+        self._update_intent(kind=IntentKind.FINISH_IN_CODE_BP)
         self._resumed()
         mi_exec.exec_finish(self.gdb, gdb_thread, 0)
         return
-    if self._finishing_in_code_bp:
+    if intent.kind is IntentKind.FINISH_IN_CODE_BP:
         if NUMBA_OWN_SOURCE.search(str(frame.get("fullname") or frame.get("file") or "")):
             # numba.gdb()'s overload body (numba/misc/gdb_hook.py): one more level to the user's line.
             self._resumed()
             mi_exec.exec_finish(self.gdb, gdb_thread, 0)
             return
-        self._finishing_in_code_bp = False
-        self._pause_via_gdb = False
+        self._update_intent(kind=IntentKind.RUN)
         self._update_recording(frame)
         self.stream.event(
             "stopped", {**body, "reason": "breakpoint", "description": "numba.gdb_breakpoint()"}
@@ -224,17 +226,17 @@ def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
         elif (
             jitframes.classify_frame(frame) != "jit"
             and self.debugpy is not None
-            and not self._reverse_pending
+            and intent.kind is not IntentKind.REVERSE
         ):
             # Left the outermost jitted frame: let debugpy stop in the Python caller.
             if self._arm_python_caller_stop(gdb_thread):
-                self._step_to_python_pending = True
+                self._update_intent(python_caller=True)
                 self._gdb_resume(Resume("continue"))
                 return
         body["reason"] = "step"
     elif reason == "signal-received":
         signal_name = str(payload.get("signal-name", ""))
-        if signal_name in ("SIGINT", "SIGTRAP") and self._pause_via_gdb:
+        if signal_name in ("SIGINT", "SIGTRAP") and intent.kind is IntentKind.PAUSE:
             body["reason"] = "pause"
         elif signal_name == "SIGINT":
             body["reason"] = "pause"
@@ -246,11 +248,10 @@ def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
             body["text"] = signal_name
             self._last_signal = {"exceptionId": signal_name, "description": body["description"]}
     else:
-        body["reason"] = "pause" if self._pause_via_gdb else "step"
-    self._pause_via_gdb = False
-    self._reverse_pending = False
-    if self._attach_continue:
+        body["reason"] = "pause" if intent.kind is IntentKind.PAUSE else "step"
+    if intent.kind is IntentKind.ATTACH:
         return  # the stop that attaching causes: the session continues it
+    self._update_intent(kind=IntentKind.RUN)
     self._update_recording(frame)
     self.stream.event("stopped", body)
 
@@ -417,7 +418,8 @@ def _on_debugpy_event(self: Session, message: Message) -> None:
     event = message.get("event")
     body = dict(message.get("body") or {})
     if event == "stopped":
-        self._debugpy_step_thread = None
+        # What this stop means to the session: read here, once; any debugpy stop ends a Python step.
+        intent = self._update_intent(python_step_thread=None)
         stop = self._first_statement_stop
         hit = [int(i) for i in body.get("hitBreakpointIds") or []]
         if stop is not None and any(self._our_bp_id(i) == stop.dap_id for i in hit):
@@ -433,8 +435,8 @@ def _on_debugpy_event(self: Session, message: Message) -> None:
                 body["hitBreakpointIds"] = rest
             else:
                 body.pop("hitBreakpointIds", None)
-        if self._drop_debugpy_pause and body.get("reason") == "pause":
-            self._drop_debugpy_pause = False
+        if intent.drop_debugpy_pause and body.get("reason") == "pause":
+            self._update_intent(drop_debugpy_pause=False)
             self.debugpy.request("continue", {"threadId": body.get("threadId")})  # type: ignore[union-attr]
             return
         theirs = int(body.get("threadId", 0))
@@ -446,11 +448,10 @@ def _on_debugpy_event(self: Session, message: Message) -> None:
             self.var_refs.clear()
         self._delete_step_in_temps()
         body["threadId"] = native
-        if self._step_to_python_pending or (
-            body.get("reason") == "breakpoint" and not body.get("hitBreakpointIds")
-        ):
-            body["reason"] = "step" if self._step_to_python_pending else body["reason"]
-        self._step_to_python_pending = False
+        if intent.python_caller or (body.get("reason") == "breakpoint" and not body.get("hitBreakpointIds")):
+            body["reason"] = "step" if intent.python_caller else body["reason"]
+        if intent.python_caller:
+            self._update_intent(python_caller=False)
         if "hitBreakpointIds" in body:
             body["hitBreakpointIds"] = [self._our_bp_id(i) for i in body["hitBreakpointIds"]]
         self.stream.event("stopped", body)
