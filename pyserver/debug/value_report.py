@@ -59,6 +59,9 @@ class _FrameReport:
     variables: list[_RawVar]
     entry_args: list[dict[str, Any]] | None
     entry_note: str
+    # Frame 0 stands where its line starts (a breakpoint's or a step's stop), not inside it (a Step
+    # Out's, a pause's): only then does the IR's state at the line's start (live_versions) hold.
+    at_line_start: bool = False
 
 
 def _parse_hex(text: str) -> tuple[bytes, list[bool]]:

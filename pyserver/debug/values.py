@@ -220,6 +220,7 @@ class JitValueReader(ContainerReader):
             variables=[_raw_var(item) for item in payload.get("vars", []) or []],
             entry_args=list(entry_args) if isinstance(entry_args, list) else None,
             entry_note=str(payload.get("entry_note", "")),
+            at_line_start=payload.get("line_start") == "1",
         )
         self._reports[key] = report
         return report
@@ -296,7 +297,7 @@ class JitValueReader(ContainerReader):
             recovered = self._recover_argument(report, arg, arg_names)
             if recovered is not None:
                 return recovered
-        live = self._live_version(report, base, versions)
+        live = self._live_version(report, base, versions, source)
         if live is not None:
             return live
         candidates: list[tuple[_RawVar, JitVariable]] = []
@@ -356,15 +357,20 @@ class JitValueReader(ContainerReader):
             name=base, value=UNAVAILABLE, type=type_text, available=False, note=note, evaluate_name=base
         )
 
-    def _live_version(self, report: _FrameReport, base: str, versions: list[_RawVar]) -> JitVariable | None:
+    def _live_version(
+        self, report: _FrameReport, base: str, versions: list[_RawVar], source: _SourceIndex | None
+    ) -> JitVariable | None:
         """The variable as Numba's IR says it is where this line starts (live_versions.py): the SSA
         version holding it, and a 0 trusted when no `del` can have written it. With several candidate
         versions, a value only when they all hold it. None: no word from the IR, or a value this rule
         cannot read (the caller's rules then decide)."""
-        if self.live_versions is None or not report.file:
-            return None
-        if report.frame_level != 0:
+        if self.live_versions is None or not report.file or report.frame_level != 0:
             return None  # a caller frame stands inside its line (a call), not where the line starts
+        if not report.at_line_start and (source is None or source.mentions(report.line, base)):
+            # Frame 0 after a Step Out or a pause stands inside its line: what the line's earlier
+            # statements did to a variable it names (a new version, a `del` after a last use) is not
+            # in the state at the line's start. A variable the line does not name keeps that state.
+            return None
         candidates = self.live_versions.lookup(report.file, report.function, report.line, base)
         if not candidates:
             return None

@@ -351,6 +351,33 @@ def _caller_args(dispatcher):
     return args, kws, ""
 
 
+_TABLE_ROW = re.compile(r"^\s*\d+\s+(\d+)\s+(0x[0-9a-fA-F]+)\s+Y")
+_STMT_CACHE = {}
+
+
+def _at_line_start(frame, sal):
+    """Whether the frame's pc is where its line starts (an is_stmt address of the line in gdb's line
+    table): a breakpoint's or a step's stop. A Step Out's (`finish`) or a pause's stands inside the
+    line, where earlier statements of the line have run. None when the line table is not readable."""
+    if sal is None or sal.symtab is None or not sal.line:
+        return None
+    key = (sal.symtab.objfile.filename, sal.symtab.fullname())
+    rows = _STMT_CACHE.get(key)
+    if rows is None:
+        name = re.escape(sal.symtab.filename.rsplit("/", 1)[-1])
+        try:
+            text = gdb.execute(f"maint info line-table {name}$", to_string=True)
+        except gdb.error:
+            return None
+        rows = set()
+        for raw in text.splitlines():
+            match = _TABLE_ROW.match(raw)
+            if match:
+                rows.add((int(match.group(2), 16), int(match.group(1))))
+        _STMT_CACHE[key] = rows
+    return (frame.pc(), sal.line) in rows
+
+
 def _find_frame(thread_num, level):
     thread = None
     for candidate in gdb.selected_inferior().threads():
@@ -414,6 +441,10 @@ def frame_report(thread_num, level):
             "function": frame.name() or "",
             "vars": variables,
         }
+        if level == 0:
+            at_start = _at_line_start(frame, sal)
+            if at_start is not None:
+                result["line_start"] = "1" if at_start else "0"
         entry_args, note = _entry_args(frame)
         if entry_args is not None:
             result["entry_args"] = entry_args
