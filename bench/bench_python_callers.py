@@ -124,8 +124,11 @@ def main() -> int:
 
         analyzer._resolve_callee = timed_resolve  # type: ignore[method-assign]
 
+        signatures: list[tuple[Any, tuple[Any, ...]]] = []
+
         def type_calls(text: str) -> tuple[float, int, int]:
             callee_s[0] = 0.0
+            signatures.clear()
             started = time.perf_counter()
             analyzer.sources.prepare_python_callers(
                 str(path),
@@ -142,10 +145,19 @@ def main() -> int:
                 )
                 found += len(findings.signatures)
                 sites += findings.sites
+                signatures.extend((getattr(load.module, name), s.args) for s in findings.signatures)
             return time.perf_counter() - started, found, sites
 
         first_s, found, sites = type_calls(source)
         first_callee_s = callee_s[0]
+        # The analysis of the file then infers each kernel for each signature found: those the callers'
+        # results needed are in the analyzer's memo already (not timed).
+        reused = 0
+        for dispatcher, args in signatures:
+            record = analyzer.loader.recorded[numba_api.function_id(numba_api.dispatcher_py_func(dispatcher))]
+            before = len(analyzer.memo)
+            analyzer._infer(record, args, None)
+            reused += len(analyzer.memo) == before
         typed_before = analyzer.sources.python_callers.slices_typed
         edit_s, _, _ = type_calls(make_source(edit=1))
         retyped = analyzer.sources.python_callers.slices_typed - typed_before
@@ -157,7 +169,7 @@ def main() -> int:
     print(f"(a) find and type its Python calls:   {first_s * 1000:7.0f} ms   (goal <= 300 ms)")
     print(
         f"    of which inferring the kernels whose results the callers use: {first_callee_s * 1000:.0f} ms "
-        "(the analysis reuses it)"
+        f"(the file's analysis reuses it: {reused} of its {found} kernel inferences were done here)"
     )
     print(
         f"(b) after a one-line caller edit:      {edit_s * 1000:7.0f} ms   ({retyped} caller slice(s) typed again)"

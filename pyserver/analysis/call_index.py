@@ -69,6 +69,7 @@ class IndexedFile:
     jitted: set[str]  # qualnames of jitted functions (their bodies are not Python callers)
     calls: dict[str, list[CallSite]]  # first name of the callee expression -> sites
     scopes: dict[str, Scope]
+    has_walrus: bool = True  # ":=" occurs in the text: an assignment expression may bind a name
 
 
 def _stamp(path: str) -> tuple[int, int] | None:
@@ -133,6 +134,7 @@ def index_source(path: str, source: str, stamp: tuple[int, int]) -> IndexedFile 
         jitted=jitted,
         calls={},
         scopes={},
+        has_walrus=":=" in source,
     )
     module_scope = Scope(path, "<module>", tree)
     indexed.scopes["<module>"] = module_scope

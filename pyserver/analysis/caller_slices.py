@@ -66,9 +66,14 @@ def walrus_targets(node: ast.AST) -> set[str]:
 
 
 def flatten(
-    body: list[ast.stmt], loops: tuple[int, ...], out: list[Simple], jitted: frozenset[str] = frozenset()
+    body: list[ast.stmt],
+    loops: tuple[int, ...],
+    out: list[Simple],
+    jitted: frozenset[str] = frozenset(),
+    walrus: bool = True,
 ) -> None:
-    """`jitted`: names of the module's jitted functions: globals the slice may call, not opaque."""
+    """`jitted`: names of the module's jitted functions: globals the slice may call, not opaque.
+    `walrus`: the file may hold an assignment expression (else no statement is searched for one)."""
     for stmt in body:
         position = (stmt.lineno, stmt.col_offset)
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and not loops and stmt.name in jitted:
@@ -83,17 +88,25 @@ def flatten(
             inner = (*loops, id(stmt))
             bound, mutated = target_names(stmt.target)
             out.append(Simple(stmt, bound | mutated, names_read(stmt.iter), position, inner, header=True))
-            flatten(stmt.body, inner, out, jitted)
-            flatten(stmt.orelse, loops, out, jitted)
+            flatten(stmt.body, inner, out, jitted, walrus)
+            flatten(stmt.orelse, loops, out, jitted, walrus)
         elif isinstance(stmt, ast.While):
             inner = (*loops, id(stmt))
-            out.append(Simple(stmt, set(), set(), position, inner, opaque=walrus_targets(stmt.test)))
-            flatten(stmt.body, inner, out, jitted)
-            flatten(stmt.orelse, loops, out, jitted)
+            out.append(
+                Simple(
+                    stmt, set(), set(), position, inner, opaque=walrus_targets(stmt.test) if walrus else set()
+                )
+            )
+            flatten(stmt.body, inner, out, jitted, walrus)
+            flatten(stmt.orelse, loops, out, jitted, walrus)
         elif isinstance(stmt, ast.If):
-            out.append(Simple(stmt, set(), set(), position, loops, opaque=walrus_targets(stmt.test)))
-            flatten(stmt.body, loops, out, jitted)
-            flatten(stmt.orelse, loops, out, jitted)
+            out.append(
+                Simple(
+                    stmt, set(), set(), position, loops, opaque=walrus_targets(stmt.test) if walrus else set()
+                )
+            )
+            flatten(stmt.body, loops, out, jitted, walrus)
+            flatten(stmt.orelse, loops, out, jitted, walrus)
         elif isinstance(stmt, ast.With | ast.AsyncWith):
             opaque: set[str] = set()
             for item in stmt.items:
@@ -101,18 +114,18 @@ def flatten(
                     bound, mutated = target_names(item.optional_vars)
                     opaque |= bound | mutated
             out.append(Simple(stmt, set(), set(), position, loops, opaque=opaque))
-            flatten(stmt.body, loops, out, jitted)
+            flatten(stmt.body, loops, out, jitted, walrus)
         elif isinstance(stmt, ast.Try):
-            flatten(stmt.body, loops, out, jitted)
+            flatten(stmt.body, loops, out, jitted, walrus)
             for handler in stmt.handlers:
                 if handler.name:
                     out.append(Simple(handler, set(), set(), position, loops, opaque={handler.name}))  # type: ignore[arg-type]
-                flatten(handler.body, loops, out, jitted)
-            flatten(stmt.orelse, loops, out, jitted)
-            flatten(stmt.finalbody, loops, out, jitted)
+                flatten(handler.body, loops, out, jitted, walrus)
+            flatten(stmt.orelse, loops, out, jitted, walrus)
+            flatten(stmt.finalbody, loops, out, jitted, walrus)
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
-                flatten(case.body, loops, out, jitted)
+                flatten(case.body, loops, out, jitted, walrus)
         else:
             defines: set[str] = set()
             if isinstance(stmt, ast.Assign):
@@ -131,7 +144,7 @@ def flatten(
                     bound, mutated = target_names(target)
                     defines |= mutated
             reads = names_read(stmt)
-            opaque = walrus_targets(stmt)
+            opaque = walrus_targets(stmt) if walrus else set()
             if isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for target in targets:
@@ -193,6 +206,19 @@ def close(candidates: list[Simple], needed: set[str], kept: set[int]) -> None:
                 if not s.reads <= needed:
                     needed |= s.reads
                     changed = True
+
+
+def close_by_name(by_name: dict[str, list[Simple]], needed: set[str], kept: set[int]) -> None:
+    """`close` over candidates given by the names they bind (defines or opaque): the same fixpoint,
+    reached by following names instead of scanning every candidate until nothing changes."""
+    pending = list(needed)
+    while pending:
+        for s in by_name.get(pending.pop(), ()):
+            kept.add(id(s.node))
+            for name in s.reads:
+                if name not in needed:
+                    needed.add(name)
+                    pending.append(name)
 
 
 INNER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)

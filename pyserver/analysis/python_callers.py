@@ -27,11 +27,15 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
+from numba.core import types as nbtypes
+from numba.core.registry import cpu_target
+
 from pyserver.analysis import numba_api
 from pyserver.analysis.call_index import CallIndex, CallSite, IndexedFile, Scope
 from pyserver.analysis.caller_slices import (
     Simple,
     close,
+    close_by_name,
     constant_default,
     enclosing_names,
     find_anchor,
@@ -123,6 +127,7 @@ class PythonCallerTypes:
         # Per analysis run: each caller typed once, with the calls of all workspace functions it makes.
         self._run_memo: dict[tuple[str, str, int], dict[int, list[_Outcome]]] = {}
         self._flat: dict[int, tuple[ast.AST, list[Simple]]] = {}  # id(scope node) -> its statements
+        self._bound_by: dict[int, tuple[list[Simple], dict[str, list[Simple]]]] = {}  # see _by_name
 
     def configure(
         self,
@@ -136,6 +141,7 @@ class PythonCallerTypes:
         self._run_memo = {}
         if len(self._flat) > 20000:
             self._flat = {}
+            self._bound_by = {}
 
     # -------------------------------------------------------------------------------------- public
 
@@ -241,9 +247,21 @@ class PythonCallerTypes:
             if isinstance(node, ast.Module)
             else frozenset()
         )
-        flatten(node.body, (), simple, jitted)
+        flatten(node.body, (), simple, jitted, indexed.has_walrus)
         self._flat[id(node)] = (node, simple)
         return simple
+
+    def _by_name(self, module_simple: list[Simple]) -> dict[str, list[Simple]]:
+        """The module's statements by the names they bind (close_by_name), once per flattened module."""
+        cached = self._bound_by.get(id(module_simple))
+        if cached is not None and cached[0] is module_simple:
+            return cached[1]
+        by_name: dict[str, list[Simple]] = {}
+        for s in module_simple:
+            for name in s.defines | s.opaque:
+                by_name.setdefault(name, []).append(s)
+        self._bound_by[id(module_simple)] = (module_simple, by_name)
+        return by_name
 
     def _type_scope(
         self, scope: Scope, sites: list[CallSite], depth: int
@@ -352,7 +370,7 @@ class PythonCallerTypes:
                     if id(s.node) in kept:
                         local |= s.defines | s.opaque
                 free = needed - local
-                close(module_simple, free, kept)
+                close_by_name(self._by_name(module_simple), free, kept)
                 needed |= free
             needed_by_probe.append(needed)
         return kept, needed_by_probe
@@ -513,14 +531,12 @@ class PythonCallerTypes:
         probes: list[_Probe],
         param_types: dict[str, Any],
     ) -> _SliceResult:
+        in_slice = [s for s in simple + module_simple if id(s.node) in kept]
         defined_locally = set(param_types) | {COND}
-        for s in simple + module_simple:
-            if id(s.node) in kept:
-                defined_locally |= s.defines | s.opaque
         reads: set[str] = set()
-        for s in simple + module_simple:
-            if id(s.node) in kept:
-                reads |= s.reads
+        for s in in_slice:
+            defined_locally |= s.defines | s.opaque
+            reads |= s.reads
         for probe in probes:
             reads |= probe.needed
         free = reads - defined_locally
@@ -531,14 +547,13 @@ class PythonCallerTypes:
         # Poison: statements reading unknown names are left out; what they define is unknown too.
         poisoned: dict[str, str] = dict(unknown)
         live = set(kept)
-        for s in simple + module_simple:
+        for s in in_slice:
             for name in s.opaque:
-                if id(s.node) in kept:
-                    poisoned.setdefault(name, f"'{name}' {s.why} (line {s.position[0]})")
+                poisoned.setdefault(name, f"'{name}' {s.why} (line {s.position[0]})")
         changed = True
         while changed:
             changed = False
-            for s in simple + module_simple:
+            for s in in_slice:
                 if id(s.node) not in live:
                     continue
                 bad = s.reads & set(poisoned)
@@ -555,16 +570,15 @@ class PythonCallerTypes:
         active = [i for i in range(len(probes)) if i not in failures and not probes[i].failure]
         if not active:
             return _SliceResult({}, failures)
-        function, aliases = self._synthesize(
-            scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types)
-        )
+        args = (scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types))
+        function, left_out = self._synthesize(*args, indexed.has_walrus)
         key_source = ast.unparse(function)
         key = hashlib.sha256(
             "\n".join(
                 [
                     scope.path,
                     key_source,
-                    repr(sorted(aliases.items())),
+                    left_out.key(),
                     repr(sorted((n, self._fingerprint(v)) for n, v in values.items() if n != "__builtins__")),
                     repr([(p, str(t)) for p, t in param_types.items()]),
                 ]
@@ -572,12 +586,10 @@ class PythonCallerTypes:
         ).hexdigest()
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._run(key_source, aliases, values, probes, active, param_types)
+            cached = self._run(key_source, left_out, values, probes, active, param_types)
             if cached.retry_with_copies:
-                function, aliases = self._synthesize(
-                    scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types), False
-                )
-                cached = self._run(ast.unparse(function), aliases, values, probes, active, param_types)
+                function, left_out = self._synthesize(*args, indexed.has_walrus, False)
+                cached = self._run(ast.unparse(function), left_out, values, probes, active, param_types)
             self._cache[key] = cached
             while len(self._cache) > SLICE_CACHE_LIMIT:
                 self._cache.pop(next(iter(self._cache)))
@@ -595,11 +607,11 @@ class PythonCallerTypes:
         probes: list[_Probe],
         active: list[int],
         params: list[str],
+        walrus: bool,
         direct: bool = True,
-    ) -> tuple[ast.FunctionDef, dict[str, str]]:
-        """The slice as a function, and the probe variables that are read as the local they copy
-        (`direct`: a copy `__lens_arg_0_0 = data` is left out where `data` is assigned once, see
-        _direct_reads)."""
+    ) -> tuple[ast.FunctionDef, _LeftOut]:
+        """The slice as a function, and the probe copies left out of it (`direct`; see
+        _leave_out_copies)."""
         probes_at: dict[int, list[ast.stmt]] = {}
         copies: list[ast.Assign] = []
         for number in active:
@@ -615,6 +627,8 @@ class PythonCallerTypes:
         def emit(body: list[ast.stmt]) -> list[ast.stmt]:
             out: list[ast.stmt] = []
             for stmt in body:
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    continue  # never in a slice, never an anchor (most of a module's statements)
                 out.extend(probes_at.get(id(stmt), []))
                 if isinstance(stmt, ast.For | ast.AsyncFor):
                     inner, orelse = emit(stmt.body), emit(stmt.orelse)
@@ -666,20 +680,18 @@ class PythonCallerTypes:
         function = ast.FunctionDef(
             name="__lens_slice__", args=arguments, body=body, decorator_list=[], lineno=1
         )
-        aliases = _direct_reads(function, copies) if direct else {}
-        return function, aliases
+        return function, (_leave_out_copies(function, copies, walrus) if direct else _LeftOut())
 
     def _run(
         self,
         text: str,
-        aliases: dict[str, str],
+        left_out: _LeftOut,
         values: dict[str, Any],
         probes: list[_Probe],
         active: list[int],
         param_types: dict[str, Any],
     ) -> _SliceResult:
-        """Type the slice (`text`: its function's source); `aliases`: probe variable -> the local read
-        in its place."""
+        """Type the slice (`text`: its function's source, without the probe copies in `left_out`)."""
         namespace = dict(values)
         try:
             code = compile(text, "<numba-lens python caller>", "exec")
@@ -691,11 +703,11 @@ class PythonCallerTypes:
         with self._resolver(), _python_call_types():
             typing = numba_api.type_python_slice(py_func, arg_types)
         self.slices_typed += 1
-        if aliases and typing.error is None:
+        if left_out.aliases and typing.error is None:
             # A local that Numba split into versions (`data`, `data.1`), or that it dropped: the copy is
             # what tells which one the call reads. Never expected for a name assigned once.
             versioned = {n.rsplit(".", 1)[0] for n in typing.types if n.rsplit(".", 1)[-1].isdigit()}
-            if any(local in versioned or local not in typing.types for local in aliases.values()):
+            if any(local in versioned or local not in typing.types for local in left_out.aliases.values()):
                 return _SliceResult({}, {}, retry_with_copies=True)
         types: dict[int, dict[str, Any]] = {}
         failures: dict[int, str] = {}
@@ -715,8 +727,8 @@ class PythonCallerTypes:
                 continue
             found: dict[str, Any] = {}
             for name in probe.expressions:
-                local = aliases.get(name, name)
-                ty = typing.types.get(local)
+                local = left_out.aliases.get(name, name)
+                ty = left_out.constants[name] if name in left_out.constants else typing.types.get(local)
                 if local in typing.mixed_narrow:
                     failures[number] = (
                         f"'{ast.unparse(probe.expressions[name])}' may have another type in Python than in "
@@ -757,29 +769,98 @@ def _python_call_types() -> Iterator[None]:
         yield
 
 
-def _direct_reads(function: ast.FunctionDef, copies: list[ast.Assign]) -> dict[str, str]:
-    """Probe copies `__lens_arg_0_0 = data` that can be left out, and read as `data` itself: a local
-    (or parameter) bound once in the slice. Numba keeps one variable for such a name, so its type is the
-    copy's; a name bound twice may be split into versions (`data.1`), and keeps its copy. Every statement
-    left out saves Numba's front end and inference a little on each slice."""
+@dataclass
+class _LeftOut:
+    """Probe copies left out of a slice: each is read from what it copied instead."""
+
+    aliases: dict[str, str] = field(default_factory=dict)  # probe variable -> the local it copied
+    constants: dict[str, Any] = field(default_factory=dict)  # probe variable -> its constant's type
+
+    def key(self) -> str:  # for the slice cache: the slice's text no longer says what the probes read
+        return repr((sorted(self.aliases.items()), sorted((n, str(t)) for n, t in self.constants.items())))
+
+
+def _leave_out_copies(function: ast.FunctionDef, copies: list[ast.Assign], walrus: bool) -> _LeftOut:
+    """Probe copies `__lens_arg_0_0 = data` that can be left out of the slice (each statement left out
+    saves Numba's front end and inference a little, on every slice):
+    - the copy of a local (or parameter) that Numba keeps as one variable (_count_bindings): its type is
+      the copy's; a name that may be split into versions (`data.1`) keeps its copy (and should Numba
+      split one all the same, _run types the slice again with every copy);
+    - the copy of a constant: its type is the one Numba's inference gives a constant (_constant_type)."""
     bound: dict[str, int] = {a.arg: 1 for a in function.args.args}
-    targets = {id(c.targets[0]) for c in copies}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in targets:
-            bound[node.id] = bound.get(node.id, 0) + 1
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            for name in node.names:
-                bound[name] = 2
-    aliases: dict[str, str] = {}
+    _count_bindings(function.body, {id(c) for c in copies}, walrus, bound)
+    found = _LeftOut()
     left_out: set[int] = set()
     for copy in copies:
-        value = copy.value
-        if isinstance(value, ast.Name) and bound.get(value.id) == 1:
-            aliases[copy.targets[0].id] = value.id  # type: ignore[attr-defined]
+        value, name = copy.value, copy.targets[0].id  # type: ignore[attr-defined]
+        if isinstance(value, ast.Name) and bound.get(value.id) == 1:  # a global is not in `bound`
+            found.aliases[name] = value.id
             left_out.add(id(copy))
+        elif isinstance(value, ast.Constant):
+            ty = _constant_type(value.value)
+            if ty is not None:
+                found.constants[name] = ty
+                left_out.add(id(copy))
     if left_out:
         _leave_out(function.body, left_out)
-    return aliases
+    return found
+
+
+def _count_bindings(
+    body: list[ast.stmt], copies: set[int], walrus: bool, bound: dict[str, int], nested: bool = False
+) -> None:
+    """Which names Numba keeps as one variable (1) and which it may split into versions (2), the probe
+    copies' targets aside. Numba's front end gives a name a new version (`data.1`) where a statement on
+    every path through the function (not in a branch or a loop) binds it again; a binding inside a
+    branch or a loop reuses the variable. A slice holds simple statements and the for/while/if that
+    emit() builds (their tests are __lens_cond); `walrus`: the file may hold `:=`."""
+    for stmt in body:
+        if isinstance(stmt, ast.For | ast.While | ast.If):
+            if isinstance(stmt, ast.For):
+                _count_names([stmt.target], bound, True)  # bound in the loop's body
+                if walrus:
+                    _count_walrus(stmt.iter, bound)
+            _count_bindings(stmt.body, copies, walrus, bound, True)
+            _count_bindings(stmt.orelse, copies, walrus, bound, True)
+        elif id(stmt) in copies:
+            if walrus:
+                _count_walrus(stmt.value, bound)  # type: ignore[attr-defined]
+        elif isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            if walrus:
+                _count_walrus(stmt, bound)
+            _count_names(stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target], bound, nested)
+        elif isinstance(stmt, ast.Expr | ast.Return | ast.Pass | ast.Break | ast.Continue):
+            if walrus:
+                _count_walrus(stmt, bound)
+        else:  # `del`, or a statement that may nest others: any name it binds may have versions
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                    bound[node.id] = 2
+                elif isinstance(node, ast.Global | ast.Nonlocal):
+                    bound.update(dict.fromkeys(node.names, 2))
+
+
+def _count_names(targets: list[ast.expr], bound: dict[str, int], nested: bool) -> None:
+    for target in targets:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                bound[node.id] = 2 if node.id in bound and not nested else bound.get(node.id, 1)
+
+
+def _count_walrus(node: ast.AST, bound: dict[str, int]) -> None:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.NamedExpr):
+            bound[sub.target.id] = 2
+
+
+def _constant_type(value: Any) -> Any | None:
+    """The type Numba's inference gives a constant assigned to a variable (TypeInferer.typeof_const: its
+    literal type where it has one, else its value's type); None where it raises, which the slice then
+    reports as Numba would. Belongs in numba_api (slices.py)."""
+    try:
+        return nbtypes.maybe_literal(value) or cpu_target.typing_context.resolve_value_type(value)
+    except Exception:
+        return None
 
 
 def _leave_out(body: list[ast.stmt], left_out: set[int]) -> None:
