@@ -126,3 +126,30 @@ def test_a_callee_is_typed_for_the_values_python_passes(ws) -> None:
     result = ws.analyze("pc_reuse_runtime_types.py", textwrap.dedent(source))
     assert _signatures(result, "first") == [("python-caller", ("Tuple(int64, float64)", "int64"))]
     assert _signatures(result, "show") == []
+
+
+def test_constants_passed_directly(ws) -> None:
+    source = (
+        KERNEL
+        + """
+
+def constants():
+    pair(1, "text")
+    pair(True, None)
+    pair(2.5, 9223372036854775808)
+
+
+def too_large():
+    pair(18446744073709551616, 1)
+
+
+constants()
+too_large()
+"""
+    )
+    result = ws.analyze("pc_reuse_constants.py", source)
+    assert _signatures(result, "pair") == [
+        ("python-caller", ("int64", "unicode_type")),
+        ("python-caller", ("bool", "none")),
+        ("python-caller", ("float64", "uint64")),
+    ]
