@@ -26,6 +26,7 @@ import numpy as np
 from pyserver.analysis import codes, insight, kernels, numba_api, recompiles, report
 from pyserver.analysis.analysis_run import AnalysisRun, Memo, shifted
 from pyserver.analysis.discovery import JitFunction, find_jitted_functions, place_created
+from pyserver.analysis.incremental_parse import IncrementalParser
 from pyserver.analysis.loader import Loader, LoadResult, created_functions
 from pyserver.analysis.model import (
     CallerSite,
@@ -60,6 +61,7 @@ class Analyzer:
         self.memo: OrderedDict[tuple[Any, ...], Memo] = OrderedDict()
         self.object_memo: dict[tuple[Any, ...], tuple[numba_api.ObjectModeResult, int]] = {}
         self._encodings: dict[tuple[Any, str], Any] = {}  # (type, its text) -> its exact encoding
+        self.parser = IncrementalParser()
         # The state of the analyze() call in progress (a new one per call; read by inference callbacks).
         self._run = AnalysisRun("", report.SourceIndex.parse(""), FileResult(path=""))
         # (path, function) -> argument-type candidates, in the order of FunctionInfo.signatures.
@@ -431,7 +433,10 @@ class Analyzer:
     def analyze(self, path: str, source: str, selective: bool = False) -> FileResult:
         started = time.perf_counter()
         path = os.path.abspath(path)
-        index = report.SourceIndex.parse(source)
+        try:  # after an edit only the statements it touched are parsed again (incremental_parse)
+            index = report.SourceIndex(source, self.parser.parse(source, path))
+        except (SyntaxError, ValueError):
+            index = report.SourceIndex(source, None)
         run = self._run = AnalysisRun(path, index, FileResult(path=path), real_path=os.path.realpath(path))
         run.sources = {path: index}
         result = run.result

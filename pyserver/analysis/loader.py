@@ -22,10 +22,13 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
+import re
 import sys
 import time
 import traceback
 import types
+from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -324,20 +327,18 @@ class Loader:
         missing: set[str] = set()  # globals that statements left out for failing would have set
         try:
             if definitions:
-                sliced = toplevel_slice.slice_module(
-                    tree if tree is not None else ast.parse(source, path), source=source
-                )
+                parsed = tree if tree is not None else ast.parse(source, path)
+                sliced = toplevel_slice.slice_module(parsed, source=source)
                 result.skipped_statements = sliced.skipped
-                codes = (
-                    _statement_codes(sliced, path, self.skip_lines, result.skipped_statements, missing)
-                    if selective
-                    else [
-                        (
-                            None,
-                            compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True),
-                        )
-                    ]
-                )
+                if selective:
+                    codes = _statement_codes(
+                        sliced, path, self.skip_lines, result.skipped_statements, missing
+                    )
+                else:
+                    codes = _module_codes(sliced, path, source, {id(statement) for statement in parsed.body})
+                    if _annotates(sliced.tree.body):
+                        # What the module's code does first (SETUP_ANNOTATIONS); its statements run apart.
+                        module.__annotations__ = {}
             else:
                 codes = [(None, compile(source, path, "exec", dont_inherit=True))]
         except SyntaxError as exc:
@@ -443,6 +444,104 @@ def _statement_codes(
         chunk = ast.Module(body=[statement], type_ignores=[])
         codes.append((statement, compile(chunk, path, "exec", flags=sliced.future_flags, dont_inherit=True)))
     return codes
+
+
+# (file, flags, first line, column, last line, end column, the statement's lines) -> its code object: a
+# statement is compiled again only when its text or its place changed.
+_STATEMENT_CODES: OrderedDict[tuple[Any, ...], types.CodeType] = OrderedDict()
+_STATEMENT_CODES_LIMIT = 4096
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
+
+
+def _module_codes(
+    sliced: toplevel_slice.TopLevelSlice, path: str, source: str, original: set[int]
+) -> list[tuple[ast.stmt | None, Any]]:
+    """The kept module as code objects to run in order, a failure stopping the rest as in one module:
+    one per top-level statement, those of unchanged statements reused (an edit compiles what it
+    touched). Run so, they do what the module compiled whole does (its docstring, annotations and
+    `__future__` flags included); where that could differ, the module is compiled whole. `original`:
+    the ids of the parsed tree's statements (a statement the slice trimmed is a copy: not reused)."""
+    body = sliced.tree.body
+
+    def whole() -> list[tuple[ast.stmt | None, Any]]:
+        return [(None, compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True))]
+
+    leading = 1 if body and _is_docstring(body[0]) else 0
+    while leading < len(body) and _is_future_import(body[leading]):
+        leading += 1
+    if (
+        not original
+        or any(_is_future_import(statement) for statement in body[leading:])
+        or any(isinstance(statement, ast.Global) for statement in _module_level(body))
+    ):
+        return whole()  # a misplaced `from __future__`, a module-level `global`: checked across statements
+    lines = _LINE_BREAK.split(source)
+    codes: list[tuple[ast.stmt | None, Any]] = []
+    try:
+        for position, statement in enumerate(body):
+            if position > 0 and _is_docstring(statement):
+                continue  # a string statement after the first is no docstring: it does nothing
+            codes.append((None, _statement_code(statement, path, sliced.future_flags, lines, original)))
+    except Exception:  # a SyntaxError found at compile time (`return` outside a function): as Python says it
+        return whole()
+    return codes
+
+
+def _statement_code(
+    statement: ast.stmt, path: str, flags: int, lines: list[str], original: set[int]
+) -> types.CodeType:
+    chunk = ast.Module(body=[statement], type_ignores=[])
+    decorators = getattr(statement, "decorator_list", None) or []
+    first = min([statement.lineno, *(d.lineno for d in decorators)])
+    end = statement.end_lineno
+    if id(statement) not in original or end is None or end > len(lines):
+        return compile(chunk, path, "exec", flags=flags, dont_inherit=True)
+    text = "\n".join(lines[first - 1 : end])
+    key = (path, flags, first, statement.col_offset, end, statement.end_col_offset, text)
+    code = _STATEMENT_CODES.get(key)
+    if code is None:
+        code = compile(chunk, path, "exec", flags=flags, dont_inherit=True)
+        _STATEMENT_CODES[key] = code
+        while len(_STATEMENT_CODES) > _STATEMENT_CODES_LIMIT:
+            _STATEMENT_CODES.popitem(last=False)
+    else:
+        _STATEMENT_CODES.move_to_end(key)
+    return code
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def _is_future_import(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+
+
+def _annotates(body: list[ast.stmt]) -> bool:
+    """Does the module's own code (not its defs or classes) hold an annotated assignment? (CPython's
+    find_ann: the module then starts by making `__annotations__`.)"""
+    return any(isinstance(statement, ast.AnnAssign) for statement in _module_level(body))
+
+
+def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of the module's own code: nested in if/for/while/with/try/match, not in defs or
+    classes."""
+    for statement in body:
+        yield statement
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(statement, name, None)
+            if isinstance(block, list):
+                yield from _module_level(block)
+        for handler in getattr(statement, "handlers", ()) or ():
+            yield from _module_level(handler.body)
+        for case in getattr(statement, "cases", ()) or ():
+            yield from _module_level(case.body)
 
 
 def _code_names(code: Any) -> set[str]:
