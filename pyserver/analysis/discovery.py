@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -112,12 +113,32 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from statements(case.body)
 
 
+# The statements nested in a statement (not itself), per node object: incremental parsing keeps the node
+# objects of unchanged top-level statements, so after an edit only those it touched are walked again.
+_NESTED: weakref.WeakKeyDictionary[ast.stmt, tuple[ast.stmt, ...]] = weakref.WeakKeyDictionary()
+
+
+def nested_statements(node: ast.stmt) -> tuple[ast.stmt, ...]:
+    """`statements([node])` without `node` itself, remembered for the node (treat nodes as read-only)."""
+    found = _NESTED.get(node)
+    if found is None:
+        found = _NESTED[node] = tuple(statements([node]))[1:]
+    return found
+
+
+def module_statements(tree: ast.Module) -> Iterator[ast.stmt]:
+    """`statements(tree.body)`, each top-level statement's nested ones remembered (nested_statements)."""
+    for node in tree.body:
+        yield node
+        yield from nested_statements(node)
+
+
 class ImportNames:
     """Local name -> fully qualified name, from the module's import statements (anywhere in the file)."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.names: dict[str, str] = {}
-        for node in statements(tree.body):
+        for node in module_statements(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:

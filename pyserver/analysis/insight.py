@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from pyserver.analysis.codes import CODE_TABLE, doc_link
-from pyserver.analysis.discovery import statements
+from pyserver.analysis.discovery import nested_statements
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, ParallelLoop, Range, SignatureResult
 from pyserver.analysis.report import SourceIndex
 
@@ -140,7 +140,7 @@ def _module_assignments(tree: ast.Module) -> tuple[dict[str, list[int]], set[str
         for node in body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 bound_otherwise.add(node.name)
-                for inner in statements([node]):  # a `global` is a statement: expressions are not walked
+                for inner in nested_statements(node):  # a `global` is a statement: no expression is walked
                     if isinstance(inner, ast.Global):
                         extend({name: [inner.lineno] for name in inner.names})
             elif isinstance(node, ast.Import | ast.ImportFrom):
