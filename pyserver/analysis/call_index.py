@@ -72,6 +72,25 @@ class IndexedFile:
     has_walrus: bool = True  # ":=" occurs in the text: an assignment expression may bind a name
 
 
+def ast_nodes(root: ast.AST) -> list[ast.AST]:
+    """Every node under `root` (itself included) in ast.walk's order, breadth first, as a list: several
+    times faster than ast.walk's generators, which dominate indexing and slicing a large file."""
+    found = [root]
+    i = 0
+    while i < len(found):
+        node = found[i]
+        i += 1
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                found.append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        found.append(item)
+    return found
+
+
 def _stamp(path: str) -> tuple[int, int] | None:
     try:
         stat = os.stat(path)
@@ -111,7 +130,7 @@ def index_source(path: str, source: str, stamp: tuple[int, int]) -> IndexedFile 
     except (SyntaxError, ValueError):
         jitted = set()
     imports: dict[str, tuple[str, int, str | None]] = {}
-    for node in ast.walk(tree):
+    for node in ast_nodes(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -165,7 +184,7 @@ def _collect_calls(indexed: IndexedFile, body: list[ast.stmt], scope: Scope, pre
 
 
 def _calls_in(indexed: IndexedFile, node: ast.AST, scope: Scope) -> None:
-    for sub in ast.walk(node):
+    for sub in ast_nodes(node):
         if isinstance(sub, ast.Call):
             text = _callee_text(sub.func)
             if text is not None:

@@ -10,20 +10,20 @@ import ast
 import os
 from dataclasses import dataclass, field
 
-from pyserver.analysis.call_index import IndexedFile, Scope
+from pyserver.analysis.call_index import IndexedFile, Scope, ast_nodes
 
 
 def names_read(node: ast.AST) -> set[str]:
     """Names an expression or statement reads, without comprehension and lambda variables."""
     read: set[str] = set()
     local: set[str] = set()
-    for sub in ast.walk(node):
+    for sub in ast_nodes(node):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
             read.add(sub.id)
         elif isinstance(sub, ast.comprehension):
-            local |= {n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name)}
+            local |= {n.id for n in ast_nodes(sub.target) if isinstance(n, ast.Name)}
         elif isinstance(sub, ast.Lambda):
-            local |= {a.arg for a in ast.walk(sub.args) if isinstance(a, ast.arg)}
+            local |= {a.arg for a in ast_nodes(sub.args) if isinstance(a, ast.arg)}
     return read - local
 
 
@@ -62,7 +62,7 @@ class Simple:
 
 
 def walrus_targets(node: ast.AST) -> set[str]:
-    return {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)}
+    return {n.target.id for n in ast_nodes(node) if isinstance(n, ast.NamedExpr)}
 
 
 def flatten(
@@ -178,7 +178,7 @@ def find_anchor(body: list[ast.stmt], call: ast.Call) -> ast.stmt | None:
             found = find_anchor(inner, call)
             if found is not None:
                 return found
-        if any(sub is call for sub in ast.walk(stmt)):
+        if any(sub is call for sub in ast_nodes(stmt)):
             return stmt
     return None
 
@@ -226,8 +226,8 @@ INNER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.Generat
 
 def in_inner_scope(anchor: ast.stmt, call: ast.Call) -> bool:
     """Is `call` inside a lambda or comprehension of `anchor` (whose variables are its own)?"""
-    for node in ast.walk(anchor):
-        if isinstance(node, INNER_SCOPES) and any(sub is call for sub in ast.walk(node)):
+    for node in ast_nodes(anchor):
+        if isinstance(node, INNER_SCOPES) and any(sub is call for sub in ast_nodes(node)):
             return True
     return False
 
@@ -240,7 +240,7 @@ def enclosing_names(indexed: IndexedFile, scope: Scope) -> set[str]:
         outer = indexed.scopes.get(".<locals>.".join(parts[:depth]))
         if outer is None or isinstance(outer.node, ast.Module):
             continue
-        for node in ast.walk(outer.node):
+        for node in ast_nodes(outer.node):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
             elif isinstance(node, ast.arg):

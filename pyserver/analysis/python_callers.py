@@ -23,15 +23,13 @@ import os
 import sys
 import types as pytypes
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from numba.core import types as nbtypes
-from numba.core.registry import cpu_target
-
 from pyserver.analysis import numba_api
 from pyserver.analysis.call_index import CallIndex, CallSite, IndexedFile, Scope
+from pyserver.analysis.caller_probes import LeftOut, leave_out_copies, python_call_types
 from pyserver.analysis.caller_slices import (
     Simple,
     close,
@@ -44,7 +42,6 @@ from pyserver.analysis.caller_slices import (
     is_test,
     names_read,
 )
-from pyserver.analysis.numba_api import core as numba_api_core
 
 COND = "__lens_cond"
 MAX_DEPTH = 2  # parameters of a caller typed from its own callers: this many levels up
@@ -128,6 +125,7 @@ class PythonCallerTypes:
         self._run_memo: dict[tuple[str, str, int], dict[int, list[_Outcome]]] = {}
         self._flat: dict[int, tuple[ast.AST, list[Simple]]] = {}  # id(scope node) -> its statements
         self._bound_by: dict[int, tuple[list[Simple], dict[str, list[Simple]]]] = {}  # see _by_name
+        self._statements: dict[int, tuple[ast.Module, list[ast.stmt]]] = {}  # see _module_statements
 
     def configure(
         self,
@@ -141,7 +139,9 @@ class PythonCallerTypes:
         self._run_memo = {}
         if len(self._flat) > 20000:
             self._flat = {}
+        if len(self._statements) > 64:  # each holds a tree: an edited file's old ones go
             self._bound_by = {}
+            self._statements = {}
 
     # -------------------------------------------------------------------------------------- public
 
@@ -250,6 +250,18 @@ class PythonCallerTypes:
         flatten(node.body, (), simple, jitted, indexed.has_walrus)
         self._flat[id(node)] = (node, simple)
         return simple
+
+    def _module_statements(self, tree: ast.Module) -> list[ast.stmt]:
+        """A module's statements but its definitions (never in a slice): each function's slice walks them."""
+        cached = self._statements.get(id(tree))
+        if cached is None or cached[0] is not tree:
+            kept = [
+                s
+                for s in tree.body
+                if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            ]
+            cached = self._statements[id(tree)] = (tree, kept)
+        return cached[1]
 
     def _by_name(self, module_simple: list[Simple]) -> dict[str, list[Simple]]:
         """The module's statements by the names they bind (close_by_name), once per flattened module."""
@@ -609,9 +621,9 @@ class PythonCallerTypes:
         params: list[str],
         walrus: bool,
         direct: bool = True,
-    ) -> tuple[ast.FunctionDef, _LeftOut]:
+    ) -> tuple[ast.FunctionDef, LeftOut]:
         """The slice as a function, and the probe copies left out of it (`direct`; see
-        _leave_out_copies)."""
+        leave_out_copies)."""
         probes_at: dict[int, list[ast.stmt]] = {}
         copies: list[ast.Assign] = []
         for number in active:
@@ -667,7 +679,7 @@ class PythonCallerTypes:
 
         body: list[ast.stmt] = []
         if scope.qualname != "<module>":
-            body.extend(emit(module_tree.body))
+            body.extend(emit(self._module_statements(module_tree)))
         body.extend(emit(scope.node.body))
         body.append(ast.Return(value=ast.Constant(value=None)))
         arguments = ast.arguments(
@@ -680,12 +692,12 @@ class PythonCallerTypes:
         function = ast.FunctionDef(
             name="__lens_slice__", args=arguments, body=body, decorator_list=[], lineno=1
         )
-        return function, (_leave_out_copies(function, copies, walrus) if direct else _LeftOut())
+        return function, (leave_out_copies(function, copies, walrus) if direct else LeftOut())
 
     def _run(
         self,
         text: str,
-        left_out: _LeftOut,
+        left_out: LeftOut,
         values: dict[str, Any],
         probes: list[_Probe],
         active: list[int],
@@ -700,7 +712,7 @@ class PythonCallerTypes:
             return _SliceResult({}, {i: f"its statements could not be sliced ({exc})" for i in active})
         py_func = namespace["__lens_slice__"]
         arg_types = (numba_api.boolean_type(), *param_types.values())
-        with self._resolver(), _python_call_types():
+        with self._resolver(), python_call_types():
             typing = numba_api.type_python_slice(py_func, arg_types)
         self.slices_typed += 1
         if left_out.aliases and typing.error is None:
@@ -745,132 +757,6 @@ class PythonCallerTypes:
             else:
                 types[number] = found
         return _SliceResult(types, failures)
-
-
-@contextmanager
-def _python_call_types() -> Iterator[None]:
-    """Within a slice, a workspace callee is typed for the types its dispatcher gives the Python values
-    passed at run time: `steps = 3; kernel(a, steps)` compiles kernel for int64, not Literal[int](3)
-    (Numba-to-Numba calls keep literals: the analysis installs its own resolver for those). The
-    callee's inference is then the one the analysis of that signature reuses from its memo.
-
-    Wraps the resolver that `self._resolver()` installed; belongs in numba_api next to callee_resolver
-    (it reads that module's current resolver)."""
-    installed = numba_api_core._callee_resolver[0]
-    if installed is None:
-        yield
-        return
-    resolve = installed
-
-    def at_run_time(dispatcher: Any, args: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
-        return resolve(dispatcher, tuple(numba_api.unliteral(a) for a in args))
-
-    with numba_api.callee_resolver(at_run_time):
-        yield
-
-
-@dataclass
-class _LeftOut:
-    """Probe copies left out of a slice: each is read from what it copied instead."""
-
-    aliases: dict[str, str] = field(default_factory=dict)  # probe variable -> the local it copied
-    constants: dict[str, Any] = field(default_factory=dict)  # probe variable -> its constant's type
-
-    def key(self) -> str:  # for the slice cache: the slice's text no longer says what the probes read
-        return repr((sorted(self.aliases.items()), sorted((n, str(t)) for n, t in self.constants.items())))
-
-
-def _leave_out_copies(function: ast.FunctionDef, copies: list[ast.Assign], walrus: bool) -> _LeftOut:
-    """Probe copies `__lens_arg_0_0 = data` that can be left out of the slice (each statement left out
-    saves Numba's front end and inference a little, on every slice):
-    - the copy of a local (or parameter) that Numba keeps as one variable (_count_bindings): its type is
-      the copy's; a name that may be split into versions (`data.1`) keeps its copy (and should Numba
-      split one all the same, _run types the slice again with every copy);
-    - the copy of a constant: its type is the one Numba's inference gives a constant (_constant_type)."""
-    bound: dict[str, int] = {a.arg: 1 for a in function.args.args}
-    _count_bindings(function.body, {id(c) for c in copies}, walrus, bound)
-    found = _LeftOut()
-    left_out: set[int] = set()
-    for copy in copies:
-        value, name = copy.value, copy.targets[0].id  # type: ignore[attr-defined]
-        if isinstance(value, ast.Name) and bound.get(value.id) == 1:  # a global is not in `bound`
-            found.aliases[name] = value.id
-            left_out.add(id(copy))
-        elif isinstance(value, ast.Constant):
-            ty = _constant_type(value.value)
-            if ty is not None:
-                found.constants[name] = ty
-                left_out.add(id(copy))
-    if left_out:
-        _leave_out(function.body, left_out)
-    return found
-
-
-def _count_bindings(
-    body: list[ast.stmt], copies: set[int], walrus: bool, bound: dict[str, int], nested: bool = False
-) -> None:
-    """Which names Numba keeps as one variable (1) and which it may split into versions (2), the probe
-    copies' targets aside. Numba's front end gives a name a new version (`data.1`) where a statement on
-    every path through the function (not in a branch or a loop) binds it again; a binding inside a
-    branch or a loop reuses the variable. A slice holds simple statements and the for/while/if that
-    emit() builds (their tests are __lens_cond); `walrus`: the file may hold `:=`."""
-    for stmt in body:
-        if isinstance(stmt, ast.For | ast.While | ast.If):
-            if isinstance(stmt, ast.For):
-                _count_names([stmt.target], bound, True)  # bound in the loop's body
-                if walrus:
-                    _count_walrus(stmt.iter, bound)
-            _count_bindings(stmt.body, copies, walrus, bound, True)
-            _count_bindings(stmt.orelse, copies, walrus, bound, True)
-        elif id(stmt) in copies:
-            if walrus:
-                _count_walrus(stmt.value, bound)  # type: ignore[attr-defined]
-        elif isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            if walrus:
-                _count_walrus(stmt, bound)
-            _count_names(stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target], bound, nested)
-        elif isinstance(stmt, ast.Expr | ast.Return | ast.Pass | ast.Break | ast.Continue):
-            if walrus:
-                _count_walrus(stmt, bound)
-        else:  # `del`, or a statement that may nest others: any name it binds may have versions
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                    bound[node.id] = 2
-                elif isinstance(node, ast.Global | ast.Nonlocal):
-                    bound.update(dict.fromkeys(node.names, 2))
-
-
-def _count_names(targets: list[ast.expr], bound: dict[str, int], nested: bool) -> None:
-    for target in targets:
-        for node in ast.walk(target):
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                bound[node.id] = 2 if node.id in bound and not nested else bound.get(node.id, 1)
-
-
-def _count_walrus(node: ast.AST, bound: dict[str, int]) -> None:
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.NamedExpr):
-            bound[sub.target.id] = 2
-
-
-def _constant_type(value: Any) -> Any | None:
-    """The type Numba's inference gives a constant assigned to a variable (TypeInferer.typeof_const: its
-    literal type where it has one, else its value's type); None where it raises, which the slice then
-    reports as Numba would. Belongs in numba_api (slices.py)."""
-    try:
-        return nbtypes.maybe_literal(value) or cpu_target.typing_context.resolve_value_type(value)
-    except Exception:
-        return None
-
-
-def _leave_out(body: list[ast.stmt], left_out: set[int]) -> None:
-    body[:] = [s for s in body if id(s) not in left_out]
-    for stmt in body:
-        if isinstance(stmt, ast.For | ast.While | ast.If):
-            _leave_out(stmt.body, left_out)
-            _leave_out(stmt.orelse, left_out)
-            if not stmt.body:
-                stmt.body.append(ast.Pass())
 
 
 def _bind(
