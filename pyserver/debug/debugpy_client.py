@@ -86,7 +86,7 @@ class DebugpyClient:
                 break
             except OSError as exc:
                 last_error = exc
-                time.sleep(0.05)
+                time.sleep(0.01)  # the debuggee waits for us: connect as soon as it listens
         if self._sock is None:
             raise ConnectionError(f"debugpy did not listen on 127.0.0.1:{port}: {last_error}")
         self._stream = DapStream(self._sock.makefile("rb"), self._sock.makefile("wb"))

@@ -371,6 +371,19 @@ def _native_of_gdb_thread(self: Session, gdb_thread: str) -> int:
     for native, gid in self.gdb_threads.items():
         if gid == gdb_thread:
             return native
+    # Only this thread first: listing every thread reads all their registers, which at the first stop
+    # (Numba's and debugpy's thread pools) delays the stop by tens of milliseconds.
+    try:
+        single = mi_thread.thread_info(self.gdb, gdb_thread)
+    except GdbCommandError:
+        single = []
+    for thread in single:
+        match = re.search(r"LWP (\d+)", str(thread.get("target-id", "")))
+        if match and str(thread.get("id")) == gdb_thread:
+            native = int(match.group(1))
+            with self._lock:  # a new dict, as _refresh_gdb_threads makes: readers iterate it unlocked
+                self.gdb_threads = {**self.gdb_threads, native: gdb_thread}
+            return native
     self._refresh_gdb_threads()
     for native, gid in self.gdb_threads.items():
         if gid == gdb_thread:

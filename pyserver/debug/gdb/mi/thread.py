@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from pyserver.debug.gdb.mi.base import DEFAULT_TIMEOUT_S
+from pyserver.debug.gdb.mi.base import DEFAULT_TIMEOUT_S, command_line
 from pyserver.debug.gdb.mi.stack import MIFrame
 from pyserver.debug.gdb.mi_protocol import MIExecutor
 
@@ -25,9 +25,12 @@ class MIThreadGroup(TypedDict, total=False):
     executable: str
 
 
-def thread_info(mi: MIExecutor, *, timeout: float = DEFAULT_TIMEOUT_S) -> list[MIThread]:
-    """Every thread gdb knows, with its current frame (gdb reads each thread's registers for it)."""
-    return list(mi.execute("-thread-info", timeout).get("threads") or [])
+def thread_info(
+    mi: MIExecutor, thread: str | None = None, *, timeout: float = DEFAULT_TIMEOUT_S
+) -> list[MIThread]:
+    """Every thread gdb knows, or only `thread`, with its current frame (gdb reads the registers of each
+    thread it lists: one thread is much quicker than all of a program's thread pools)."""
+    return list(mi.execute(command_line("-thread-info", thread or ""), timeout).get("threads") or [])
 
 
 def list_thread_groups(mi: MIExecutor, *, timeout: float = DEFAULT_TIMEOUT_S) -> list[MIThreadGroup]:
