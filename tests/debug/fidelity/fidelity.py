@@ -18,12 +18,12 @@ Variables view shows:
 from __future__ import annotations
 
 import ast
-import difflib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -316,13 +316,38 @@ def _top_frame(dap: DapClient, stop: dict[str, Any]) -> dict[str, Any]:
     return dap.top_frames(stop["threadId"], levels=1)[0]
 
 
-def _align(expected: list[int], actual: list[int]) -> tuple[list[tuple[int, int]], int]:
-    """Pairs (expected index, actual index) of stops that match in order, and the count that do not."""
-    matcher = difflib.SequenceMatcher(a=expected, b=actual, autojunk=False)
-    pairs: list[tuple[int, int]] = []
-    for block in matcher.get_matching_blocks():
-        pairs += [(block.a + k, block.b + k) for k in range(block.size)]
-    return pairs, (len(expected) - len(pairs)) + (len(actual) - len(pairs))
+def _align(
+    expected: list[int], actual: list[int], agreement: Callable[[int, int], int] | None = None
+) -> tuple[list[tuple[int, int]], int]:
+    """Pairs (expected index, actual index) of stops on the same line, in order, as many as can be, and
+    the count of stops left unpaired (out of sequence). Among alignments with that many pairs, the one
+    whose paired stops agree most in their values (`agreement`): when a stop is missing, the next stop
+    on that line is not then compared with the wrong run of the line. With the sequences equal the
+    alignment is the identity, whatever `agreement` says."""
+    rows, cols = len(expected), len(actual)
+    # best[i][j]: (pairs, agreement) for expected[i:] against actual[j:]
+    best = [[(0, 0)] * (cols + 1) for _ in range(rows + 1)]
+    for i in range(rows - 1, -1, -1):
+        for j in range(cols - 1, -1, -1):
+            options = [best[i + 1][j], best[i][j + 1]]
+            if expected[i] == actual[j]:
+                pairs, agree = best[i + 1][j + 1]
+                options.append((pairs + 1, agree + (agreement(i, j) if agreement else 0)))
+            best[i][j] = max(options)
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < rows and j < cols:
+        if expected[i] == actual[j]:
+            pairs, agree = best[i + 1][j + 1]
+            if best[i][j] == (pairs + 1, agree + (agreement(i, j) if agreement else 0)):
+                out.append((i, j))
+                i, j = i + 1, j + 1
+                continue
+        if best[i][j] == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    return out, (rows - len(out)) + (cols - len(out))
 
 
 def run_breaks(program: Path, events: list[dict[str, Any]], log: Path) -> Tally:
@@ -406,18 +431,27 @@ def _score(
     then) and the names live there."""
     tally = Tally()
     expected_lines = [event["line"] for event, _ in expected]
-    pairs, missing = _align(expected_lines, actual_lines)
-    tally.out_of_sequence = missing
-    if missing:
-        tally.problems.append(f"{program.name}: stops {actual_lines}, Python runs {expected_lines}")
     jitted = jitted_functions(program)
-    for expected_index, actual_index in pairs:
+
+    def compare(expected_index: int, actual_index: int) -> Tally:
         event, live = expected[expected_index]
         frame, snapshot = records[actual_index]
         where = f"{program.name}:{event['line']} (stop {actual_index + 1})"
-        replay = _Replay(snapshot)
         python_frame = event["function"] not in jitted
-        tally.add(compare_stop(replay, frame, event, live, where, python_frame))  # type: ignore[arg-type]
+        return compare_stop(_Replay(snapshot), frame, event, live, where, python_frame)  # type: ignore[arg-type]
+
+    def agreement(expected_index: int, actual_index: int) -> int:
+        part = compare(expected_index, actual_index)
+        return part.equal - part.wrong
+
+    pairs, missing = _align(
+        expected_lines, actual_lines, agreement if expected_lines != actual_lines else None
+    )
+    tally.out_of_sequence = missing
+    if missing:
+        tally.problems.append(f"{program.name}: stops {actual_lines}, Python runs {expected_lines}")
+    for expected_index, actual_index in pairs:
+        tally.add(compare(expected_index, actual_index))
     return tally
 
 

@@ -9,7 +9,7 @@ def blend(a, b, w):
     s = 0.0; t = 1.0  # noqa: E702  # fmt: skip
     c = a * w + b * (1.0 - w)  # fid: break
     d = c - a  # fid: break
-    for j in range(a.size):
+    for j in range(a.size):  # fid: break
         s += d[j]; t *= 1.0 + c[j] / 10.0  # noqa: E702  # fid: break  # fmt: skip
     m = (c > 1.0).sum()  # fid: break
     return s, t, m  # fid: break

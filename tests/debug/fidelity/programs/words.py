@@ -9,7 +9,7 @@ from numba.typed import Dict, List
 def count_words(words, parts):
     counts = Dict.empty(types.unicode_type, types.int64)
     longest = ""
-    for w in words:
+    for w in words:  # fid: break
         if len(w) > len(longest):
             longest = w  # fid: break
         counts[w] = counts.get(w, 0) + 1
