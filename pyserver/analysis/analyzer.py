@@ -30,18 +30,17 @@ from pyserver.analysis.incremental_parse import IncrementalParser
 from pyserver.analysis.loader import Loader, LoadResult, created_functions
 from pyserver.analysis.model import (
     CallerSite,
-    CallType,
     Diagnostic,
     FileResult,
     FunctionInfo,
     Range,
     RelatedInformation,
     SignatureResult,
-    VariableType,
 )
 from pyserver.analysis.recorded_objects import RecordedObjects
+from pyserver.analysis.shown_types import ShownTypes
 from pyserver.analysis.signature_sources import CallerLink, Candidate, SignatureSources, recorded_stores
-from pyserver.record import store, types_codec
+from pyserver.record import store
 
 MEMO_LIMIT = 4000
 MAX_CALLEE_DEPTH = 30
@@ -60,8 +59,8 @@ class Analyzer:
         kernels.install_overload_capture()  # the types of calls that resolve to @overload implementations
         self.memo: OrderedDict[tuple[Any, ...], Memo] = OrderedDict()
         self.object_memo: dict[tuple[Any, ...], tuple[numba_api.ObjectModeResult, int]] = {}
-        self._encodings: dict[tuple[Any, str], Any] = {}  # (type, its text) -> its exact encoding
         self.parser = IncrementalParser()
+        self.shown = ShownTypes(self.root, self.recorded_objects.resolve)  # texts of types, kept across runs
         # The state of the analyze() call in progress (a new one per call; read by inference callbacks).
         self._run = AnalysisRun("", report.SourceIndex.parse(""), FileResult(path=""))
         # (path, function) -> argument-type candidates, in the order of FunctionInfo.signatures.
@@ -400,34 +399,6 @@ class Analyzer:
             )
         return diagnostics
 
-    @staticmethod
-    def _variables(inference: numba_api.Inference, def_line: int) -> list[VariableType]:
-        variables = []
-        for variable in inference.variables:
-            ty = variable.type
-            literal = None
-            if numba_api.is_literal(ty):
-                literal = str(ty)
-                ty = numba_api.unliteral(ty)
-            text = str(ty)
-            if text in ("unknown", "undefined") or "undefined" in text:
-                text = "unknown"
-            # Numba places arguments on the decorator line; the contract puts them on the `def` line.
-            line = def_line if variable.is_arg else variable.line
-            variables.append(
-                VariableType(
-                    variable.name,
-                    variable.ssa_name,
-                    text,
-                    line,
-                    variable.is_arg,
-                    literal,
-                    list(variable.used_lines),
-                    variable.phi,
-                )
-            )
-        return variables
-
     # ------------------------------------------------------------------------------------- analyse
 
     def analyze(self, path: str, source: str, selective: bool = False) -> FileResult:
@@ -538,7 +509,7 @@ class Analyzer:
                 break
         for name, cands in candidates.items():
             self.last_candidates[(path, name)] = list(cands)
-            by_args = {"(" + ", ".join(types_codec.readable(a) for a in c.args) + ")": c for c in cands}
+            by_args = {"(" + ", ".join(self.shown.readable(a) for a in c.args) + ")": c for c in cands}
             for signature_result in infos[name].signatures:
                 found = by_args.get("(" + ", ".join(signature_result.args) + ")")
                 if found is not None and found.callers:
@@ -587,9 +558,10 @@ class Analyzer:
         path, index, result, candidates = run.path, run.index, run.result, run.candidates
         function, record, info = run.by_name[name], run.records[name], run.infos[name]
         inference = self._infer(record, candidate.args, candidate.return_type)
-        args_text = [types_codec.readable(a) for a in candidate.args]
+        args_text = [self.shown.readable(a) for a in candidate.args]
         signature_text = "(" + ", ".join(args_text) + ")"
-        encoded = self._exact_encoding(candidate.args)
+        encoded = self.shown.exact_encoding(candidate.args)
+        variables, call_types = self.shown.signature_details(inference, function.def_line, function.end_line)
         info.signatures.append(
             SignatureResult(
                 args=args_text,
@@ -598,14 +570,10 @@ class Analyzer:
                 mode="nopython",
                 ok=not inference.errors,
                 error_count=len(inference.errors),
-                variables=self._variables(inference, function.def_line),
+                variables=variables,
                 inference_ms=round(inference.elapsed_ms, 3),
                 exact=json.dumps(encoded, sort_keys=True) if encoded is not None else None,
-                call_types=[
-                    CallType(line, name, signature)
-                    for line, name, signature in sorted(set(inference.call_types))
-                    if function.def_line <= line <= function.end_line
-                ],
+                call_types=call_types,
             )
         )
         result.diagnostics.extend(
@@ -635,24 +603,6 @@ class Analyzer:
             link = CallerLink(path, function.name, line)
             if existing.source == "caller" and link not in existing.callers:
                 existing.callers.append(link)
-
-    def _exact_encoding(self, args: tuple[Any, ...]) -> list[Any] | None:
-        """types_codec.encode_all(args): a type that refers to no object (a dispatcher, a class: see
-        `_refers_to_objects`) encodes the same every time, so its encoding is kept."""
-        encoded: list[Any] = []
-        for ty in args:
-            key = (ty, str(ty))
-            found = self._encodings.get(key)
-            if found is None:
-                found = types_codec.encode(ty, self.root, self.recorded_objects.resolve)
-                if found is None:
-                    return None
-                if not _refers_to_objects(found):
-                    if len(self._encodings) >= MEMO_LIMIT:
-                        self._encodings.clear()
-                    self._encodings[key] = found
-            encoded.append(found)
-        return encoded
 
     def _object_mode(self, run: AnalysisRun, function: JitFunction, record: numba_api.Recorded) -> None:
         path, index, result, info = run.path, run.index, run.result, run.infos[function.name]
@@ -821,16 +771,6 @@ def _syntax_error_span(source: str, exc: SyntaxError) -> tuple[int, int, int]:
     if col == length and col > 0:
         col -= 1
     return line, col, min(col + 1, length)
-
-
-def _refers_to_objects(encoded: Any) -> bool:
-    """Does a type's encoding name a Python object (`{"module": ..., "qualname": ...}`), which the next
-    run may define anew?"""
-    if isinstance(encoded, dict):
-        return "module" in encoded or any(_refers_to_objects(v) for v in encoded.values())
-    if isinstance(encoded, list):
-        return any(_refers_to_objects(v) for v in encoded)
-    return False
 
 
 def _jsonable(value: Any) -> Any:
