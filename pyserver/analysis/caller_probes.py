@@ -100,8 +100,13 @@ def _count_bindings(
             _count_bindings(stmt.body, copies, walrus, bound, True)
             _count_bindings(stmt.orelse, copies, walrus, bound, True)
         elif id(stmt) in copies:
+            value = stmt.value  # type: ignore[attr-defined]
+            if isinstance(value, ast.Name) and value.id not in bound:
+                # Read before any binding (a later one in a loop): the copy is where Numba says it is
+                # not defined, as it always has.
+                bound[value.id] = 2
             if walrus:
-                _count_walrus(stmt.value, bound)  # type: ignore[attr-defined]
+                _count_walrus(value, bound)
         elif isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
             if walrus:
                 _count_walrus(stmt, bound)

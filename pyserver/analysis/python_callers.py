@@ -717,7 +717,7 @@ class PythonCallerTypes:
         self.slices_typed += 1
         if left_out.aliases and typing.error is None:
             # A local that Numba split into versions (`data`, `data.1`), or that it dropped: the copy is
-            # what tells which one the call reads. Never expected for a name assigned once.
+            # what tells which one the call reads. Not expected: leave_out_copies predicts the versions.
             versioned = {n.rsplit(".", 1)[0] for n in typing.types if n.rsplit(".", 1)[-1].isdigit()}
             if any(local in versioned or local not in typing.types for local in left_out.aliases.values()):
                 return _SliceResult({}, {}, retry_with_copies=True)

@@ -153,3 +153,24 @@ too_large()
         ("python-caller", ("bool", "none")),
         ("python-caller", ("float64", "uint64")),
     ]
+
+
+def test_a_local_read_before_it_is_bound_stays_numbas_error(ws) -> None:
+    # In bytecode order the call reads `x` before the loop binds it: Numba says it is not defined (the
+    # probe keeps its copy, and its argument is not read from the later binding).
+    source = (
+        KERNEL
+        + """
+
+def early():
+    for i in range(3):
+        if i:
+            pair(x, i)
+        x = 1.5
+
+
+early()
+"""
+    )
+    result = ws.analyze("pc_reuse_early.py", source)
+    assert _signatures(result, "pair") == []
