@@ -26,9 +26,12 @@ from __future__ import annotations
 
 import ast
 import bisect
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from pyserver.debug.gdb.mi_protocol import GdbCommandError
 
 _JUMP = re.compile(r"^\s*(j[a-z]+)\s+(0x[0-9a-fA-F]+)")
 _ENDS = ("ret", "ud2", "hlt")
@@ -194,3 +197,63 @@ def header_addresses(table_text: str, asm_insns: Sequence[dict[str, str]], line:
     if not instructions:
         return None
     return break_addresses(FunctionCode(parse_line_table(table_text), instructions), line)
+
+
+_DISASSEMBLY_LINE = re.compile(r"^(?:=>)?\s*(0x[0-9a-fA-F]+)(?: <[^>]*>)?:\s*(.*)$")
+
+
+def parse_cli_disassembly(text: str) -> list[Instruction]:
+    """The instructions of gdb's CLI `disassemble ADDRESS` ("   0x... <+4>:\\tmov ...", "=> " marks the pc)."""
+    out = []
+    for raw in text.splitlines():
+        match = _DISASSEMBLY_LINE.match(raw)
+        if match:
+            out.append(Instruction(int(match.group(1), 16), match.group(2).strip()))
+    return out
+
+
+class LoopHeaderBreakpoints:
+    """For the session: a line breakpoint on a loop header of a jitted function, gdb's own address
+    replaced by break_addresses'. On a hit of gdb's breakpoint there, `on_hit` says whether to report the
+    stop, and which addresses need a breakpoint of their own (once per function); the session inserts
+    them (`*ADDRESS`, the same DAP breakpoint) and keeps gdb's (it is also what resolves in functions
+    Numba compiles later). gdb is driven only through its CLI, by `console` (the MI layer's
+    console_output)."""
+
+    def __init__(self, console: Callable[[str], str], log: Callable[[str], None]) -> None:
+        self.console = console
+        self.log = log
+        self._headers: dict[str, set[int]] = {}
+        self._chosen: dict[tuple[str, int, int], list[int] | None] = {}  # (path, line, function start)
+
+    def is_header(self, path: str, line: int) -> bool:
+        if path not in self._headers:
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    self._headers[path] = loop_header_lines(handle.read())
+            except (OSError, UnicodeDecodeError):
+                self._headers[path] = set()
+        return line in self._headers[path]
+
+    def on_hit(self, path: str, line: int, address: int) -> tuple[bool, list[int]]:
+        """(report this stop, addresses to add a breakpoint at) for a hit of the line's gdb breakpoint
+        at `address`. Not a loop header, or code that cannot be followed: report it, add nothing."""
+        if not self.is_header(path, line):
+            return True, []
+        try:
+            instructions = parse_cli_disassembly(self.console(f"disassemble {address:#x}"))
+            if not instructions:
+                return True, []
+            key = (path, line, instructions[0].address)
+            new = key not in self._chosen
+            if new:
+                table = self.console(f"maint info line-table {re.escape(os.path.basename(path))}$")
+                code = FunctionCode(parse_line_table(table), instructions)
+                self._chosen[key] = break_addresses(code, line)
+        except (GdbCommandError, ValueError, IndexError) as exc:  # keep gdb's own address
+            self.log(f"loop header {path}:{line}: {exc}")
+            return True, []
+        chosen = self._chosen[key]
+        if not chosen:
+            return True, []
+        return address in chosen, [a for a in chosen if a != address] if new else []

@@ -104,3 +104,41 @@ def test_recorded_functions_stop_as_python_reports_the_lines(name: str) -> None:
     python = [line for line in data["python_lines"] if line in lines]
     assert [line for line in stops(chosen) if line in python] == python
     assert [line for line in stops(gdb_own) if line in python] != python
+
+
+def test_loop_header_breakpoints_drive_gdb_through_its_cli(tmp_path: Path) -> None:
+    from pyserver.debug.line_addresses import LoopHeaderBreakpoints, parse_cli_disassembly
+
+    source = tmp_path / "prog.py"
+    source.write_text("def f(a):\n    s = 0\n    for x in a:\n        s += x\n    return s\n")
+    disassembly = (
+        "Dump of assembler code for function f:\n"
+        "   0x0000000000000100 <+0>:\tmov    %rdi,%rax\n"
+        "   0x0000000000000104 <+4>:\tjmp    0x300 <f+512>\n"
+        "   0x0000000000000200 <+256>:\tcall   0x900\n"
+        "   0x0000000000000204 <+260>:\tje     0x400 <f+768>\n"
+        "   0x0000000000000210 <+272>:\tadd    %rax,%rbx\n"
+        "   0x0000000000000214 <+276>:\tjmp    0x200 <f+256>\n"
+        "=> 0x0000000000000300 <+512>:\tcall   0x800\n"
+        "   0x0000000000000308 <+520>:\tjmp    0x200 <f+256>\n"
+        "   0x0000000000000400 <+768>:\tret\n"
+        "End of assembler dump.\n"
+    )
+    table = (
+        "INDEX  LINE   ADDRESS            IS-STMT\n"
+        "0      2      0x0000000000000100 Y\n1      3      0x0000000000000200 Y\n"
+        "2      4      0x0000000000000210 Y\n3      3      0x0000000000000300 Y\n4      5      0x0000000000000400 Y\n"
+    )
+    assert [i.address for i in parse_cli_disassembly(disassembly)][-3:] == [0x300, 0x308, 0x400]
+    asked: list[str] = []
+
+    def console(command: str) -> str:
+        asked.append(command)
+        return disassembly if command.startswith("disassemble") else table
+
+    headers = LoopHeaderBreakpoints(console, lambda _message: None)
+    # gdb's own address is the iterator's creation (0x300): not a stop; the head (0x200) gets one.
+    assert headers.on_hit(str(source), 3, 0x300) == (False, [0x200])
+    assert headers.on_hit(str(source), 3, 0x200) == (True, [])
+    assert headers.on_hit(str(source), 4, 0x210) == (True, [])  # not a loop header: as gdb says
+    assert sum(command.startswith("maint info line-table") for command in asked) == 1
