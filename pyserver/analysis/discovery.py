@@ -401,10 +401,32 @@ _find_cached = _FoundCache(8)
 
 def find_jitted_functions_in_tree(tree: ast.Module, source: str) -> list[JitFunction]:
     """find_jitted_functions for a caller that already parsed `source` into `tree` (no second parse)."""
-    finder = _Finder(source, ImportNames(tree))
-    finder.visit(tree)
-    finder.found.sort(key=lambda f: (f.def_line, f.name))
-    return finder.found
+    imports = ImportNames(tree)
+    finder = _Finder(source, imports)
+    # What a top-level statement holds depends on it and the imports alone, so it is kept per node object
+    # (incremental parsing keeps unchanged ones); not when str.splitlines, which _Finder numbers lines
+    # with, counts other line breaks than Python (a statement's lines would depend on the text above).
+    reuse = _OTHER_LINE_BREAKS.search(source) is None
+    found: list[JitFunction] = []
+    for node in tree.body:
+        kept = _FOUND_IN.get(node) if reuse else None
+        if kept is not None and kept[0] == imports.names:
+            found.extend(kept[1])
+            continue
+        finder.found = []
+        finder.visit(node)
+        if reuse:
+            _FOUND_IN[node] = (dict(imports.names), tuple(finder.found))
+        found.extend(finder.found)
+    found.sort(key=lambda f: (f.def_line, f.name))
+    return found
+
+
+# top-level statement -> (the import table it was read with, the jitted functions it holds)
+_FOUND_IN: weakref.WeakKeyDictionary[ast.stmt, tuple[dict[str, str], tuple[JitFunction, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+_OTHER_LINE_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def jitted_function_at(functions: list[JitFunction], line: int) -> JitFunction | None:

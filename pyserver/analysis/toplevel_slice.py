@@ -22,6 +22,7 @@ import copy
 import functools
 import re
 import sys
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -264,6 +265,36 @@ def _definition_names(
     return reads, later_reads
 
 
+# top-level statement -> what _definitions_in found in it (incremental parsing keeps unchanged nodes)
+_DEFINITIONS_IN: weakref.WeakKeyDictionary[
+    ast.stmt, tuple[tuple[tuple[str, tuple[str, ...]], ...], frozenset[str], frozenset[str]]
+] = weakref.WeakKeyDictionary()
+
+
+def _definitions_in(
+    top: ast.stmt,
+) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], frozenset[str], frozenset[str]]:
+    """In one top-level statement: the `global` names of each top-level function, the names of defs and
+    classes, and the decorators (dotted) that are not plain ones."""
+    found = _DEFINITIONS_IN.get(top)
+    if found is None:
+        sets_globals: list[tuple[str, tuple[str, ...]]] = []
+        def_names: set[str] = set()
+        decorator_names: set[str] = set()
+        for node, enclosing in _statements([top]):
+            if isinstance(node, ast.Global) and enclosing is not None:
+                sets_globals.append((enclosing, tuple(node.names)))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                def_names.add(node.name)
+                for decorator in node.decorator_list:
+                    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    dotted = dotted_name(target)
+                    if dotted and dotted.split(".")[-1] not in _PLAIN_DECORATORS:
+                        decorator_names.add(dotted)
+        found = _DEFINITIONS_IN[top] = (tuple(sets_globals), frozenset(def_names), frozenset(decorator_names))
+    return found
+
+
 class _Slicer:
     def __init__(self, tree: ast.Module, keep_assignments: bool, source: str | None = None) -> None:
         self.lines = _LINE_BREAK.split(source) if source is not None else None
@@ -273,16 +304,12 @@ class _Slicer:
         self.decorator_names: set[str] = set()  # decorators the file uses (a library's own jit wrapper)
         # function -> the module globals its body assigns (`global TABLE`): calling it sets them
         self.sets_globals: dict[str, set[str]] = {}
-        for node, enclosing in _statements(tree.body):
-            if isinstance(node, ast.Global) and enclosing is not None:
-                self.sets_globals.setdefault(enclosing, set()).update(node.names)
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                self.def_names.add(node.name)
-                for decorator in node.decorator_list:
-                    target = decorator.func if isinstance(decorator, ast.Call) else decorator
-                    dotted = dotted_name(target)
-                    if dotted and dotted.split(".")[-1] not in _PLAIN_DECORATORS:
-                        self.decorator_names.add(dotted)
+        for top in tree.body:
+            sets_globals, def_names, decorator_names = _definitions_in(top)
+            for enclosing, names in sets_globals:
+                self.sets_globals.setdefault(enclosing, set()).update(names)
+            self.def_names.update(def_names)
+            self.decorator_names.update(decorator_names)
 
     # ---- what kind of statement -------------------------------------------------------------------
     def is_jit_builder(self, func: ast.expr) -> bool:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pyserver.analysis.discovery import find_jitted_functions_in_tree
 from pyserver.analysis.incremental_parse import IncrementalParser
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -126,6 +127,41 @@ def test_edits_that_could_fool_it(before: str, after: str) -> None:
     assert _actual(parser, before) == _expected(before)
     assert _actual(parser, after) == _expected(after)
     assert _actual(parser, before) == _expected(before)
+
+
+def test_discovery_on_reused_nodes_equals_discovery_on_a_fresh_parse() -> None:
+    """Discovery keeps what each top-level statement holds per node: after edits (an import renamed, a
+    line break str.splitlines counts but Python does not, above a function) it equals a fresh parse's."""
+    source = textwrap.dedent(
+        """\
+        import numba as nb
+        from numba import njit
+
+        # a comment
+        @nb.njit(parallel=True)
+        def f(a, b=2):
+            def inner(x):
+                return x
+            return inner(a)
+
+        @njit("float64(float64)")
+        def g(x):
+            return x
+        """
+    )
+    edits = [
+        source,
+        source.replace("import numba as nb", "import numba as nm"),
+        source.replace("# a comment", "# a comment\u2028with a separator"),
+        source.replace("return x\n", "return x + 1\n"),
+        source.replace("# a comment", "x = 1; y = 2"),
+    ]
+    parser = IncrementalParser()
+    for text in [*edits, *reversed(edits)]:
+        tree = parser.parse(text, "d.py")
+        assert find_jitted_functions_in_tree(tree, text) == find_jitted_functions_in_tree(
+            ast.parse(text), text
+        )
 
 
 def test_an_unchanged_function_keeps_its_nodes() -> None:
