@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass, field
 
 from pyserver.analysis.discovery import find_jitted_functions
+from pyserver.analysis.incremental_parse import IncrementalParser
 
 _EXCLUDED_DIRS = {
     "site-packages",
@@ -120,9 +121,13 @@ def _scope_for(path: str, qualname: str, node: ast.FunctionDef | ast.AsyncFuncti
     return Scope(path, qualname, node, params, defaults, args.vararg is not None or args.kwarg is not None)
 
 
-def index_source(path: str, source: str, stamp: tuple[int, int]) -> IndexedFile | None:
+def index_source(
+    path: str, source: str, stamp: tuple[int, int], parser: IncrementalParser | None = None
+) -> IndexedFile | None:
+    """`parser`: parses an edited buffer again reusing the unchanged top-level statements' nodes (so
+    what python_callers keeps per node, a caller's flattened statements, stays valid for them)."""
     try:
-        tree = ast.parse(source, filename=path)
+        tree = parser.parse(source, path) if parser is not None else ast.parse(source, filename=path)
     except (SyntaxError, ValueError):
         return None
     try:
@@ -203,6 +208,7 @@ class CallIndex:
         self.parsed = 0  # files parsed since creation (to show that a refresh is incremental)
         self._resolved: dict[tuple[str, str, int], str | None] = {}  # (directory, module, level) -> file
         self._files_resolved_against = 0
+        self._buffer_parser = IncrementalParser()  # the editor buffers, edited a little at a time
 
     def _walk(self) -> list[str]:
         found: list[str] = []
@@ -221,7 +227,7 @@ class CallIndex:
             real = os.path.realpath(path)
             if self._buffers.get(real, ("", None))[0] != source or real not in self.files:
                 self._buffers[real] = (source, _stamp(real))
-                indexed = index_source(real, source, (-1, len(source)))
+                indexed = index_source(real, source, (-1, len(source)), self._buffer_parser)
                 if indexed is not None:
                     self.files[real] = indexed
                     self.parsed += 1

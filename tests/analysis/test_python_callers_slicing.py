@@ -58,3 +58,45 @@ def test_close_by_name_reaches_the_same_statements_as_close() -> None:
         needed_by_name, kept_by_name = set(start), set()
         close_by_name(by_name, needed_by_name, kept_by_name)
         assert (needed_by_name, kept_by_name) == (needed, kept), start
+
+
+def test_an_edited_buffer_is_indexed_as_a_fresh_parse_would(tmp_path) -> None:
+    from pyserver.analysis.call_index import CallIndex
+
+    first = textwrap.dedent(
+        """
+        from numba import njit
+
+
+        @njit
+        def kernel(x):
+            return x
+
+
+        def keep():
+            kernel(1)
+
+
+        def edit():
+            kernel(2)
+        """
+    )
+    edited = first.replace("    kernel(2)\n", "    value = 3\n    kernel(value)\n")
+    path = tmp_path / "buffer.py"
+    path.write_text(first)
+    index = CallIndex(str(tmp_path))
+    index.refresh(str(path), first)
+    kept_node = index.files[str(path.resolve())].scopes["keep"].node
+    index.refresh(str(path), edited)
+    fresh = CallIndex(str(tmp_path))
+    path.write_text(edited)
+    fresh.refresh()
+
+    def calls(ix: CallIndex) -> list[tuple[str, int, str]]:
+        return [
+            (s.scope.qualname, s.call.lineno, ast.unparse(s.call)) for s in ix.calls_to(str(path), "kernel")
+        ]
+
+    assert calls(index) == calls(fresh) == [("keep", 11, "kernel(1)"), ("edit", 16, "kernel(value)")]
+    # The unchanged caller is the same node: what is kept per node for it (its flattened statements) holds.
+    assert index.files[str(path.resolve())].scopes["keep"].node is kept_node
