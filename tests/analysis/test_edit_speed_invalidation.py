@@ -225,3 +225,23 @@ def test_extension_check_without_parsing_agrees_with_the_parse() -> None:
     }
     for source, expected in cases.items():
         assert engine._extends_numba(source) is expected, source
+
+
+def test_kept_annotation_and_signature_texts_follow_what_their_names_stand_for() -> None:
+    from numba.core import types as nbtypes
+
+    from pyserver.analysis import numba_api
+
+    assert str(numba_api.annotation_type("float64[::1]", {})) == "array(float64, 1d, C)"
+    assert str(numba_api.annotation_type("float64[::1]", {})) == "array(float64, 1d, C)"
+    # The module's own `float64` wins over Numba's, as eval would have it.
+    assert str(numba_api.annotation_type("float64[::1]", {"float64": nbtypes.int64})) == "array(int64, 1d, C)"
+    assert str(numba_api.annotation_type("float64[::1]", {})) == "array(float64, 1d, C)"
+    original = nbtypes.float64
+    try:
+        nbtypes.float64 = nbtypes.float32  # numba.types changed under it: read again
+        assert str(numba_api.annotation_type("float64[::1]", {})) == "array(float32, 1d, C)"
+        assert numba_api.parse_signature("float64(float64)")[1] == nbtypes.float32
+    finally:
+        nbtypes.float64 = original
+    assert numba_api.parse_signature("float64(float64)")[1] == nbtypes.float64

@@ -320,6 +320,9 @@ _PYTHON_SCALARS: dict[Any, Any] = {
 }
 
 
+_annotation_values: dict[str, tuple[Any, tuple[tuple[str, Any], ...]]] = {}  # see annotation_type
+
+
 def annotation_type(annotation: Any, namespace: dict[str, Any]) -> Any | None:
     """The Numba type an annotation names, or None when it does not name one exactly.
 
@@ -328,12 +331,24 @@ def annotation_type(annotation: Any, namespace: dict[str, Any]) -> Any | None:
     """
     value = annotation
     if isinstance(annotation, str):
-        scope = dict(nbtypes.__dict__)
-        scope.update(namespace)
-        try:
-            value = eval(annotation, scope)  # annotations are code from the (trusted) workspace
-        except Exception:
-            return None
+        # A string of Numba's own type names only ("float64[::1]"): its value is kept, while each name
+        # still stands for the same object of numba.types and the module does not define it.
+        names = set(_IDENTIFIER.findall(annotation))
+        own = "." not in annotation and all(n in nbtypes.__dict__ and n not in namespace for n in names)
+        kept = _annotation_values.get(annotation) if own else None
+        if kept is not None and all(nbtypes.__dict__.get(n) is v for n, v in kept[1]):
+            value = kept[0]
+        else:
+            scope = dict(nbtypes.__dict__)
+            scope.update(namespace)
+            try:
+                value = eval(annotation, scope)  # annotations are code from the (trusted) workspace
+            except Exception:
+                return None
+            if own:
+                if len(_annotation_values) >= 4096:
+                    _annotation_values.clear()
+                _annotation_values[annotation] = (value, tuple((n, nbtypes.__dict__[n]) for n in names))
     if isinstance(value, nbtypes.Type):
         if isinstance(value, nbtypes.NumberClass):  # e.g. `types.float64` used as a class
             return value.instance_type
