@@ -33,6 +33,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from pyserver.debug.gdb.mi import console as mi_console
+from pyserver.debug.gdb.mi import data as mi_data
+from pyserver.debug.gdb.mi import numba_lens as mi_numba_lens
 from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
 from pyserver.debug.live_versions import LiveVersions, function_name
 
@@ -91,11 +94,6 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------------
 # The reader
 # ----------------------------------------------------------------------------------------------------
-
-
-def _mi_quote(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'"{escaped}"'
 
 
 class JitValueReader(ContainerReader):
@@ -192,7 +190,7 @@ class JitValueReader(ContainerReader):
         if self._helper_error:
             raise JitValueError(self._helper_error)
         try:
-            self.gdb.execute(f"-interpreter-exec console {_mi_quote('source ' + str(HELPER_PATH))}")
+            mi_console.interpreter_exec_console(self.gdb, f"source {HELPER_PATH}")
             self._helper_loaded = True
         except GdbCommandError as exc:
             self._helper_error = f"cannot load the value reader into gdb (gdb 13+ with Python needed): {exc}"
@@ -204,7 +202,7 @@ class JitValueReader(ContainerReader):
             return self._reports[key]
         self._ensure_helper()
         try:
-            payload = self.gdb.execute(f"-numba-lens-frame {int(thread_id)} {int(frame_level)}", timeout=20.0)
+            payload = mi_numba_lens.numba_lens_frame(self.gdb, thread_id, frame_level, timeout=20.0)
         except GdbCommandError as exc:
             raise JitValueError(
                 f"cannot read frame {frame_level} of thread {thread_id}: {exc.message}"
@@ -236,15 +234,11 @@ class JitValueReader(ContainerReader):
         while offset < size:
             chunk = min(MAX_READ, size - offset)
             try:
-                payload = self.gdb.execute(f"-data-read-memory-bytes {address + offset} {chunk}")
+                got = mi_data.data_read_memory_bytes(self.gdb, address + offset, chunk)
             except GdbCommandError as exc:
                 raise JitValueError(
                     f"memory at {address + offset:#x} is not readable: {exc.message}"
                 ) from None
-            blocks = payload.get("memory") or []
-            got = bytearray()
-            for block in blocks:
-                got += bytes.fromhex(str(block.get("contents", "")))
             if len(got) < chunk:
                 raise JitValueError(f"memory at {address + offset:#x} is only partly readable")
             out += got[:chunk]
@@ -678,18 +672,15 @@ class JitValueReader(ContainerReader):
     # --- REPL pass-through ---------------------------------------------------------------------------
     def _gdb_evaluate(self, thread_id: int, frame_level: int, expression: str) -> JitVariable:
         try:
-            payload = self.gdb.execute(
-                f"-data-evaluate-expression --thread {int(thread_id)} --frame {int(frame_level)} "
-                f"{_mi_quote(expression)}"
+            value = mi_data.data_evaluate_expression(
+                self.gdb, expression, thread=int(thread_id), frame=int(frame_level)
             )
         except GdbCommandError as exc:
             raise JitValueError(exc.message) from None
         finally:
             # A gdb expression may call functions or assign: cached values may be stale now.
             self.invalidate()
-        return JitVariable(
-            expression, str(payload.get("value", "")), "", note="gdb expression (raw gdb value)"
-        )
+        return JitVariable(expression, value, "", note="gdb expression (raw gdb value)")
 
 
 def _record_pointer_size(raw: _RawVar) -> int:

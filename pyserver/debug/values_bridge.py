@@ -13,7 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from pyserver.debug.dap import DapError
-from pyserver.debug.gdb.backend import c_string
+from pyserver.debug.gdb.mi import data as mi_data
+from pyserver.debug.gdb.mi import stack as mi_stack
+from pyserver.debug.gdb.mi.stack import MIVariable
 from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
 from pyserver.debug.live_versions import LiveVersions
 from pyserver.debug.values import JitValueReader
@@ -89,22 +91,19 @@ class ValuesBridge:
             except Exception as exc:  # JitValueError: refused, unknown or untrustworthy
                 raise DapError(str(exc)) from None
         try:
-            reply = self.gdb.execute(
-                f"-data-evaluate-expression --thread {gdb_thread} --frame {level} {c_string(expression)}"
-            )
+            value = mi_data.data_evaluate_expression(self.gdb, expression, thread=gdb_thread, frame=level)
         except GdbCommandError as exc:
             return {"result": f"unavailable: {exc.message}"}
-        return {"result": str(reply.get("value", "unavailable"))}
+        return {"result": value}
 
     @staticmethod
     def _thread_arg(gdb_thread: str) -> Any:
         return int(gdb_thread) if gdb_thread.isdigit() else gdb_thread
 
     def _fallback_scopes(self, gdb_thread: str, level: int) -> list[dict[str, Any]]:
-        reply = self.gdb.execute(f"-stack-list-variables --thread {gdb_thread} --frame {level} --all-values")
         arguments: list[dict[str, Any]] = []
-        versions: dict[str, list[dict[str, Any]]] = {}
-        for item in reply.get("variables", []):
+        versions: dict[str, list[MIVariable]] = {}
+        for item in mi_stack.stack_list_variables(self.gdb, gdb_thread, level):
             name = str(item.get("name", ""))
             if item.get("arg"):
                 # Numba's debug info reads arguments wrongly at NUMBA_OPT=0 (DESIGN.md): never show them.
