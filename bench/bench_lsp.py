@@ -3,9 +3,12 @@
 1. Numba's own compile of a 21-function file (each odd function calls the one before), eager signatures, in a
    fresh subprocess: the time `import` of the module takes once Numba itself is imported.
 2. `python -m pyserver lsp` over stdio: open the same file (cold), then save it after editing one
-   function, many times; the time from didSave to publishDiagnostics, median of the warm saves.
-   Ratio = (1) / (2). Goal: >= 20x. The warm saves alternate two constants (the inference cache answers
-   after the first two); the median of the memory saves below, whose texts are all new, is printed too.
+   function, many times; the time from didSave to publishDiagnostics (the edit's didChange is sent
+   before the clock starts; analysis on type is off, so the save is what starts the analysis).
+   The one-function-edit figure is the median of the saves whose text is new each time (the memory
+   saves below: the edited function is always inferred). Ratio = (1) / that median; goal >= 150x
+   (issue 11). The warm saves alternate two constants, so after the first two the inference memo
+   answers: their median is printed as a secondary line, labelled so.
 3. Memory: RSS of the server plus its worker (psutil) after a warm-up and after 300 saves, each
    editing one function (a different constant every time, so nothing is answered from a cache it
    has seen). Goals: <= 400 MB and <= 10 % growth after warm-up.
@@ -226,6 +229,7 @@ async def run_server(root: Path, constants: list[float]) -> dict[str, Any]:
         "warm_median_s": statistics.median(warm),
         "warm_p90_s": sorted(warm)[int(len(warm) * 0.9) - 1],
         "fresh_median_s": statistics.median(fresh[MEMORY_WARMUP:]),
+        "fresh_p90_s": sorted(fresh[MEMORY_WARMUP:])[int(len(fresh[MEMORY_WARMUP:]) * 0.9) - 1],
         "rss_warm_mb": rss_warm,
         "rss_final_mb": rss_final,
         "processes": processes,
@@ -237,25 +241,29 @@ def main() -> int:
     import_s, compile_s = numba_compile_seconds(list(constants))
     with tempfile.TemporaryDirectory() as folder:
         figures = asyncio.run(run_server(Path(folder), list(constants)))
-    ratio = compile_s / figures["warm_median_s"]
     growth = (figures["rss_final_mb"] - figures["rss_warm_mb"]) / figures["rss_warm_mb"] * 100
     print(
         f"Numba's own compile of the {FUNCTIONS}-function file: {compile_s * 1000:.0f} ms "
         f"(+ {import_s * 1000:.0f} ms to import numba), fresh subprocess"
     )
     print(f"language server, first analysis after didOpen (cold worker): {figures['cold_s'] * 1000:.0f} ms")
-    print(
-        f"language server, warm save -> diagnostics after a one-function edit: "
-        f"median {figures['warm_median_s'] * 1000:.1f} ms, p90 {figures['warm_p90_s'] * 1000:.1f} ms "
-        f"({WARM_SAVES - 5} saves)"
-    )
-    print(f"ratio (Numba compile / warm save-to-diagnostics): {ratio:.1f}x  (goal >= 20x)")
-    # The warm saves above alternate two constants, so after the first two the edited function's types
-    # come from the inference cache; the memory saves below never repeat a text.
+    # The one-function edit: every save's text is new, so the edited function is always inferred.
     fresh_ms = figures["fresh_median_s"] * 1000
     print(
-        f"  saves whose text is new each time ({MEMORY_SAVES - MEMORY_WARMUP}, one function edited, round-robin): "
-        f"median {fresh_ms:.1f} ms, ratio {compile_s * 1000 / fresh_ms:.1f}x"
+        f"language server, save -> diagnostics after a one-function edit (text new each time): median "
+        f"{fresh_ms:.1f} ms, p90 {figures['fresh_p90_s'] * 1000:.1f} ms "
+        f"({MEMORY_SAVES - MEMORY_WARMUP} saves, round-robin over the functions)"
+    )
+    print(
+        f"ratio (Numba compile / save-to-diagnostics, text new each time): {compile_s * 1000 / fresh_ms:.1f}x"
+        "  (goal >= 150x)"
+    )
+    # Secondary: the warm saves alternate two constants, so after the first two the edited function's
+    # types come from the inference memo; not a one-function edit's real cost.
+    warm_ms = figures["warm_median_s"] * 1000
+    print(
+        f"  answered by the inference memo (saves alternating two texts, {WARM_SAVES - 5}): median "
+        f"{warm_ms:.1f} ms, p90 {figures['warm_p90_s'] * 1000:.1f} ms, ratio {compile_s * 1000 / warm_ms:.1f}x"
     )
     print(
         f"memory, server + worker ({figures['processes']} processes): {figures['rss_warm_mb']:.0f} MB after "

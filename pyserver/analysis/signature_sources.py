@@ -177,14 +177,22 @@ class SignatureSources:
         self._pending = None
         self.call_index.refresh(path, source)
         real_path = os.path.realpath(path)
-        by_file: dict[str, pytypes.ModuleType] = {}
-        for loaded in list(sys.modules.values()):
-            file = getattr(loaded, "__file__", None)
-            if isinstance(file, str) and self.is_workspace_file(file):
-                by_file[os.path.realpath(file)] = loaded
+        # The workspace's other loaded modules, by file: looked up in sys.modules (hundreds of modules)
+        # only when a caller in another file needs one, not on every run.
+        by_file: dict[str, pytypes.ModuleType] | None = None
 
         def module_for(file: str) -> pytypes.ModuleType | None:
-            return module if os.path.realpath(file) == real_path else by_file.get(os.path.realpath(file))
+            nonlocal by_file
+            real = os.path.realpath(file)
+            if real == real_path:
+                return module
+            if by_file is None:
+                by_file = {}
+                for loaded in list(sys.modules.values()):
+                    loaded_file = getattr(loaded, "__file__", None)
+                    if isinstance(loaded_file, str) and self.is_workspace_file(loaded_file):
+                        by_file[os.path.realpath(loaded_file)] = loaded
+            return by_file.get(real)
 
         self.python_callers.configure(module_for, fingerprint, resolver)
 
@@ -228,9 +236,10 @@ class SignatureSources:
                 return_type = None if function.kind == "guvectorize" else return_type
             add(args, return_type, "decorator")
         # Annotations: every parameter (but a jitclass `self`) must name a type exactly.
-        params = list(inspect.signature(py_func).parameters.values())
+        signature = inspect.signature(py_func)  # once: its text is the cross-file calls' key below
+        params = list(signature.parameters.values())
         annotation_types: list[Any] = []
-        namespace = dict(py_func.__globals__)
+        namespace = py_func.__globals__  # read only (annotation_type evaluates in a scope of its own)
         for index, param in enumerate(params):
             if index == 0 and self_type is not None:
                 annotation_types.append(self_type)
@@ -277,8 +286,9 @@ class SignatureSources:
                     if caller not in candidate.callers:
                         candidate.callers.append(caller)
         # Jitted callers in other workspace files (seen when their files were analysed).
-        current_params = params_text(py_func)
-        for call in self.cross_file.calls.get((os.path.realpath(path), function.name), []):
+        calls = self.cross_file.calls
+        current_params = str(signature)  # params_text(py_func)
+        for call in calls.get((os.path.realpath(path), function.name), []) if calls else []:
             if call.params != current_params:
                 continue  # the `def` changed since: the caller's types may no longer fit
             candidate = add(call.args, None, "caller")

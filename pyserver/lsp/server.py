@@ -288,7 +288,9 @@ class NumbaLensServer(LanguageServer):
 
     def _analyze_blocking(self, uri: str, source: str) -> FileResult:
         path = to_fs_path(uri) or uri
-        if not discover(source) and not may_make_jitted(source):
+        # may_make_jitted first: it is a substring test for any text that names numba, where discover
+        # would parse the whole buffer (and the worker parses it anyway).
+        if not may_make_jitted(source) and not discover(source):
             # Nothing jitted here: nothing to check, and no reason to run the module at all.
             return FileResult(path)
         self.check_environment(wait=False)

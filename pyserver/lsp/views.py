@@ -66,11 +66,16 @@ class AnalysedDocument:
     source: str
     version: int | None
     result: FileResult
-    functions: tuple[JitFunction, ...] = field(default=())
+    _functions: tuple[JitFunction, ...] | None = field(default=None, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        if not self.functions:  # with the functions found because Numba created them (call forms, ...)
-            self.functions = with_analysed(discover(self.source), self.source, self.result.functions)
+    @property
+    def functions(self) -> tuple[JitFunction, ...]:
+        """The functions of the analysed text, with those found because Numba created them (call forms,
+        ...). Found on first use, not before the diagnostics are published: parsing the buffer is work
+        that hover, inlay hints and lenses need, publishing does not."""
+        if self._functions is None:
+            self._functions = with_analysed(discover(self.source), self.source, self.result.functions)
+        return self._functions
 
     def info(self, name: str) -> FunctionInfo | None:
         for info in self.result.functions:

@@ -1,0 +1,81 @@
+"""The save -> diagnostics path does no work that publishing does not need: the server does not parse
+the buffer before handing it to the engine (the worker parses it), and a completed analysis finds its
+functions (for hover, inlay hints, lenses) on first use, not before its diagnostics are published."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from pyserver.analysis.discovery import with_analysed
+from pyserver.analysis.model import FileResult, FunctionInfo
+from pyserver.lsp import server as server_module
+from pyserver.lsp.server import NumbaLensServer
+from pyserver.lsp.views import AnalysedDocument, discover, function_views
+
+SOURCE = """from numba import njit
+
+
+@njit
+def f(a: "float64[::1]", n: int):
+    return a[0] + n
+"""
+
+
+class FakeEngine:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str | None]] = []
+
+    def analyze(self, path: str | Path, source: str | None = None) -> FileResult:
+        self.calls.append((str(path), source))
+        return FileResult(str(path))
+
+
+def counting_parses(monkeypatch: Any) -> list[int]:
+    parses: list[int] = []
+    original = ast.parse
+
+    def counting_parse(*args: Any, **kwargs: Any) -> Any:
+        parses.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting_parse)
+    return parses
+
+
+def test_a_buffer_that_names_numba_goes_to_the_engine_unparsed(monkeypatch: Any) -> None:
+    server = NumbaLensServer()
+    engine = FakeEngine()
+    monkeypatch.setattr(server, "_engine", lambda: engine)
+    monkeypatch.setattr(server, "check_environment", lambda wait=True: None)
+    source = SOURCE + "\n# a new text: no cache of an earlier parse answers\n"
+    parses = counting_parses(monkeypatch)
+    server._analyze_blocking("file:///tmp/save_path.py", source)
+    assert engine.calls == [("/tmp/save_path.py", source)]
+    assert parses == []
+
+
+def test_a_buffer_with_nothing_jitted_still_never_reaches_the_engine(monkeypatch: Any) -> None:
+    server = NumbaLensServer()
+    engine = FakeEngine()
+    monkeypatch.setattr(server, "_engine", lambda: engine)
+    result = server._analyze_blocking("file:///tmp/plain.py", "def g(x):\n    return x + 1\n")
+    assert engine.calls == [] and result.functions == [] and result.diagnostics == []
+    assert server_module.may_make_jitted("def g(x):\n    return x + 1\n") is False
+
+
+def test_an_analysed_document_finds_its_functions_on_first_use(monkeypatch: Any) -> None:
+    source = SOURCE + "\n# another new text\n"
+    info = FunctionInfo(path="/tmp/m.py", name="f", line=5, end_line=6, decorator_line=4, kind="njit")
+    result = FileResult("/tmp/m.py", functions=[info])
+    parses = counting_parses(monkeypatch)
+    document = AnalysedDocument("file:///tmp/m.py", "/tmp/m.py", source, 1, result)
+    assert parses == []  # nothing parsed before the diagnostics are published
+    functions = document.functions
+    assert parses == [1]
+    assert functions == with_analysed(discover(source), source, result.functions)
+    assert [f.name for f in functions] == ["f"]
+    assert document.functions is functions and parses == [1]
+    views = function_views(source, document)
+    assert [(v.current.name, v.state, v.info) for v in views] == [("f", "current", info)]
