@@ -235,6 +235,13 @@ class LoopHeaderBreakpoints:
                 self._headers[path] = set()
         return line in self._headers[path]
 
+    def known_addresses(self, path: str, line: int) -> list[int]:
+        """The addresses chosen so far for the line, in every function whose code was read: a breakpoint set
+        again on it needs them at once."""
+        return sorted(
+            {a for key, chosen in self._chosen.items() if key[:2] == (path, line) for a in chosen or []}
+        )
+
     def on_hit(self, path: str, line: int, address: int) -> tuple[bool, list[int]]:
         """(report this stop, addresses to add a breakpoint at) for a hit of the line's gdb breakpoint
         at `address`. Not a loop header, or code that cannot be followed: report it, add nothing."""

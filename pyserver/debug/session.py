@@ -50,6 +50,7 @@ from pyserver.debug.gdb.mi import stack as mi_stack
 from pyserver.debug.gdb.mi import target as mi_target
 from pyserver.debug.gdb.mi.exec import Resume, ResumeKind
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
+from pyserver.debug.line_addresses import LoopHeaderBreakpoints
 from pyserver.debug.session_common import (
     DEBUGPY_CONNECT_TIMEOUT_S,
     DEBUGPY_REPLY_TIMEOUT_S,
@@ -64,6 +65,7 @@ from pyserver.debug.session_common import (
     ptrace_hint,
     reap_children,
 )
+from pyserver.debug.step_out_python import STOP_AT_PYTHON_CALLER_LINE
 from pyserver.debug.stepping import LineStepKind, LineStepper
 from pyserver.debug.stop_intent import IntentKind, StopIntent
 from pyserver.debug.terminal import TerminalHolder, holder_command, wait_for_holder
@@ -120,6 +122,7 @@ class Session:
             None  # stopAtJitFunction in modes python and cudasim
         )
         self._debugpy_function_ids: dict[int, int] = {}  # debugpy's function breakpoint id -> ours
+        self._loop_headers: LoopHeaderBreakpoints | None = None  # made at the first line breakpoint's hit
         self._reverse: dict[int, tuple[threading.Event, list[Message]]] = {}
         self._in_code_bp_number: str | None = None
         self._watching_debuggee = False
@@ -304,6 +307,8 @@ class Session:
     _update_recording = _stops._update_recording
     _format_log_message = _stops._format_log_message
     _arm_python_caller_stop = _stops._arm_python_caller_stop
+    _at_loop_header = _stops._at_loop_header
+    _insert_loop_header_twins = _stops._insert_loop_header_twins
     _gdb_resume = _stops._gdb_resume
     _sync_debugpy_backlog = _stops._sync_debugpy_backlog
     _native_of_gdb_thread = _stops._native_of_gdb_thread
@@ -493,7 +498,11 @@ class Session:
             gdb_thread = self.gdb_threads.get(thread_id, "1")
             raw = mi_stack.stack_list_frames(self.gdb, gdb_thread, 0, 1)
             outermost = len(raw) < 2 or jitframes.classify_frame(raw[1]) != "jit"
-            if outermost and self.debugpy is not None and self._arm_python_caller_stop(gdb_thread):
+            if (
+                outermost
+                and self.debugpy is not None
+                and self._arm_python_caller_stop(gdb_thread, STOP_AT_PYTHON_CALLER_LINE)
+            ):
                 self._update_intent(kind=IntentKind.STEP, live_after_replay=False, python_caller=True)
                 self._gdb_resume(Resume("continue"))
                 return {}

@@ -114,10 +114,15 @@ def _insert_line_breakpoint(
         return {"id": self.new_id(), "verified": False, "line": line, "message": exc.message}
     created = GdbBreakpoint(self.new_id(), inserted.number, path, line, bp.get("logMessage"))
     created.hit_mode, created.hit_n = hit_mode, hit_n
+    created.condition = str(bp["condition"]) if bp.get("condition") else None
     created.parfor_only = gdb_file is not None
     state.gdb.append(created)
     with self._lock:
         self.gdb_bps[created.number] = created
+    if self._loop_headers is not None:
+        # Set again on a loop header whose code gdb already runs: its addresses are known (the hit of
+        # gdb's own address that finds them may never come again, e.g. inside the loop).
+        self._insert_loop_header_twins(created, self._loop_headers.known_addresses(path, line))
     return self._gdb_bp_to_dap(created, inserted)
 
 

@@ -95,6 +95,7 @@ class GdbBreakpoint:
     hit_n: int = 0
     hits: int = 0
     parfor_only: bool = False  # set on "<string>" lines: only a parfor gufunc's stop is this breakpoint
+    condition: str | None = None
 
 
 # A source file of Numba itself (its overload bodies, e.g. numba/misc/gdb_hook.py), never the user's.

@@ -22,6 +22,7 @@ from pyserver.debug.gdb.mi.breakpoint import MIBreakpoint
 from pyserver.debug.gdb.mi.exec import Resume
 from pyserver.debug.gdb.mi.thread import MIThread
 from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
+from pyserver.debug.line_addresses import LoopHeaderBreakpoints
 from pyserver.debug.session_common import (
     DEBUGPY_REPLY_TIMEOUT_S,
     GDB_TIMEOUT_S,
@@ -30,6 +31,7 @@ from pyserver.debug.session_common import (
     STOP_IN_PYTHON_CALLER,
     SYNC_TIMEOUT_S,
     WAIT_FOR_FILE,
+    GdbBreakpoint,
     process_is_dead,
 )
 from pyserver.debug.stop_intent import IntentKind
@@ -189,6 +191,9 @@ def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
             # in gdb's own console is not ours and stops as gdb says.)
             self._gdb_resume(Resume("continue"))
             return
+        if bp is not None and bp.path and not bp.hit_mode and not self._at_loop_header(bp, frame):
+            self._gdb_resume(Resume("continue"))  # not where the loop header's line runs (line_addresses.py)
+            return
         if bp is not None and bp.parfor_only and PARFOR_GUFUNC not in str(frame.get("func", "")):
             self._gdb_resume(Resume("continue"))  # other code compiled from a string, same line number
             return
@@ -295,14 +300,14 @@ def _format_log_message(self: Session, template: str, gdb_thread: str) -> str:
     return re.sub(r"\{([^{}]+)\}", value, template)
 
 
-def _arm_python_caller_stop(self: Session, gdb_thread: str) -> bool:
+def _arm_python_caller_stop(self: Session, gdb_thread: str, program: str = STOP_IN_PYTHON_CALLER) -> bool:
     """Through gdb, with the GIL held by this thread, ask debugpy to stop at the next line of the
     Python frame that called the jitted code (pyserver/debug/debuggee_boot.py)."""
     assert self.gdb is not None
     try:
         if not _holds_gil(self.gdb, gdb_thread):
             return False
-        code = f"exec({STOP_IN_PYTHON_CALLER!r}, {{}})"
+        code = f"exec({program!r}, {{}})"
         return _run_python_in_program(self.gdb, gdb_thread, code, GDB_TIMEOUT_S) == "0"
     except GdbCommandError as exc:
         self.log(f"could not hand the step to debugpy: {exc.message}")
@@ -545,3 +550,39 @@ def _ask_native_thread_id(self: Session, theirs: int) -> int | None:
         return int(((result or {}).get("body") or {}).get("result", ""))
     except ValueError:
         return None
+
+
+def _at_loop_header(self: Session, bp: GdbBreakpoint, frame: dict[str, Any]) -> bool:
+    """Whether this hit of a line breakpoint is where its line runs for Python: on a loop header, gdb's
+    address may not be (line_addresses.py); the addresses that are get breakpoints of their own."""
+    from pyserver.debug.gdb.mi.console import console_output
+
+    gdb = self.gdb
+    assert gdb is not None
+    if self._loop_headers is None:
+        self._loop_headers = LoopHeaderBreakpoints(lambda cli: console_output(gdb, cli), self.log)
+    report, extra = self._loop_headers.on_hit(bp.path, bp.line, int(str(frame.get("addr", "0")), 16))
+    self._insert_loop_header_twins(bp, extra)
+    return report
+
+
+def _insert_loop_header_twins(self: Session, bp: GdbBreakpoint, addresses: list[int]) -> None:
+    """Breakpoints at `addresses` that are `bp` for the editor (same DAP id, condition, log message), deleted
+    with it when its source's breakpoints are set again."""
+    gdb = self.gdb
+    assert gdb is not None
+    state = self.sources.get(bp.path)
+    for address in addresses:
+        try:
+            inserted = mi_breakpoint.break_insert(gdb, f"*{address:#x}", condition=bp.condition)
+        except GdbCommandError as exc:
+            self.log(f"loop header breakpoint at {address:#x}: {exc.message}")
+            continue
+        twin = GdbBreakpoint(
+            bp.dap_id, inserted.number, bp.path, bp.line, bp.log_message, condition=bp.condition
+        )
+        twin.verified = True
+        with self._lock:
+            self.gdb_bps[twin.number] = twin
+        if state is not None:
+            state.gdb.append(twin)

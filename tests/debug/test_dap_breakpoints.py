@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,3 +93,69 @@ def test_every_nth_hit_in_jitted_code(dap: DapClient) -> None:
         {"source": {"path": str(LOOPS)}, "breakpoints": [{"line": JIT_LINE, "hitCondition": "odd"}]},
     )
     assert bad["breakpoints"][0]["verified"] is False and "Hit count" in bad["breakpoints"][0]["message"]
+
+
+LOOP_HEADER_LINE = 10  # for i in range(a.shape[0]):   (inside the jitted accumulate)
+
+
+def python_line_events(program: Path, function: str, line: int) -> int:
+    """How many times Python's tracer reports `line` of `function` when the program runs as plain Python."""
+    tracer = (
+        "import runpy, sys\n"
+        "count = 0\n"
+        "def trace(frame, event, arg):\n"
+        "    global count\n"
+        f"    if frame.f_code.co_name != {function!r}:\n"
+        "        return None\n"
+        f"    if event == 'line' and frame.f_lineno == {line}:\n"
+        "        count += 1\n"
+        "    return trace\n"
+        "sys.settrace(trace)\n"
+        f"runpy.run_path({str(program)!r}, run_name='__main__')\n"
+        "sys.settrace(None)\n"
+        "print('line events:', count)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", tracer],
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return int(re.findall(r"line events: (\d+)", out)[-1])
+
+
+def test_a_loop_header_breakpoint_stops_as_often_as_python_reports_the_line_even_when_set_again(
+    dap: DapClient,
+) -> None:
+    """A `for` line runs once per iteration and once at the loop's end (Python's line events); gdb's own
+    address of the line is the iterator's creation (once per loop). Set again mid-loop (a new breakpoint,
+    the old one deleted), it keeps stopping at every run of the line."""
+    expected = python_line_events(LOOPS, "accumulate", LOOP_HEADER_LINE)
+    assert dap.start(LOOPS, breakpoints={LOOP_HEADER_LINE: {}})["success"]
+    first_id = dap.last_breakpoints[0]["id"]
+    stops = 0
+    current_id = first_id
+    while True:
+        message = dap.wait_for(
+            lambda m: (
+                m.get("type") == "event" and m.get("event") in ("stopped", "exited") and not m.get("_seen")
+            ),
+            120.0,
+            "stopped or exited",
+        )
+        if message["event"] == "exited":
+            break
+        body = message["body"]
+        stops += 1
+        assert body["reason"] == "breakpoint" and body.get("hitBreakpointIds") == [current_id], body
+        assert dap.top_frames(body["threadId"])[0]["line"] == LOOP_HEADER_LINE
+        if stops == 3:
+            response = dap.ok(
+                "setBreakpoints",
+                {"source": {"path": str(LOOPS)}, "breakpoints": [{"line": LOOP_HEADER_LINE}]},
+            )
+            current_id = response["breakpoints"][0]["id"]
+            assert current_id != first_id
+        dap.ok("continue", {"threadId": body["threadId"]})
+    assert stops == expected, (stops, expected)

@@ -7,7 +7,7 @@ from numba import njit
 def classify(x, low, high=10.0):
     if x < low:
         return -1  # fid: break
-    scaled = x * 2.0  # fid: out 1
+    scaled = x * 2.0  # fid: out 2
     if scaled > high:
         return 1  # fid: break
     return 0

@@ -6,10 +6,10 @@ from numba import njit
 
 @njit(debug=True)
 def row_stats(row, scale):
-    lo = row[0]
+    lo = row[0]  # fid: out 1
     hi = row[0]
     acc = 0.0
-    for v in row:
+    for v in row:  # fid: break
         if v < lo:
             lo = v  # fid: break
         if v > hi:

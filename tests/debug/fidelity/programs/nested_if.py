@@ -9,8 +9,8 @@ def step(grid):
     rows, cols = grid.shape
     nxt = np.zeros_like(grid)
     alive = 0
-    for r in range(1, rows - 1):
-        for c in range(1, cols - 1):
+    for r in range(1, rows - 1):  # fid: break
+        for c in range(1, cols - 1):  # fid: break
             n = grid[r - 1, c] + grid[r + 1, c] + grid[r, c - 1] + grid[r, c + 1]
             if n == 2:  # fid: next 8
                 nxt[r, c] = grid[r, c]  # fid: break

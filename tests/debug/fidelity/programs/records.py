@@ -15,7 +15,7 @@ def energy(particles, mass):
             fastest = p["id"]  # fid: break
         total += e
     moved = 0.0
-    for q in particles:
+    for q in particles:  # fid: break
         moved += q["vx"] + q["vy"]  # fid: break
     return total, fastest, moved
 

@@ -16,7 +16,7 @@ def run(values, f):
     t = 1.0
     for j in range(values.size):
         s += values[j]; t *= scale(values[j], f)  # noqa: E702  # fmt: skip
-    return s, t
+    return s, t  # fid: out 1
 
 
 def main():

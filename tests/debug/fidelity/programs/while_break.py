@@ -9,7 +9,7 @@ def scan(values, limit):
     total = 0.0
     i = 0
     skipped = 0
-    while i < len(values):
+    while i < len(values):  # fid: break
         x = values[i]
         i += 1
         if x < 0:
