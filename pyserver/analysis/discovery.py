@@ -468,7 +468,7 @@ def _function_nodes(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | a
     """(qualified name, def node, nesting depth in functions) for every function of the module."""
 
     def walk(body: list[ast.stmt], scope: list[str], depth: int) -> Iterator[Any]:
-        for node in _statements_shallow(body):
+        for node in statements_shallow(body):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 yield ".".join([*scope, node.name]), node, depth
                 yield from walk(node.body, [*scope, node.name, "<locals>"], depth + 1)
@@ -478,8 +478,9 @@ def _function_nodes(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef | a
     yield from walk(tree.body, [], 0)
 
 
-def _statements_shallow(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements of a block, looking into if/try/with/for/while but not into defs or classes."""
+def statements_shallow(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a block, looking into if/try/with/for/while/match but not into defs or classes
+    (for a module's body: the module's own code)."""
     for node in body:
         yield node
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -487,11 +488,11 @@ def _statements_shallow(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         for name in ("body", "orelse", "finalbody"):
             inner = getattr(node, name, None)
             if isinstance(inner, list):
-                yield from _statements_shallow(inner)
+                yield from statements_shallow(inner)
         for handler in getattr(node, "handlers", ()) or ():
-            yield from _statements_shallow(handler.body)
+            yield from statements_shallow(handler.body)
         for case in getattr(node, "cases", ()) or ():
-            yield from _statements_shallow(case.body)
+            yield from statements_shallow(case.body)
 
 
 def _creation_lines(tree: ast.Module) -> dict[str, int]:

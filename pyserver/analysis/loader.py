@@ -28,7 +28,6 @@ import time
 import traceback
 import types
 from collections import OrderedDict
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -472,7 +471,7 @@ def _module_codes(
     if (
         not original
         or any(_is_future_import(statement) for statement in body[leading:])
-        or any(isinstance(statement, ast.Global) for statement in _module_level(body))
+        or any(isinstance(statement, ast.Global) for statement in discovery.statements_shallow(body))
     ):
         return whole()  # a misplaced `from __future__`, a module-level `global`: checked across statements
     lines = _LINE_BREAK.split(source)
@@ -524,24 +523,7 @@ def _is_future_import(statement: ast.stmt) -> bool:
 def _annotates(body: list[ast.stmt]) -> bool:
     """Does the module's own code (not its defs or classes) hold an annotated assignment? (CPython's
     find_ann: the module then starts by making `__annotations__`.)"""
-    return any(isinstance(statement, ast.AnnAssign) for statement in _module_level(body))
-
-
-def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements of the module's own code: nested in if/for/while/with/try/match, not in defs or
-    classes."""
-    for statement in body:
-        yield statement
-        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue
-        for name in ("body", "orelse", "finalbody"):
-            block = getattr(statement, name, None)
-            if isinstance(block, list):
-                yield from _module_level(block)
-        for handler in getattr(statement, "handlers", ()) or ():
-            yield from _module_level(handler.body)
-        for case in getattr(statement, "cases", ()) or ():
-            yield from _module_level(case.body)
+    return any(isinstance(statement, ast.AnnAssign) for statement in discovery.statements_shallow(body))
 
 
 def _code_names(code: Any) -> set[str]:

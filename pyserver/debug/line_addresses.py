@@ -171,17 +171,25 @@ def loop_header_lines(source: str) -> set[int]:
     return {node.lineno for node in ast.walk(tree) if isinstance(node, (ast.For, ast.While))}
 
 
-_TABLE_ROW = re.compile(r"^\s*\d+\s+(\d+|END)\s+(0x[0-9a-fA-F]+)\s+(Y?)")
+_TABLE_ROW = re.compile(r"^\s*\d+\s+(\d+|END)\s+(0x[0-9a-fA-F]+)")
 
 
 def parse_line_table(text: str) -> list[LineRow]:
-    """The rows of gdb's `maint info line-table` (INDEX LINE ADDRESS IS-STMT ...), every symtab's."""
+    """The rows of gdb's `maint info line-table`, every symtab's. gdb 13 prints INDEX LINE ADDRESS IS-STMT
+    PROLOGUE-END, gdb 16 INDEX LINE REL-ADDRESS UNREL-ADDRESS IS-STMT PROLOGUE-END EPILOGUE-BEGIN: the
+    address is the first (relocated) one, and a flag is read in its header's column (a row may leave
+    IS-STMT blank and mark a later column)."""
     rows = []
+    stmt_column: int | None = None
     for raw in text.splitlines():
+        if "IS-STMT" in raw:
+            stmt_column = raw.index("IS-STMT")
+            continue
         match = _TABLE_ROW.match(raw)
-        if match:
+        if match and stmt_column is not None:
             line = 0 if match.group(1) == "END" else int(match.group(1))
-            rows.append(LineRow(line, int(match.group(2), 16), match.group(3) == "Y"))
+            is_stmt = raw[stmt_column : stmt_column + len("IS-STMT")].strip() == "Y"
+            rows.append(LineRow(line, int(match.group(2), 16), is_stmt))
     return rows
 
 

@@ -11,7 +11,7 @@ What lives here:
   when it fails, then (only for `parallel=True`) the typed passes up to ParforPass;
 - typing of calls to workspace jitted functions through the same inference, so typing a caller never
   compiles its callees to LLVM;
-- signature parsing, annotation conversion, cache index reading (core.py);
+- signature parsing, annotation conversion, cache index reading (signatures.py);
 - untyped-list element types (containers.py), typing a Python caller's slice (slices.py), the
   parallel report (parfors.py), object-mode compiles and IR views (views.py).
 """
@@ -22,5 +22,6 @@ from pyserver.analysis.numba_api.containers import *  # noqa: F403
 from pyserver.analysis.numba_api.core import *  # noqa: F403
 from pyserver.analysis.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
 from pyserver.analysis.numba_api.parfors import *  # noqa: F403
+from pyserver.analysis.numba_api.signatures import *  # noqa: F403
 from pyserver.analysis.numba_api.slices import *  # noqa: F403
 from pyserver.analysis.numba_api.views import *  # noqa: F403

@@ -84,6 +84,31 @@ def test_parsers_read_gdbs_output() -> None:
     assert header_addresses(table, [], 8) is None
 
 
+def test_the_line_table_is_read_by_its_columns_in_gdb_13_and_16() -> None:
+    """A row may leave IS-STMT blank and mark PROLOGUE-END or EPILOGUE-BEGIN; gdb 16 prints two addresses."""
+    gdb13 = (
+        "INDEX  LINE   ADDRESS            IS-STMT PROLOGUE-END \n"
+        "0      9      0x00007fffe42f2eb6 Y       Y            \n"
+        "1      9      0x00007fffe42f2ec0         Y            \n"
+    )
+    assert parse_line_table(gdb13) == [LineRow(9, 0x7FFFE42F2EB6, True), LineRow(9, 0x7FFFE42F2EC0, False)]
+    gdb16 = (
+        "INDEX  LINE   REL-ADDRESS        UNREL-ADDRESS      IS-STMT PROLOGUE-END EPILOGUE-BEGIN \n"
+        "0      8      0x00007ffff7e04000 0x00007ffff7e04000 Y                                   \n"
+        "1      9      0x00007ffff7e043f6 0x00007ffff7e043f6 Y       Y                           \n"
+        "6      12     0x00007ffff7e049b7 0x00007ffff7e049b7                      Y              \n"
+        "9      10     0x00007ffff7e049ee 0x00007ffff7e049ee                                     \n"
+        "12     END    0x00007ffff7e04c7e 0x00007ffff7e04c7e Y                                   \n"
+    )
+    assert parse_line_table(gdb16) == [
+        LineRow(8, 0x7FFFF7E04000, True),
+        LineRow(9, 0x7FFFF7E043F6, True),
+        LineRow(12, 0x7FFFF7E049B7, False),
+        LineRow(10, 0x7FFFF7E049EE, False),
+        LineRow(0, 0x7FFFF7E04C7E, True),
+    ]
+
+
 @pytest.mark.parametrize("name", ["nested_if", "while_break", "helper_loop", "records", "calls"])
 def test_recorded_functions_stop_as_python_reports_the_lines(name: str) -> None:
     data = json.loads((TABLES / f"{name}.json").read_text())
