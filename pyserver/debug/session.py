@@ -303,6 +303,7 @@ class Session:
     _watch_debuggee = _stops._watch_debuggee
     _on_breakpoint_modified = _stops._on_breakpoint_modified
     _resumed = _stops._resumed
+    _take_stop = _stops._take_stop
     _on_gdb_stopped = _stops._on_gdb_stopped
     _update_recording = _stops._update_recording
     _format_log_message = _stops._format_log_message

@@ -107,13 +107,19 @@ def _on_breakpoint_modified(self: Session, record: dict[str, Any]) -> None:
 
 def _resumed(self: Session) -> None:
     self._last_signal = {}
-    with self._lock:
-        self.owner = None
-        self.stopped_thread = None
-        self.frames.clear()
-        self.var_refs.clear()
+    self._take_stop(None, None)
     if self.values is not None:
         self.values.reset()
+
+
+def _take_stop(self: Session, owner: str | None, thread: int | None) -> None:
+    """Who holds the program now ("gdb", "debugpy", or None while it runs) and its stopped thread: the
+    frames and variable references of any earlier stop are gone."""
+    with self._lock:
+        self.owner = owner
+        self.stopped_thread = thread
+        self.frames.clear()
+        self.var_refs.clear()
 
 
 def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
@@ -132,11 +138,7 @@ def _on_gdb_stopped(self: Session, payload: dict[str, Any]) -> None:
     gdb_thread = str(payload.get("thread-id") or "1")
     frame = payload.get("frame") or {}
     native = self._native_of_gdb_thread(gdb_thread)
-    with self._lock:
-        self.owner = "gdb"
-        self.stopped_thread = native
-        self.frames.clear()
-        self.var_refs.clear()
+    self._take_stop("gdb", native)
     if self.values is not None:
         self.values.reset()
     with self._lock:
@@ -459,11 +461,7 @@ def _on_debugpy_event(self: Session, message: Message) -> None:
             return
         theirs = int(body.get("threadId", 0))
         native = self._native_of_debugpy_thread(theirs)
-        with self._lock:
-            self.owner = "debugpy"
-            self.stopped_thread = native
-            self.frames.clear()
-            self.var_refs.clear()
+        self._take_stop("debugpy", native)
         self._delete_step_in_temps()
         body["threadId"] = native
         if intent.python_caller or (body.get("reason") == "breakpoint" and not body.get("hitBreakpointIds")):
