@@ -23,11 +23,10 @@ from typing import Any
 from pygdbmi import gdbmiparser
 
 from pyserver.debug.gdb.mi import console as mi_console
-from pyserver.debug.gdb.mi.base import c_string
 from pyserver.debug.gdb.mi.target import GDB_EXIT
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
 
-__all__ = ["AsyncListener", "GdbBackend", "MIRecord", "c_string", "kill_group", "set_parent_death_signal"]
+__all__ = ["AsyncListener", "GdbBackend", "MIRecord", "kill_group", "set_parent_death_signal"]
 
 PR_SET_PDEATHSIG = 1
 
