@@ -30,6 +30,14 @@ class AnalysisRun:
     sources: dict[str, report.SourceIndex] = field(default_factory=dict)  # path -> index, this run's files
     discovered: dict[str, list[JitFunction]] = field(default_factory=dict)  # path -> jitted functions
     fingerprints: dict[int, str] = field(default_factory=dict)  # id(py_func) -> fingerprint
+    # id(py_func) -> fingerprint with its jitted callees by name only (see Analyzer._infer)
+    callee_blind_fingerprints: dict[int, str] = field(default_factory=dict)
+    # One entry per inference in progress: the callees' answers it used; None once it used one that
+    # cannot be checked again (an error, a recursive call, a function passed as a value).
+    callee_logs: list[list[CalleeAnswer] | None] = field(default_factory=list)
+    inferring: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # the functions being inferred, outermost first
     fresh: set[tuple[str, str]] = field(default_factory=set)  # functions inferred (not reused) in this run
     callee_depth: int = 0
     stores: list[dict[str, Any]] = field(default_factory=list)  # the signatures files
@@ -45,6 +53,23 @@ class Memo:
     inference: numba_api.Inference
     def_line: int
     function: tuple[str, str]  # (file, qualname)
+
+
+@dataclass(frozen=True)
+class CalleeAnswer:
+    """What typing a call to a jitted callee answered: for these argument types, these signatures."""
+
+    callee: tuple[str, str]  # (file, qualname)
+    args: tuple[Any, ...]
+    pairs: tuple[tuple[tuple[Any, ...], Any], ...]  # (argument types, return type)
+
+
+@dataclass
+class CutoffMemo:
+    """An inference reusable while its jitted callees give the same answers (early cutoff)."""
+
+    memo: Memo
+    answers: list[CalleeAnswer]
 
 
 def shift_text(text: str, path: str, delta: int) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from pyserver.analysis import codes, insight, kernels, numba_api, recompiles, report
-from pyserver.analysis.analysis_run import AnalysisRun, Memo, shifted
+from pyserver.analysis.analysis_run import AnalysisRun, CalleeAnswer, CutoffMemo, Memo, shifted
 from pyserver.analysis.discovery import JitFunction, find_jitted_functions, place_created
 from pyserver.analysis.incremental_parse import IncrementalParser
 from pyserver.analysis.loader import Loader, LoadResult, created_functions
@@ -47,6 +47,31 @@ MAX_CALLEE_DEPTH = 30
 ANALYSED_KINDS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass-method"}
 
 
+def _global_names(py_func: Any) -> set[str]:
+    """The global names the function's code (nested code included) reads."""
+    names: set[str] = set()
+    codes = [py_func.__code__]
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, pytypes.CodeType))
+    return names
+
+
+def _answer_pairs(pairs: list[tuple[tuple[Any, ...], Any]]) -> tuple[tuple[tuple[Any, ...], Any], ...]:
+    return tuple((tuple(args), return_type) for args, return_type in pairs)
+
+
+# Type texts that name a function, a class or an object: such a type compares by identity, which a
+# reused inference would keep from an earlier run.
+_IDENTITY_TYPE_MARKS = ("Dispatcher", "Function", "0x", "jitclass", "#")
+
+
+def _names_functions(args: tuple[Any, ...], pairs: tuple[tuple[tuple[Any, ...], Any], ...]) -> bool:
+    types = [*args, *(t for pair_args, r in pairs for t in (*pair_args, r))]
+    return any(mark in str(t) for t in types for mark in _IDENTITY_TYPE_MARKS)
+
+
 class Analyzer:
     def __init__(self, root: str | Path, signature_files: list[str] | None = None) -> None:
         self.root = os.path.realpath(str(root))
@@ -58,6 +83,7 @@ class Analyzer:
         )
         kernels.install_overload_capture()  # the types of calls that resolve to @overload implementations
         self.memo: OrderedDict[tuple[Any, ...], Memo] = OrderedDict()
+        self.cutoff_memo: OrderedDict[tuple[Any, ...], CutoffMemo] = OrderedDict()  # see _infer
         self.object_memo: dict[tuple[Any, ...], tuple[numba_api.ObjectModeResult, int]] = {}
         self.parser = IncrementalParser()
         self.shown = ShownTypes(self.root, self.recorded_objects.resolve)  # texts of types, kept across runs
@@ -116,64 +142,144 @@ class Analyzer:
             return f"object:{type(value).__qualname__}:{id(value)}"  # unknown: no reuse across runs
         return f"object:{type(value).__qualname__}:{text}"
 
-    def _fingerprint(self, py_func: Any, depth: int = 0) -> str:
-        cached = self._run.fingerprints.get(id(py_func))
+    def _fingerprint(self, py_func: Any, depth: int = 0, callee_blind: bool = False) -> str:
+        """The function's source and every global and closure value it reads. `callee_blind`: its jitted
+        callees by name, options and parameters only, not by their code (see _infer)."""
+        fingerprints = self._run.callee_blind_fingerprints if callee_blind else self._run.fingerprints
+        cached = fingerprints.get(id(py_func))
         if cached is not None:
             return cached
         if depth > MAX_CALLEE_DEPTH:
             return "deep"
-        self._run.fingerprints[id(py_func)] = "cycle:" + py_func.__qualname__  # a recursive call
+        fingerprints[id(py_func)] = "cycle:" + py_func.__qualname__  # a recursive call
         digest = hashlib.sha256()
         digest.update(numba_api.NUMBA_VERSION.encode())
         digest.update(py_func.__code__.co_filename.encode())
         digest.update(self._function_source(py_func).encode())
-        names: set[str] = set()
-        codes = [py_func.__code__]
-        while codes:
-            code = codes.pop()
-            names.update(code.co_names)
-            codes.extend(c for c in code.co_consts if isinstance(c, pytypes.CodeType))
         module_globals = py_func.__globals__
-        for name in sorted(names):
+        for name in sorted(_global_names(py_func)):
             if name in module_globals:
-                digest.update(f"{name}={self._value_fingerprint(module_globals[name], depth)};".encode())
+                text = self._read_value_fingerprint(module_globals[name], depth, callee_blind)
+                digest.update(f"{name}={text};".encode())
         for cell in py_func.__closure__ or ():
             try:
-                digest.update(self._value_fingerprint(cell.cell_contents, depth).encode())
+                digest.update(self._read_value_fingerprint(cell.cell_contents, depth, callee_blind).encode())
             except ValueError:
                 digest.update(b"empty-cell")
         defaults = py_func.__defaults__ or ()
         digest.update(self._value_fingerprint(tuple(defaults), depth).encode())
         value = digest.hexdigest()
-        self._run.fingerprints[id(py_func)] = value
+        fingerprints[id(py_func)] = value
         return value
+
+    def _read_value_fingerprint(self, value: Any, depth: int, callee_blind: bool) -> str:
+        if callee_blind and numba_api.typed_only_by_resolver(value):
+            defaults = tuple(numba_api.dispatcher_py_func(value).__defaults__ or ())
+            return "callee:" + numba_api.resolver_token(value) + self._value_fingerprint(defaults, depth)
+        return self._value_fingerprint(value, depth)
 
     # ----------------------------------------------------------------------------------- inference
 
     def _infer(
         self, record: numba_api.Recorded, args: tuple[Any, ...], return_type: Any
     ) -> numba_api.Inference:
+        """Numba's inference of one function for one signature, or a reused one. Early cutoff, as in
+        rust-analyzer's salsa: a caller's typing reads a jitted callee only through the resolver's
+        answers (argument types -> return type), so after an edit of the callee that leaves those
+        answers unchanged, the caller's inference is reused: its callee-blind key matches and asking
+        the new callee the same questions gives the same answers (any error, recursion or function
+        passed as a value, and the inference is not kept for that)."""
         py_func = numba_api.dispatcher_py_func(record.dispatcher)
-        key = (
-            self._fingerprint(py_func),
-            repr(sorted(numba_api.dispatcher_options(record.dispatcher).items(), key=lambda kv: kv[0])),
-            args,
-            return_type,
-        )
+        options = repr(sorted(numba_api.dispatcher_options(record.dispatcher).items(), key=lambda kv: kv[0]))
+        key = (self._fingerprint(py_func), options, args, return_type)
         def_line = py_func.__code__.co_firstlineno
         memo = self.memo.get(key)
         if memo is not None:
             self.memo.move_to_end(key)
             return shifted(memo.inference, py_func.__code__.co_filename, def_line - memo.def_line)
-        with numba_api.callee_resolver(self._resolve_callee):
-            inference = numba_api.infer(record.dispatcher, args, return_type)
-        self.memo[key] = Memo(inference, def_line, numba_api.function_id(py_func))
-        self._run.fresh.add(numba_api.function_id(py_func))
-        while len(self.memo) > MEMO_LIMIT:
-            self.memo.popitem(last=False)
+        function = numba_api.function_id(py_func)
+        blind_key = (self._fingerprint(py_func, callee_blind=True), options, args, return_type)
+        reusable = self.cutoff_memo.get(blind_key)
+        if reusable is not None and self._same_answers(py_func, function, reusable.answers):
+            self.cutoff_memo.move_to_end(blind_key)
+            self._keep(self.memo, key, reusable.memo)
+            return shifted(
+                reusable.memo.inference, py_func.__code__.co_filename, def_line - reusable.memo.def_line
+            )
+        self._run.callee_logs.append([])
+        self._run.inferring.append(function)
+        try:
+            with numba_api.callee_resolver(self._resolve_callee):
+                inference = numba_api.infer(record.dispatcher, args, return_type)
+        finally:
+            self._run.inferring.pop()
+            answers = self._run.callee_logs.pop()
+        memo = Memo(inference, def_line, function)
+        self._keep(self.memo, key, memo)
+        if answers is not None and not inference.errors:
+            self._keep(self.cutoff_memo, blind_key, CutoffMemo(memo, answers))
+        self._run.fresh.add(function)
         return inference
 
+    @staticmethod
+    def _keep(memo: OrderedDict[tuple[Any, ...], Any], key: tuple[Any, ...], value: Any) -> None:
+        memo[key] = value
+        memo.move_to_end(key)
+        while len(memo) > MEMO_LIMIT:
+            memo.popitem(last=False)
+
+    def _same_answers(self, py_func: Any, function: tuple[str, str], answers: list[CalleeAnswer]) -> bool:
+        """Whether the callees `py_func` reads now answer its earlier questions as before."""
+        current: dict[tuple[str, str], Any] = {}
+        values = [py_func.__globals__.get(name) for name in _global_names(py_func)]
+        for cell in py_func.__closure__ or ():
+            try:
+                values.append(cell.cell_contents)
+            except ValueError:
+                pass
+        for value in values:
+            if numba_api.typed_only_by_resolver(value):
+                current[numba_api.function_id(numba_api.dispatcher_py_func(value))] = value
+        self._run.callee_logs.append([])  # the questions asked again are not the caller's own
+        self._run.inferring.append(function)
+        try:
+            for answer in answers:
+                dispatcher = current.get(answer.callee)
+                if dispatcher is None:
+                    return False
+                try:
+                    pairs = self._resolve_callee(dispatcher, answer.args)
+                except Exception:  # a callee that no longer types: the caller is inferred afresh
+                    return False
+                if _answer_pairs(pairs) != answer.pairs:
+                    return False
+            return self._run.callee_logs[-1] is not None
+        finally:
+            self._run.inferring.pop()
+            self._run.callee_logs.pop()
+
     def _resolve_callee(self, dispatcher: Any, args: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
+        logs = self._run.callee_logs
+        try:
+            pairs = self._callee_pairs(dispatcher, args)
+        except BaseException:
+            if logs:
+                logs[-1] = None
+            raise
+        if logs and logs[-1] is not None:
+            callee = numba_api.function_id(numba_api.dispatcher_py_func(dispatcher))
+            answer = CalleeAnswer(callee, tuple(args), _answer_pairs(pairs))
+            if (
+                callee in self._run.inferring
+                or not numba_api.typed_only_by_resolver(dispatcher)
+                or _names_functions(answer.args, answer.pairs)
+            ):
+                logs[-1] = None
+            else:
+                logs[-1].append(answer)
+        return pairs
+
+    def _callee_pairs(self, dispatcher: Any, args: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
         py_func = numba_api.dispatcher_py_func(dispatcher)
         record = self.loader.recorded.get(numba_api.function_id(py_func))
         if record is None or record.dispatcher is not dispatcher:

@@ -1,4 +1,5 @@
-"""Incremental re-analysis: an edited function and its callers are re-inferred; the rest is reused."""
+"""Incremental re-analysis: an edited function is re-inferred, and its callers when what they get from it
+changes (its return type, its parameters, an error); the rest is reused."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ SOURCE = textwrap.dedent(
 )
 
 
-def test_edit_one_function_reinfers_it_and_its_callers(ws) -> None:
+def test_edit_one_function_reinfers_it_and_callers_whose_answers_change(ws) -> None:
     name = "inc_edit.py"
     path = ws.write(name, SOURCE)
     first = ws.engine.analyze(path, SOURCE)
@@ -44,15 +45,23 @@ def test_edit_one_function_reinfers_it_and_its_callers(ws) -> None:
     assert again.inferred == [] and sorted(again.reused) == ["alone", "broken", "leaf", "middle", "top"]
     assert [d.message for d in again.diagnostics] == [d.message for d in first.diagnostics]
 
+    # leaf still returns int64 for an int64: what middle asks of it is answered as before (early cutoff).
     edited = SOURCE.replace("return x + 1", "return x + 10")
     after_edit = ws.engine.analyze(path, edited)
-    assert sorted(after_edit.inferred) == ["leaf", "middle", "top"]
-    assert sorted(after_edit.reused) == ["alone", "broken"]
+    assert sorted(after_edit.inferred) == ["leaf"]
+    assert sorted(after_edit.reused) == ["alone", "broken", "middle", "top"]
     top = next(f for f in after_edit.functions if f.name == "top")
     assert top.signatures[0].return_type == "int64"
 
+    # leaf now returns float64: middle's typing changes, and so does top's, through middle.
+    floating = SOURCE.replace("return x + 1", "return x + 1.5")
+    after_float = ws.engine.analyze(path, floating)
+    assert sorted(after_float.inferred) == ["leaf", "middle", "top"]
+    returns = {f.name: f.signatures[0].return_type for f in after_float.functions if f.signatures}
+    assert returns["leaf"] == returns["middle"] == returns["top"] == "float64"
+
     # Only `alone` changes: its callers (none) and itself.
-    edited_alone = edited.replace("z = y * 2.0", "z = y * 3.0")
+    edited_alone = floating.replace("z = y * 2.0", "z = y * 3.0")
     result = ws.engine.analyze(path, edited_alone)
     assert result.inferred == ["alone"]
 

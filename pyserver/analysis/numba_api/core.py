@@ -7,6 +7,7 @@ version shims.
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 import time
 import warnings
@@ -412,6 +413,30 @@ def mark_workspace_dispatcher(dispatcher: Any) -> None:
 def is_workspace_dispatcher(value: Any) -> bool:
     """A dispatcher of a workspace function (marked by mark_workspace_dispatcher)."""
     return bool(getattr(value, "_numba_lens_workspace", False))
+
+
+def typed_only_by_resolver(value: Any) -> bool:
+    """A workspace dispatcher that a caller's typing sees only through the callee resolver's answers
+    (argument types -> return type): never inlined into the caller, not a lifted loop. What else of it
+    the caller's typing reads (its parameters and defaults, which fold the call's arguments) is in
+    `resolver_token`."""
+    if not is_workspace_dispatcher(value) or not isinstance(value, _DispatcherBase):
+        return False
+    if type(value).__name__ in _LIFTED_DISPATCHERS:
+        return False
+    return dict(getattr(value, "targetoptions", {}) or {}).get("inline", "never") == "never"
+
+
+def resolver_token(dispatcher: Any) -> str:
+    """What a caller's typing reads of a dispatcher besides the resolver's answers: its name, options
+    and parameters (the folding of keyword and omitted arguments)."""
+    py_func = dispatcher.py_func
+    options = sorted((k, repr(v)) for k, v in dict(dispatcher.targetoptions).items())
+    try:
+        parameters = str(inspect.signature(py_func))
+    except (TypeError, ValueError):
+        parameters = "?"
+    return f"{py_func.__module__}.{py_func.__qualname__}{parameters}{options}"
 
 
 @contextmanager
