@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba
 from numba.core import types as nbtypes
 from numba.core.registry import cpu_target
 
@@ -153,3 +154,30 @@ def _leave_out(body: list[ast.stmt], left_out: set[int]) -> None:
             _leave_out(stmt.orelse, left_out)
             if not stmt.body:
                 stmt.body.append(ast.Pass())
+
+
+def constant_shape(code: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """A compiled slice's bytecode with its int and float constants left out, and those constants: two
+    slices of the same shape differ only in them (a constant repeated, or one Python folds, changes
+    the bytecode itself)."""
+    numbers = tuple(c for c in code.co_consts if type(c) in (int, float))
+    shape = (
+        code.co_code,
+        code.co_names,
+        code.co_varnames,
+        code.co_freevars,
+        code.co_cellvars,
+        tuple(type(c) if type(c) in (int, float) else c for c in code.co_consts),
+    )
+    return shape, numbers
+
+
+def same_numba_types(numbers: tuple[Any, ...], others: tuple[Any, ...]) -> bool:
+    """Do these constants have the same Numba types, position by position (int64 both, not uint64)?"""
+    try:
+        return all(
+            type(a) is type(b) and numba.typeof(a) == numba.typeof(b)
+            for a, b in zip(numbers, others, strict=True)
+        )
+    except (ValueError, TypeError):  # an int too large for any integer type
+        return False

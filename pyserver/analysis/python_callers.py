@@ -29,7 +29,13 @@ from typing import Any
 
 from pyserver.analysis import numba_api
 from pyserver.analysis.call_index import CallIndex, CallSite, IndexedFile, Scope
-from pyserver.analysis.caller_probes import LeftOut, leave_out_copies, python_call_types
+from pyserver.analysis.caller_probes import (
+    LeftOut,
+    constant_shape,
+    leave_out_copies,
+    python_call_types,
+    same_numba_types,
+)
 from pyserver.analysis.caller_slices import (
     Simple,
     close,
@@ -121,11 +127,17 @@ class PythonCallerTypes:
         self._resolver: Callable[[], AbstractContextManager[Any]] = nullcontext
         self._active: set[tuple[str, str]] = set()
         self.slices_typed = 0
+        self.slices_shared = 0  # slices given the typing of one that differs only in free constants
+        # (context, shape) -> a typing and the numeric constants of the slice typed (see _typing)
+        self._shapes: dict[tuple[str, tuple[Any, ...]], tuple[numba_api.SliceTyping, tuple[Any, ...]]] = {}
         # Per analysis run: each caller typed once, with the calls of all workspace functions it makes.
         self._run_memo: dict[tuple[str, str, int], dict[int, list[_Outcome]]] = {}
         self._flat: dict[int, tuple[ast.AST, list[Simple]]] = {}  # id(scope node) -> its statements
         self._bound_by: dict[int, tuple[list[Simple], dict[str, list[Simple]]]] = {}  # see _by_name
         self._statements: dict[int, tuple[ast.Module, list[ast.stmt]]] = {}  # see _module_statements
+        # Once per process, at the analyzer's construction (before the worker takes any file): the
+        # first file's callers then do not pay for loading the typing of common NumPy calls.
+        numba_api.warm_up_python_callers()
 
     def configure(
         self,
@@ -585,23 +597,25 @@ class PythonCallerTypes:
         args = (scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types))
         function, left_out = self._synthesize(*args, indexed.has_walrus)
         key_source = ast.unparse(function)
-        key = hashlib.sha256(
-            "\n".join(
-                [
-                    scope.path,
-                    key_source,
-                    left_out.key(),
-                    repr(sorted((n, self._fingerprint(v)) for n, v in values.items() if n != "__builtins__")),
-                    repr([(p, str(t)) for p, t in param_types.items()]),
-                ]
-            ).encode()
-        ).hexdigest()
+        # What the types depend on besides the slice's text (also the key of typings shared by slices
+        # that differ only in numeric constants, see _typing)
+        context = "\n".join(
+            [
+                scope.path,
+                left_out.key(),
+                repr(sorted((n, self._fingerprint(v)) for n, v in values.items() if n != "__builtins__")),
+                repr([(p, str(t)) for p, t in param_types.items()]),
+            ]
+        )
+        key = hashlib.sha256(f"{key_source}\n{context}".encode()).hexdigest()
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._run(key_source, left_out, values, probes, active, param_types)
+            cached = self._run(key_source, context, left_out, values, probes, active, param_types)
             if cached.retry_with_copies:
                 function, left_out = self._synthesize(*args, indexed.has_walrus, False)
-                cached = self._run(ast.unparse(function), left_out, values, probes, active, param_types)
+                cached = self._run(
+                    ast.unparse(function), context + "\ncopies", left_out, values, probes, active, param_types
+                )
             self._cache[key] = cached
             while len(self._cache) > SLICE_CACHE_LIMIT:
                 self._cache.pop(next(iter(self._cache)))
@@ -697,6 +711,7 @@ class PythonCallerTypes:
     def _run(
         self,
         text: str,
+        context: str,
         left_out: LeftOut,
         values: dict[str, Any],
         probes: list[_Probe],
@@ -710,11 +725,7 @@ class PythonCallerTypes:
             exec(code, namespace)  # defines the synthetic function only: its body never runs
         except (SyntaxError, ValueError) as exc:
             return _SliceResult({}, {i: f"its statements could not be sliced ({exc})" for i in active})
-        py_func = namespace["__lens_slice__"]
-        arg_types = (numba_api.boolean_type(), *param_types.values())
-        with self._resolver(), python_call_types():
-            typing = numba_api.type_python_slice(py_func, arg_types)
-        self.slices_typed += 1
+        typing = self._typing(namespace["__lens_slice__"], context, param_types)
         if left_out.aliases and typing.error is None:
             # A local that Numba split into versions (`data`, `data.1`), or that it dropped: the copy is
             # what tells which one the call reads. Not expected: leave_out_copies predicts the versions.
@@ -757,6 +768,30 @@ class PythonCallerTypes:
             else:
                 types[number] = found
         return _SliceResult(types, failures)
+
+    def _typing(self, py_func: Any, context: str, param_types: dict[str, Any]) -> numba_api.SliceTyping:
+        """The slice's typing, or that of a slice typed before that differs only in numeric constants
+        whose values, that typing proved, change no type (SliceTyping.free_constants): callers that pass
+        `np.linspace(0, 1, n) * 3` and `... * 4` to the same kernels are typed once."""
+        shape, numbers = constant_shape(py_func.__code__)
+        shape_key = (context, shape)
+        known = self._shapes.get(shape_key)
+        if known is not None:
+            typing, typed_numbers = known
+            if same_numba_types(numbers, typed_numbers) and all(
+                a == b or (type(a), a) in typing.free_constants
+                for a, b in zip(typed_numbers, numbers, strict=True)
+            ):
+                self.slices_shared += 1
+                return typing
+        with self._resolver(), python_call_types():
+            typing = numba_api.type_python_slice(py_func, (numba_api.boolean_type(), *param_types.values()))
+        self.slices_typed += 1
+        if typing.error is None and typing.free_constants:
+            self._shapes[shape_key] = (typing, numbers)
+            while len(self._shapes) > SLICE_CACHE_LIMIT:
+                self._shapes.pop(next(iter(self._shapes)))
+        return typing
 
 
 def _bind(

@@ -5,12 +5,15 @@ Part of the numba_api fence (see its __init__): Numba internals live only in thi
 
 from __future__ import annotations
 
+import dis
+import operator
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import numba
-from numba.core import compiler, ir, typed_passes
+import numpy as np
+from numba.core import bytecode, compiler, interpreter, ir, transforms, typed_passes
 from numba.core import types as nbtypes
 from numba.core.registry import cpu_target
 
@@ -31,6 +34,9 @@ class SliceTyping:
     mixed_narrow: set[str]
     error: str | None  # why nothing could be typed (an error of Numba's front end), else None
     elapsed_ms: float
+    # Numeric constants (type, value) whose value no type here depends on (value_free_constants): a slice
+    # that differs only in them types the same.
+    free_constants: frozenset[tuple[type, Any]] = frozenset()
 
 
 _WIDE_DTYPES = ("int64", "float64", "complex128", "bool")
@@ -115,7 +121,7 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
     its typemap, and where Python's run-time types could differ from Numba's unified ones."""
     started = time.perf_counter()
     try:
-        func_ir = compiler.run_frontend(py_func)
+        func_ir = _slice_frontend(py_func)
         state = typed_passes.type_inference_stage(
             cpu_target.typing_context, cpu_target.target_context, func_ir, arg_types, None, raise_errors=False
         )
@@ -192,7 +198,114 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
         mixed_narrow=mixed_users,
         error=None,
         elapsed_ms=(time.perf_counter() - started) * 1000.0,
+        free_constants=frozenset()
+        if state.typing_errors
+        else value_free_constants(func_ir, typemap, calltypes),
     )
+
+
+# Arithmetic operators whose typing for an array and a number Numba does by NumPy's rules on the types
+# (npydecl.NumpyRulesArrayOperator): the number's value never matters. Their templates are taken at the
+# warm-up, before any workspace module can register an overload of its own.
+_ARITHMETIC = (
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+    operator.pow,
+)  # fmt: skip
+_numba_templates: dict[Any, tuple[Any, ...]] = {}
+
+
+def _operators_are_numbas() -> bool:
+    """Are the arithmetic operators typed by the templates of the warm-up only (no overload since)?"""
+    if not _numba_templates:
+        return False
+    context = cpu_target.typing_context
+    return all(tuple(context.resolve_value_type(op).templates) == _numba_templates[op] for op in _ARITHMETIC)
+
+
+def value_free_constants(
+    func_ir: Any, typemap: dict[str, Any], calltypes: Any
+) -> frozenset[tuple[type, Any]]:
+    """The int and float constants of a typed slice whose value provably changes no type of it: every
+    occurrence is a temporary read only as an operand of + - * / // % ** with an array, whose typing
+    took the number's type, not its literal value (NumPy's rules; no overload of the operator but
+    Numba's own). Another int of the same Numba type, or another float, there gives the same types."""
+    temporaries: dict[str, tuple[type, Any]] = {}
+    refused: set[tuple[type, Any]] = set()
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Const):
+                value = stmt.value.value
+                if type(value) in (int, float):
+                    key = (type(value), value)
+                    if stmt.target.name.startswith("$"):
+                        temporaries[stmt.target.name] = key
+                    else:  # a user variable holds it: a probe may read its literal type
+                        refused.add(key)
+    if not temporaries or not _operators_are_numbas():
+        return frozenset()
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if not isinstance(stmt, ir.Assign):
+                read = stmt.list_vars()
+            elif (
+                isinstance(stmt.value, ir.Expr) and stmt.value.op == "binop" and stmt.value.fn in _ARITHMETIC
+            ):
+                expr = stmt.value
+                signature = calltypes.get(expr)
+                operands = [expr.lhs, expr.rhs]
+                for position, operand in enumerate(operands):
+                    found = temporaries.get(operand.name)
+                    if found is not None and (
+                        signature is None
+                        or not isinstance(typemap.get(operands[1 - position].name), nbtypes.Array)
+                        or isinstance(signature.args[position], nbtypes.Literal)
+                    ):
+                        refused.add(found)
+                continue
+            elif isinstance(stmt.value, ir.Expr):
+                read = stmt.value.list_vars()
+            else:
+                read = [stmt.value] if isinstance(stmt.value, ir.Var) else []
+            for var in read:
+                if var.name in temporaries:
+                    refused.add(temporaries[var.name])
+    return frozenset(temporaries.values()) - refused
+
+
+# Peepholes of Numba's interpreter that change nothing unless the bytecode holds these instructions:
+# `with` (its __exit__ variables) and dict displays/updates (fusing them). A slice rarely has either.
+_PEEPHOLE_OPCODES = {
+    "peep_hole_delete_with_exit": {"BEFORE_WITH", "SETUP_WITH", "BEFORE_ASYNC_WITH", "SETUP_ASYNC_WITH"},
+    "peep_hole_fuse_dict_add_updates": {
+        "BUILD_MAP",
+        "BUILD_CONST_KEY_MAP",
+        "DICT_UPDATE",
+        "DICT_MERGE",
+        "MAP_ADD",
+    },
+}
+
+
+class _SliceInterpreter(interpreter.Interpreter):  # type: ignore[misc]
+    """Numba's interpreter, without the peepholes that provably do nothing for this bytecode."""
+
+    def post_process(self, peepholes: list[Any], func_ir: Any) -> Any:
+        opnames = {i.opname for i in dis.get_instructions(self.func_id.code)}
+        kept = [p for p in peepholes if _PEEPHOLE_OPCODES.get(getattr(p, "__name__", ""), opnames) & opnames]
+        return super().post_process(kept, func_ir)
+
+
+def _slice_frontend(py_func: Any) -> Any:
+    """compiler.run_frontend for a slice, less what only lowering reads: the variables' lifetimes (the
+    PostProcessor's liveness analysis); the CFG is canonicalized as it does. A generator (a slice holding
+    a `yield`) takes Numba's own front end."""
+    func_id = bytecode.FunctionIdentity.from_function(py_func)
+    if func_id.is_generator or not hasattr(interpreter.Interpreter, "post_process"):
+        return compiler.run_frontend(py_func)
+    func_ir = _SliceInterpreter(func_id).interpret(bytecode.ByteCode(func_id=func_id))
+    func_ir.blocks = transforms.canonicalize_cfg(func_ir.blocks)
+    func_ir.generator_info = None
+    return func_ir
 
 
 def _assigned_type(value: Any, typemap: dict[str, Any], calltypes: dict[Any, Any]) -> Any | None:
@@ -268,3 +381,68 @@ def constant_type(value: Any) -> Any | None:
         return numba.typeof(value)
     except Exception:
         return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Warm-up: what Python callers commonly do, typed once per process before any file arrives
+
+
+def _warm_kernel(a, scale, steps):  # pragma: no cover - typed by Numba, never run
+    total = 0.0
+    for i in range(steps):
+        for j in range(a.shape[0]):
+            total += a[j] * scale - i
+    out = np.empty_like(a)
+    zeros = np.zeros_like(a)
+    for j in range(a.shape[0]):
+        out[j] = a[j] + total / (steps + 1) + zeros[j]
+    return out
+
+
+def _warm_caller(cond, n, x):  # pragma: no cover - typed by Numba as a caller's slice, never run
+    data = np.linspace(0.0, 1.0, n) * 2
+    noise = np.random.rand(n)
+    data = data + noise * 0.5
+    ints = np.arange(n)
+    grid = np.arange(32.0).reshape(8, 4)
+    row = grid[0].copy()
+    made = (np.zeros(n), np.ones(n), np.empty(n), np.zeros((n, n)), np.random.random(n), np.random.randn(n))
+    narrow = (np.ones(n, dtype=np.float32), np.zeros(n, dtype=np.float32), np.empty(n, dtype=np.int64))
+    steps = 3
+    while cond:
+        data = _warm_kernel_jit(data, x, steps)
+    return data, ints, row, made, narrow, n + 1
+
+
+_warm_kernel_jit: Any = None  # the jitted _warm_kernel, made by the warm-up
+
+
+def warm_up_python_callers() -> SliceTyping | None:
+    """Type a typical caller slice and the kernel it calls (C-contiguous arrays, as Python passes them)
+    once per process: the typing templates of np.linspace, np.random.rand, np.ones(dtype=...), array
+    arithmetic and a kernel's loops over C arrays load here, not in the first file's analysis (tens of
+    ms there; the analysis worker builds its analyzer, and so this, before any file arrives). Returns
+    the slice's typing the first time, else None."""
+    global _warm_kernel_jit
+    if _warm_kernel_jit is not None:
+        return None
+    from pyserver.analysis.numba_api.core import (
+        callee_resolver,
+        infer,
+        mark_workspace_dispatcher,
+        refresh_contexts,
+    )
+
+    refresh_contexts()
+    _warm_kernel_jit = numba.njit(_warm_kernel)
+    mark_workspace_dispatcher(_warm_kernel_jit)  # typed through the resolver, as a workspace kernel is
+
+    def resolve(dispatcher: Any, args: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
+        args = tuple(nbtypes.unliteral(a) for a in args)  # as python_call_types passes them
+        return [(args, infer(dispatcher, args, None).return_type)]
+
+    context = cpu_target.typing_context
+    for op in _ARITHMETIC:
+        _numba_templates[op] = tuple(context.resolve_value_type(op).templates)
+    with callee_resolver(resolve):
+        return type_python_slice(_warm_caller, (nbtypes.boolean, nbtypes.int64, nbtypes.float64))
