@@ -326,6 +326,31 @@ def _run_without_debugpy(rest: list) -> None:
         runpy.run_path(rest[0], run_name="__main__")
 
 
+def _no_delay_on_accept() -> None:
+    """pydevd sends each DAP message as two writes (header, then body): with Nagle's algorithm on, the
+    body waits for the adapter's delayed ACK of the header, 40 ms per reply (about 0.2 s of the launch
+    handshake). TCP_NODELAY on the accepted socket sends both at once."""
+    try:
+        import debugpy.server  # noqa: F401  (puts debugpy's vendored pydevd on sys.path)
+        import pydevd
+    except ImportError:
+        return
+    initialize_network = getattr(pydevd.PyDB, "initialize_network", None)
+    if initialize_network is None:
+        return
+
+    def initialize_network_no_delay(self, sock, *args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            import socket
+
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except (OSError, AttributeError):
+            pass  # only slower
+        return initialize_network(self, sock, *args, **kwargs)
+
+    pydevd.PyDB.initialize_network = initialize_network_no_delay
+
+
 def _run_with_in_process_debugpy(rest: list) -> None:
     """`--in-process --listen HOST:PORT [--wait-for-client] (-m MODULE | PROGRAM) ARGS...`: debugpy's
     own DAP server inside this process (no separate adapter process to start, or to outlive us)."""
@@ -339,6 +364,7 @@ def _run_with_in_process_debugpy(rest: list) -> None:
     target = rest[index:]
     is_module = target[0] == "-m"
     sys.argv = [target[1], *target[2:]] if is_module else list(target)
+    _no_delay_on_accept()
     debugpy.listen((host, int(port)), in_process_debug_adapter=True)
     if wait:
         debugpy.wait_for_client()

@@ -82,6 +82,8 @@ class DebugpyClient:
             try:
                 sock = socket.create_connection(("127.0.0.1", port), timeout=2.0)
                 sock.settimeout(None)
+                # Small requests sent back to back must not wait for debugpy's delayed ACKs (Nagle).
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 self._sock = sock
                 break
             except OSError as exc:

@@ -21,6 +21,7 @@ from pyserver.debug.entry_stop import FirstStatementStop, candidate_files, locat
 from pyserver.debug.gdb.backend import GdbBackend, set_parent_death_signal
 from pyserver.debug.gdb.launcher import (
     BOOTSTRAP,
+    LLVM_SYMBOLS_SCRIPT,
     InferiorPty,
     configure_gdb,
     debuggee_argv,
@@ -290,6 +291,10 @@ def _launch_mixed(self: Session, spec: LaunchSpec) -> None:
         bp, _ = self._insert_function_breakpoint({"name": spec.stop_at_jit_function}, temporary=True)
         self.log(f"stopAtJitFunction -> gdb breakpoint {bp.number}")
     self._insert_in_code_breakpoint()
+    try:
+        self.gdb.execute_console(f"source {LLVM_SYMBOLS_SCRIPT}")
+    except GdbCommandError as exc:
+        self.log(f"libllvmlite's symbols are demangled: {exc}")
     try:
         start_inferior(
             self.gdb,

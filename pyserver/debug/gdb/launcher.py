@@ -23,6 +23,8 @@ from pyserver.debug.gdb.mi_protocol import GdbCommandError
 PARTIAL_LINE_DELAY_S = 0.05
 
 BOOTSTRAP = Path(__file__).resolve().parent.parent / "debuggee_boot.py"
+# Sourced just before a launch runs the program: no demangling of libllvmlite's symbols (see the file).
+LLVM_SYMBOLS_SCRIPT = Path(__file__).resolve().parent / "llvm_symbols_gdb.py"
 # Set by gdb-for-pwndbg's wrapper script for gdb's embedded Python (see start_inferior).
 GDB_WRAPPER_VARIABLES = ("PYTHONHOME", "PYTHONPATH", "PYTHONNOUSERSITE")
 
