@@ -129,9 +129,12 @@ def main() -> int:
 
         signatures: list[tuple[Any, tuple[Any, ...]]] = []
 
+        cpu_s = [0.0]
+
         def type_calls(text: str) -> tuple[float, int, int]:
             callee_s[0] = 0.0
             signatures.clear()
+            cpu_started = time.process_time()  # the machine may be shared: CPU time says what was ours
             started = time.perf_counter()
             analyzer.sources.prepare_python_callers(
                 str(path),
@@ -149,10 +152,12 @@ def main() -> int:
                 found += len(findings.signatures)
                 sites += findings.sites
                 signatures.extend((getattr(load.module, name), s.args) for s in findings.signatures)
-            return time.perf_counter() - started, found, sites
+            elapsed = time.perf_counter() - started
+            cpu_s[0] = time.process_time() - cpu_started
+            return elapsed, found, sites
 
         first_s, found, sites = type_calls(source)
-        first_callee_s = callee_s[0]
+        first_callee_s, first_cpu_s = callee_s[0], cpu_s[0]
         # The analysis of the file then infers each kernel for each signature found: those the callers'
         # results needed are in the analyzer's memo already (not timed).
         reused = 0
@@ -171,7 +176,9 @@ def main() -> int:
         )
         run_s = float(run.stdout.strip().splitlines()[-1])
     print(f"workspace file: {lines} lines, {KERNELS} kernels, {sites} Python call sites, {found} signatures")
-    print(f"(a) find and type its Python calls:   {first_s * 1000:7.0f} ms   (goal <= 300 ms)")
+    print(
+        f"(a) find and type its Python calls:   {first_s * 1000:7.0f} ms   (goal <= 300 ms; CPU {first_cpu_s * 1000:.0f} ms)"
+    )
     print(
         f"    of which inferring the kernels whose results the callers use: {first_callee_s * 1000:.0f} ms "
         f"(the file's analysis reuses it: {reused} of its {found} kernel inferences were done here)"

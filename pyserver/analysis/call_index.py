@@ -135,7 +135,7 @@ def index_source(
     except (SyntaxError, ValueError):
         jitted = set()
     imports: dict[str, tuple[str, int, str | None]] = {}
-    for node in ast_nodes(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -164,6 +164,24 @@ def index_source(
     indexed.scopes["<module>"] = module_scope
     _collect_calls(indexed, tree.body, module_scope, "")
     return indexed
+
+
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statements(tree: ast.Module) -> list[ast.AST]:
+    """The statements under `tree` (and the except/case clauses that hold some), in ast.walk's order:
+    the nodes ast_nodes visits but the expressions, which never hold a statement (an import)."""
+    found: list[ast.AST] = [tree]
+    i = 0
+    while i < len(found):
+        node = found[i]
+        i += 1
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list) and value and isinstance(value[0], _HOLDS_STATEMENTS):
+                found.extend(value)
+    return found
 
 
 def _collect_calls(indexed: IndexedFile, body: list[ast.stmt], scope: Scope, prefix: str) -> None:

@@ -275,14 +275,17 @@ def value_free_constants(
 # Peepholes of Numba's interpreter that change nothing unless the bytecode holds these instructions:
 # `with` (its __exit__ variables) and dict displays/updates (fusing them). A slice rarely has either.
 _PEEPHOLE_OPCODES = {
-    "peep_hole_delete_with_exit": {"BEFORE_WITH", "SETUP_WITH", "BEFORE_ASYNC_WITH", "SETUP_ASYNC_WITH"},
-    "peep_hole_fuse_dict_add_updates": {
-        "BUILD_MAP",
-        "BUILD_CONST_KEY_MAP",
-        "DICT_UPDATE",
-        "DICT_MERGE",
-        "MAP_ADD",
-    },
+    peephole: {dis.opmap[name] for name in names if name in dis.opmap}
+    for peephole, names in {
+        "peep_hole_delete_with_exit": ("BEFORE_WITH", "SETUP_WITH", "BEFORE_ASYNC_WITH", "SETUP_ASYNC_WITH"),
+        "peep_hole_fuse_dict_add_updates": (
+            "BUILD_MAP",
+            "BUILD_CONST_KEY_MAP",
+            "DICT_UPDATE",
+            "DICT_MERGE",
+            "MAP_ADD",
+        ),
+    }.items()
 }
 
 
@@ -290,8 +293,8 @@ class _SliceInterpreter(interpreter.Interpreter):  # type: ignore[misc]
     """Numba's interpreter, without the peepholes that provably do nothing for this bytecode."""
 
     def post_process(self, peepholes: list[Any], func_ir: Any) -> Any:
-        opnames = {i.opname for i in dis.get_instructions(self.func_id.code)}
-        kept = [p for p in peepholes if _PEEPHOLE_OPCODES.get(getattr(p, "__name__", ""), opnames) & opnames]
+        opcodes = set(self.func_id.code.co_code[0::2])  # wordcode: (opcode, argument) pairs
+        kept = [p for p in peepholes if _PEEPHOLE_OPCODES.get(getattr(p, "__name__", ""), opcodes) & opcodes]
         return super().post_process(kept, func_ir)
 
 
