@@ -178,3 +178,28 @@ def test_an_edit_that_changes_a_type_types_the_slice_again(tmp_path: Path) -> No
         callers.configure(lambda p: module if p == path else None, repr, nullcontext)
         assert _types(callers, module, path) == expected, scale
         assert callers.slices_shared == shared, scale
+
+
+def _lens_test_only(x):  # typed through the overload below, never called
+    return x
+
+
+def test_only_numbas_own_templates_are_trusted() -> None:
+    import operator
+
+    from numba.core.registry import cpu_target
+    from numba.extending import overload, type_callable
+
+    @overload(_lens_test_only)
+    def _typed(x):
+        return lambda x: x
+
+    @type_callable(_lens_test_only)
+    def _typer(context):
+        return lambda x: x
+
+    context = cpu_target.typing_context
+    context.refresh()
+    theirs = context.resolve_value_type(_lens_test_only).templates
+    assert theirs and not any(slices._numbas_own(t) for t in theirs)
+    assert all(slices._numbas_own(t) for t in context.resolve_value_type(operator.mul).templates)

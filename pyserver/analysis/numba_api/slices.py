@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dis
 import operator
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ import numpy as np
 from numba.core import bytecode, compiler, interpreter, ir, transforms, typed_passes
 from numba.core import types as nbtypes
 from numba.core.registry import cpu_target
+from numba.core.typing.templates import CallableTemplate
 
 # --------------------------------------------------------------------------------------------------
 # Python callers (python_callers.py): a slice of a Python caller, typed by inference; nothing runs
@@ -214,9 +216,38 @@ _ARITHMETIC = (
 _numba_templates: dict[Any, tuple[Any, ...]] = {}
 
 
+_NUMBA_DIR = os.path.dirname(numba.__file__) + os.sep
+
+
+def _numbas_own(template: Any) -> bool:
+    """Is this typing template Numba's (its typing code in Numba's package), not a workspace's overload?"""
+    function = getattr(template, "_overload_func", None)
+    if function is None:
+        function = getattr(template, "generic", None)
+        if function is None:
+            return hasattr(template, "cases")  # a ConcreteTemplate: signatures matched by type only
+        if isinstance(template, type) and issubclass(template, CallableTemplate):
+            try:
+                function = function(None)  # make_callable_template's generic: the typer it wraps
+            except Exception:
+                return False
+    code = getattr(function, "__code__", None)
+    return code is not None and code.co_filename.startswith(_NUMBA_DIR)
+
+
+def _snapshot_operator_templates() -> None:
+    """The arithmetic operators' templates, if all are Numba's (at the warm-up: before any workspace
+    module loads, so nothing registered since is trusted either)."""
+    context = cpu_target.typing_context
+    for op in _ARITHMETIC:
+        templates = tuple(context.resolve_value_type(op).templates)
+        if all(_numbas_own(t) for t in templates):
+            _numba_templates[op] = templates
+
+
 def _operators_are_numbas() -> bool:
-    """Are the arithmetic operators typed by the templates of the warm-up only (no overload since)?"""
-    if not _numba_templates:
+    """Are the arithmetic operators typed by Numba's templates of the warm-up only (no overload since)?"""
+    if len(_numba_templates) != len(_ARITHMETIC):
         return False
     context = cpu_target.typing_context
     return all(tuple(context.resolve_value_type(op).templates) == _numba_templates[op] for op in _ARITHMETIC)
@@ -436,16 +467,17 @@ def warm_up_python_callers() -> SliceTyping | None:
         refresh_contexts,
     )
 
-    refresh_contexts()
-    _warm_kernel_jit = numba.njit(_warm_kernel)
-    mark_workspace_dispatcher(_warm_kernel_jit)  # typed through the resolver, as a workspace kernel is
-
     def resolve(dispatcher: Any, args: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
         args = tuple(nbtypes.unliteral(a) for a in args)  # as python_call_types passes them
         return [(args, infer(dispatcher, args, None).return_type)]
 
-    context = cpu_target.typing_context
-    for op in _ARITHMETIC:
-        _numba_templates[op] = tuple(context.resolve_value_type(op).templates)
-    with callee_resolver(resolve):
-        return type_python_slice(_warm_caller, (nbtypes.boolean, nbtypes.int64, nbtypes.float64))
+    try:
+        refresh_contexts()
+        _warm_kernel_jit = numba.njit(_warm_kernel)
+        mark_workspace_dispatcher(_warm_kernel_jit)  # typed through the resolver, as a workspace kernel is
+        _snapshot_operator_templates()
+        with callee_resolver(resolve):
+            return type_python_slice(_warm_caller, (nbtypes.boolean, nbtypes.int64, nbtypes.float64))
+    except Exception:  # a speed-up only: the analyses that follow pay for what it did not load
+        _warm_kernel_jit = _warm_kernel_jit or _warm_kernel
+        return None
