@@ -203,3 +203,47 @@ def test_only_numbas_own_templates_are_trusted() -> None:
     theirs = context.resolve_value_type(_lens_test_only).templates
     assert theirs and not any(slices._numbas_own(t) for t in theirs)
     assert all(slices._numbas_own(t) for t in context.resolve_value_type(operator.mul).templates)
+
+
+def test_an_edit_of_the_kernel_the_callers_call_types_them_again(ws) -> None:
+    template = """
+import numpy as np
+from numba import njit
+
+
+@njit
+def step(a):
+    return a * {factor}
+
+
+@njit
+def pair(x, y):
+    return 0
+
+
+def one():
+    data = np.arange(4) * 2
+    data = step(data)
+    pair(data, 1.5)
+
+
+def two():
+    data = np.arange(4) * 3
+    data = step(data)
+    pair(data, 1.5)
+
+
+one()
+two()
+"""
+
+    def pair_types(result: Any) -> list[tuple[str, ...]]:
+        function = next(f for f in result.functions if f.name == "pair")
+        return [tuple(s.args) for s in function.signatures if s.source == "python-caller"]
+
+    first = ws.analyze("pc_share_kernel_edit.py", template.format(factor="2"))
+    assert pair_types(first) == [("array(int64, 1d, C)", "float64")]
+    edited = ws.analyze("pc_share_kernel_edit.py", template.format(factor="2.5"))
+    assert pair_types(edited) == [("array(float64, 1d, C)", "float64")]
+    back = ws.analyze("pc_share_kernel_edit.py", template.format(factor="3"))
+    assert pair_types(back) == [("array(int64, 1d, C)", "float64")]
