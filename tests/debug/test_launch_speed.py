@@ -1,0 +1,105 @@
+"""What makes the launch fast must not change what the user sees: real gdb, debugpy and Numba."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from pyserver.debug.debugpy_client import DebugpyClient
+from pyserver.debug.gdb.backend import GdbBackend, MIRecord
+from pyserver.debug.gdb.launcher import (
+    BOOTSTRAP,
+    LLVM_SYMBOLS_SCRIPT,
+    InferiorPty,
+    configure_gdb,
+    debuggee_argv,
+    start_inferior,
+)
+from pyserver.debug.session_common import free_port
+
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+
+
+def test_llvmlite_read_without_demangling_jitted_names_still_demangled() -> None:
+    """gdb skips demangling libllvmlite's symbols only: demangling is back on before jitted code
+    registers, so a jitted frame still reads `__main__::walk[abi:...](...)`, and the JIT interface
+    (C names in libllvmlite) still works."""
+    program = PROGRAMS / "kernels.py"
+    gdb = GdbBackend("gdb")
+    pty = InferiorPty(lambda _text: None)
+    stopped = threading.Event()
+    stops: list[dict] = []
+
+    def on_record(record: MIRecord) -> None:
+        if record.message == "stopped":
+            stops.append(record.payload)
+            stopped.set()
+        elif record.message == "thread-group-exited":
+            stopped.set()
+
+    gdb.add_listener(on_record)
+    try:
+        configure_gdb(gdb)
+        gdb.execute(f"-break-insert -f {program}:16")
+        gdb.execute_console(f"source {LLVM_SYMBOLS_SCRIPT}")
+        assert "none" in gdb.execute_console("show demangle-style")
+        start_inferior(
+            gdb,
+            python=sys.executable,
+            argv=debuggee_argv(program=str(program), module=None, args=[], debugpy_port=None),
+            env={"NUMBA_DEBUGINFO": "1", "NUMBA_OPT": "0"},
+            cwd=str(program.parent),
+            tty_name=pty.name,
+        )
+        assert stopped.wait(120) and stops, "the program did not stop in the jitted function"
+        frame = stops[0]["frame"]
+        assert frame["func"].startswith("__main__::walk[abi:") and frame["line"] == "16"
+        assert '"auto"' in gdb.execute_console("show demangle-style")
+        # libllvmlite's symbols are read (only not demangled).
+        llvm_symbol = gdb.execute_console("info symbol LLVMPY_GetVersionInfo")
+        assert "libllvmlite" in llvm_symbol
+    finally:
+        gdb.close()
+        pty.close()
+
+
+def test_debugpy_answers_without_waiting_for_delayed_acks() -> None:
+    """pydevd writes a message's header and body separately: without TCP_NODELAY on its socket (set by
+    the bootstrap) every reply waited about 40 ms for the adapter's delayed ACK."""
+    port = free_port()
+    program = PROGRAMS / "kernels.py"
+    argv = debuggee_argv(program=str(program), module=None, args=[], debugpy_port=port)
+    process = subprocess.Popen(
+        [sys.executable, *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1", "NUMBA_DISABLE_JIT": "1"},
+    )
+    client = DebugpyClient()
+    initialized = threading.Event()
+    client.add_listener(lambda m: initialized.set() if m.get("event") == "initialized" else None)
+    try:
+        client.connect(port, 60.0, lambda: process.poll() is None)
+        client.request("initialize", {"adapterID": "debugpy", "pathFormat": "path"}).wait(30)
+        client.request("launch", {"justMyCode": True, "rules": [{"path": str(BOOTSTRAP), "include": False}]})
+        assert initialized.wait(30)
+        took: list[float] = []
+        for _ in range(9):
+            started = time.perf_counter()
+            reply = client.request("setExceptionBreakpoints", {"filters": []}).wait(30)
+            took.append(time.perf_counter() - started)
+            assert reply is not None and reply["success"]
+        # 40 ms or more each with Nagle's algorithm in the way; a few ms without.
+        assert statistics.median(took) < 0.025, took
+        client.request("configurationDone").wait(30)
+        assert process.wait(120) == 0
+    finally:
+        client.close()
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
