@@ -1,0 +1,85 @@
+"""The light post-processing of the untyped passes (numba_api.core, LIGHT_POSTPROCESSING) leaves out only
+what object-mode lowering reads: every inference must be the same without it. Each jitted function of the
+bundled examples, the first-sight corpus (30 scripts in the styles users write) and the debugger's
+test programs (loops, branches, records, jitclasses, typed containers, parallel=True) is inferred for the
+signatures its analysis found, once with it and once with Numba's own post-processing."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from pyserver.analysis import numba_api
+from pyserver.analysis.analyzer import Analyzer
+from pyserver.analysis.numba_api import core
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = [
+    path
+    for folder in (
+        "examples",
+        "tests/corpus_first_sight/scripts",
+        "tests/debug/programs",
+        "tests/debug/values_programs",
+        "tests/debug/fidelity/programs",
+    )
+    for path in sorted((ROOT / folder).glob("*.py"))
+    if "cuda" not in path.name  # the simulator's kernels are not Numba's CPU target
+]
+
+
+def outcome(inference: numba_api.Inference) -> dict[str, Any]:
+    return {
+        "return": str(inference.return_type),
+        # Numba indents a typing error's candidate list by how deep the error contexts were when it
+        # formatted it (it differs between two runs of the same inference): compared without spacing.
+        "errors": [(e.kind, " ".join(e.text.split()), e.line) for e in inference.errors],
+        "warnings": [(w.category, w.text, w.line) for w in inference.warnings],
+        "variables": [
+            (v.name, v.ssa_name, str(v.type), v.line, v.used_lines, v.phi) for v in inference.variables
+        ],
+        "calls": [(c.callee, tuple(map(str, c.args)), c.line) for c in inference.calls],
+        "call_types": inference.call_types,
+        "returns": [(r.line, str(r.type)) for r in inference.returns],
+        "parallel": inference.parallel is not None,
+    }
+
+
+def test_inference_is_the_same_without_the_light_post_processing(tmp_path: Path) -> None:
+    assert len(FILES) >= 25
+    cwd = os.getcwd()
+    analyzer = Analyzer(tmp_path)
+    compared = light = 0
+    try:
+        for source_file in FILES:
+            path = tmp_path / f"light_{source_file.parent.name}_{source_file.name}"
+            shutil.copy(source_file, path)
+            text = path.read_text()
+            analyzer.memo.clear()
+            analyzer.cutoff_memo.clear()
+            analyzer.analyze(str(path), text)
+            for memo in list(analyzer.memo.values()):
+                record = analyzer.loader.recorded.get(memo.function)
+                if record is None or memo.function[0] != str(path):
+                    continue
+                code = record.py_func.__code__
+                light += (
+                    not code.co_flags & inspect.CO_GENERATOR
+                    and not core._has_with_block(code)
+                    and not record.dispatcher.targetoptions.get("parallel")
+                )
+                core.LIGHT_POSTPROCESSING[0] = False
+                try:
+                    with numba_api.callee_resolver(analyzer._resolve_callee):
+                        numba_own = numba_api.infer(record.dispatcher, memo.inference.args, None)
+                finally:
+                    core.LIGHT_POSTPROCESSING[0] = True
+                assert outcome(memo.inference) == outcome(numba_own), (path.name, memo.function[1])
+                compared += 1
+    finally:
+        os.chdir(cwd)
+    print(f"\n{compared} inferences compared ({light} with the light post-processing), {len(FILES)} files")
+    assert compared >= 60 and light >= 50
