@@ -46,7 +46,7 @@ from pyserver.debug.stepping import LineStepper
 from pyserver.debug.stop_intent import IntentKind
 from pyserver.debug.values_bridge import ValuesBridge
 from pyserver.gdb_install import resolve_gdb
-from pyserver.versions import install_command, numba_verdict
+from pyserver.versions import gdb_can_see_jit, install_command, numba_verdict
 
 if TYPE_CHECKING:
     from pyserver.debug.session import Session
@@ -235,32 +235,53 @@ def _check_numba(self: Session, python: str, env: dict[str, str | None]) -> None
         raise DapError(f"debugpy is not installed in {python}. Install it: {python} -m pip install debugpy")
 
 
+def _mi_gdb_version(gdb: GdbBackend) -> str | None:
+    """gdb's version, asked in the MI session itself; GdbCommandError/IndexError: it did not answer."""
+    first_line = gdb.execute_console("show version", timeout=60).strip().splitlines()[0]
+    match = re.search(r"(\d+\.\d+(?:\.\d+)?)\s*$", first_line) or re.search(r"(\d+\.\d+)", first_line)
+    return match.group(1) if match else None
+
+
 def _launch_mixed(self: Session, spec: LaunchSpec) -> None:
     from pyserver.doctor import gdb_version, parse_version
 
-    gdb_path = resolve_gdb(spec.gdb_path)  # gdbPath, else a gdb that sees jitted code
-    resolved = shutil.which(gdb_path)
-    if resolved is None:
-        raise DapError(
-            f"gdb not found ('{gdb_path}'). Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "
-            '"gdbPath" in launch.json; "mode": "python" debugs without gdb (jitted code runs as Python).'
-        )
-    # The version comes from the MI session itself (one gdb start, not two).
-    self.gdb = GdbBackend(resolved, log=self.log)
-    self._stepper = LineStepper(self.gdb, self._gdb_resume, self.just_my_code, self.log)
-    try:
-        first_line = self.gdb.execute_console("show version", timeout=60).strip().splitlines()[0]
-        match = re.search(r"(\d+\.\d+(?:\.\d+)?)\s*$", first_line) or re.search(r"(\d+\.\d+)", first_line)
-        version: str | None = match.group(1) if match else None
-    except (GdbCommandError, IndexError):
-        self.gdb.close()
-        self.gdb = None
-        version = gdb_version(resolved)
-        if version is None or parse_version(version)[:1] != (15,):
+    version: str | None = None
+    system = shutil.which("gdb") if not str(spec.gdb_path or "").strip() else None
+    if system is not None:
+        # resolve_gdb's first choice (gdb on PATH when it sees jitted code), judged by the version the
+        # MI session reports: no `gdb --version` run (60 ms) before gdb starts.
+        first = GdbBackend(system, log=self.log)
+        try:
+            version = _mi_gdb_version(first)
+        except (GdbCommandError, IndexError):
+            version = None
+        if gdb_can_see_jit(version):
+            self.gdb = first
+        else:
+            first.close()
+            version = None
+    gdb_path = resolved = system
+    if self.gdb is None:
+        gdb_path = resolve_gdb(spec.gdb_path)  # gdbPath, else a gdb that sees jitted code
+        resolved = shutil.which(gdb_path)
+        if resolved is None:
             raise DapError(
-                f"'{gdb_path}' did not run as gdb with MI ({version or 'no version'}). "
-                'Set "gdbPath" to a working gdb.'
-            ) from None
+                f"gdb not found ('{gdb_path}'). Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "
+                '"gdbPath" in launch.json; "mode": "python" debugs without gdb (jitted code runs as Python).'
+            )
+        # The version comes from the MI session itself (one gdb start, not two).
+        self.gdb = GdbBackend(resolved, log=self.log)
+        try:
+            version = _mi_gdb_version(self.gdb)
+        except (GdbCommandError, IndexError):
+            self.gdb.close()
+            self.gdb = None
+            version = gdb_version(resolved)
+            if version is None or parse_version(version)[:1] != (15,):
+                raise DapError(
+                    f"'{gdb_path}' did not run as gdb with MI ({version or 'no version'}). "
+                    'Set "gdbPath" to a working gdb.'
+                ) from None
     if version is not None and parse_version(version)[:1] == (15,):
         if self.gdb is not None:
             self.gdb.close()
@@ -270,6 +291,7 @@ def _launch_mixed(self: Session, spec: LaunchSpec) -> None:
             'Run "python -m pyserver doctor --fix" (gdb 18 from PyPI), or install gdb 13, 14 or 16+, or use "mode": "python".'
         )
     assert self.gdb is not None
+    self._stepper = LineStepper(self.gdb, self._gdb_resume, self.just_my_code, self.log)
     self.gdb.add_listener(self._on_gdb_record)
     live_versions = self.live_versions_dir and os.path.join(self.live_versions_dir, "live-versions.jsonl")
     self.values = ValuesBridge(self.gdb, self.log, live_versions=live_versions or None)
