@@ -92,7 +92,9 @@ class Analyzer:
         # (path, function) -> argument-type candidates, in the order of FunctionInfo.signatures.
         self.last_candidates: dict[tuple[str, str], list[Candidate]] = {}
         # The six sources of argument types; cross-file callers and the Python call index live on.
-        self.sources = SignatureSources(self.root, self.recorded_objects, self.loader.is_workspace_file)
+        self.sources = SignatureSources(
+            self.root, self.recorded_objects, self.loader.is_workspace_file, self.parser
+        )
 
     # ---------------------------------------------------------------------------------------- keys
 

@@ -217,7 +217,8 @@ def _calls_in(indexed: IndexedFile, node: ast.AST, scope: Scope) -> None:
 class CallIndex:
     """The Python call sites of a workspace, kept up to date file by file."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, parser: IncrementalParser | None = None) -> None:
+        """`parser`: the analysis's own, so that a buffer it has just parsed is not parsed again."""
         self.root = os.path.realpath(root)
         self.files: dict[str, IndexedFile] = {}
         # path -> (editor text that overrides the file on disk, the file's stamp then): a later change on
@@ -226,7 +227,8 @@ class CallIndex:
         self.parsed = 0  # files parsed since creation (to show that a refresh is incremental)
         self._resolved: dict[tuple[str, str, int], str | None] = {}  # (directory, module, level) -> file
         self._files_resolved_against = 0
-        self._buffer_parser = IncrementalParser()  # the editor buffers, edited a little at a time
+        # the editor buffers, edited a little at a time
+        self._buffer_parser = parser if parser is not None else IncrementalParser()
 
     def _walk(self) -> list[str]:
         found: list[str] = []

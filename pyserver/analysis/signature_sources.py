@@ -21,6 +21,7 @@ from typing import Any
 from pyserver.analysis import numba_api, report
 from pyserver.analysis.call_index import CallIndex
 from pyserver.analysis.discovery import JitFunction
+from pyserver.analysis.incremental_parse import IncrementalParser
 from pyserver.analysis.model import Range
 from pyserver.analysis.python_callers import CallLink, PythonCallerTypes
 from pyserver.analysis.recorded_objects import RecordedObjects
@@ -144,14 +145,18 @@ class SignatureSources:
     """Gathers the candidates of one function from every source."""
 
     def __init__(
-        self, root: str, recorded_objects: RecordedObjects, is_workspace_file: Callable[[str], bool]
+        self,
+        root: str,
+        recorded_objects: RecordedObjects,
+        is_workspace_file: Callable[[str], bool],
+        parser: IncrementalParser | None = None,
     ) -> None:
         self.root = root
         self.recorded_objects = recorded_objects
         self.is_workspace_file = is_workspace_file
         self.cross_file = CrossFileCalls()
         # The workspace's Python calls (AST only, updated per changed file) and their typing.
-        self.call_index = CallIndex(root)
+        self.call_index = CallIndex(root, parser)
         self.python_callers = PythonCallerTypes(self.call_index)
         # function -> (Python calls found, why they gave no types), for the no-signature note; per run
         self.python_caller_notes: dict[str, tuple[int, list[str]]] = {}

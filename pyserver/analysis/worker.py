@@ -93,6 +93,10 @@ def main(argv: list[str]) -> int:
         analyzer = Analyzer(root, signature_files)
         # The engine starts us outside the workspace (see engine._spawn); user code runs in the root.
         os.chdir(root)
+        # Numba's start-up objects and the warm-up's leave the collector's generations now (~40 ms, before
+        # any file arrives), or a full collection walks them during the first file's analysis.
+        gc.collect()
+        gc.freeze()
     except BaseException:
         responses.send({"op": "ready", "ok": False, "error": traceback.format_exc()})
         return 1
@@ -185,9 +189,9 @@ def main(argv: list[str]) -> int:
         except Exception as exc:  # an unpicklable result: say so rather than hang the parent
             responses.send({"id": request.get("id"), "ok": False, "error": f"reply not sendable: {exc}"})
         if not frozen[0]:
-            # Once, after the first reply (nobody waits): Numba's ~100k start-up objects leave the
-            # collector's generations, so the full collections that later analyses trigger do not walk
-            # them each time (tens of ms each).
+            # Once more, after the first reply (nobody waits): what the first analysis loaded (the
+            # workspace's imports) leaves the collector's generations too, so the full collections that
+            # later analyses trigger do not walk it each time (tens of ms each).
             frozen[0] = True
             gc.collect()
             gc.freeze()
