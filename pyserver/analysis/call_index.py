@@ -225,6 +225,7 @@ class CallIndex:
         # disk (another save, a checkout) wins again
         self._buffers: dict[str, tuple[str, tuple[int, int] | None]] = {}
         self.parsed = 0  # files parsed since creation (to show that a refresh is incremental)
+        self._real_paths: dict[str, str] = {}  # path -> its realpath, until the next refresh
         self._resolved: dict[tuple[str, str, int], str | None] = {}  # (directory, module, level) -> file
         self._files_resolved_against = 0
         # the editor buffers, edited a little at a time
@@ -243,6 +244,7 @@ class CallIndex:
 
     def refresh(self, path: str | None = None, source: str | None = None) -> None:
         """Re-read the files whose stamp changed; `path`/`source`: the editor buffer of one file."""
+        self._real_paths = {}
         if path is not None and source is not None:
             real = os.path.realpath(path)
             if self._buffers.get(real, ("", None))[0] != source or real not in self.files:
@@ -329,7 +331,9 @@ class CallIndex:
 
     def calls_to(self, path: str, function: str) -> list[CallSite]:
         """The Python call sites in the workspace of `function` (a top-level function of `path`)."""
-        real = os.path.realpath(path)
+        real = self._real_paths.get(path)
+        if real is None:  # asked for each function of a file: one realpath (an lstat per folder) per refresh
+            real = self._real_paths[path] = os.path.realpath(path)
         sites: list[CallSite] = []
         for indexed in self.files.values():
             # Only the names a call can reach the function through: its own, or an imported name.

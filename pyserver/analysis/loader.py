@@ -293,6 +293,7 @@ class Loader:
             self._outside_modules = {}  # its module, if imported before, is a workspace module now
         self.refresh_changed_modules()
         self._forget_sliced_modules(path)
+        names_before = set(sys.modules)
         for entry in (self.root, os.path.dirname(path)):
             if entry not in sys.path:
                 sys.path.insert(0, entry)
@@ -368,7 +369,8 @@ class Loader:
         if definitions and result.skipped_statements:
             self._sliced[path] = (name, module)  # see _forget_sliced_modules
         self.last_load = result
-        self.refresh_changed_modules()  # stamps the workspace modules this run imported
+        if sys.modules.keys() != names_before:  # (compared in C: a save that imports nothing new skips it)
+            self.refresh_changed_modules()  # stamps the workspace modules this run imported
         result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}
         if missing:
             # Globals a failed statement would have set never got a value: the functions that read them

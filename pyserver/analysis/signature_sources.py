@@ -161,6 +161,7 @@ class SignatureSources:
         # function -> (Python calls found, why they gave no types), for the no-signature note; per run
         self.python_caller_notes: dict[str, tuple[int, list[str]]] = {}
         self._pending: tuple[Any, ...] | None = None  # this run's prepare_python_callers arguments
+        self._real_paths: dict[str, str] = {}  # path -> realpath, this run
 
     def prepare_python_callers(
         self,
@@ -174,6 +175,14 @@ class SignatureSources:
         when a function first needs it: a file whose functions all declare signatures never pays for it."""
         self.python_caller_notes = {}
         self._pending = (path, source, module, fingerprint, resolver)
+        self._real_paths = {}
+
+    def _realpath(self, path: str) -> str:
+        """os.path.realpath, once per path and analysis run (an lstat per folder of the path)."""
+        real = self._real_paths.get(path)
+        if real is None:
+            real = self._real_paths[path] = os.path.realpath(path)
+        return real
 
     def _ensure_python_callers(self) -> None:
         if self._pending is None:
@@ -293,7 +302,7 @@ class SignatureSources:
         # Jitted callers in other workspace files (seen when their files were analysed).
         calls = self.cross_file.calls
         current_params = str(signature)  # params_text(py_func)
-        for call in calls.get((os.path.realpath(path), function.name), []) if calls else []:
+        for call in calls.get((self._realpath(path), function.name), []) if calls else []:
             if call.params != current_params:
                 continue  # the `def` changed since: the caller's types may no longer fit
             candidate = add(call.args, None, "caller")

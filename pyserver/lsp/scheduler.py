@@ -127,7 +127,6 @@ class AnalysisScheduler(Generic[R]):
             if state.generation != generation:
                 return
             state.running_generation = generation
-            self._on_start(uri, generation)
             result: R | None = None
             error: BaseException | None = None
 
@@ -140,7 +139,9 @@ class AnalysisScheduler(Generic[R]):
 
             try:
                 loop = asyncio.get_running_loop()
-                result = await loop.run_in_executor(self._executor, analyze_if_current)
+                running = loop.run_in_executor(self._executor, analyze_if_current)
+                self._on_start(uri, generation)  # the client hears of it while the engine works
+                result = await running
             except Exception as exc:  # the engine never raises for user code; this is our bug or a cancel
                 error = exc
             finally:
