@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+from dapclient import DapClient
+
 from pyserver.debug.debugpy_client import DebugpyClient
 from pyserver.debug.gdb.backend import GdbBackend, MIRecord
 from pyserver.debug.gdb.launcher import (
@@ -103,3 +105,36 @@ def test_debugpy_answers_without_waiting_for_delayed_acks() -> None:
         if process.poll() is None:
             process.kill()
             process.wait(10)
+
+
+ENV_BEFORE_IMPORT = """import os
+os.environ["NUMBA_BOUNDSCHECK"] = "1"
+import numba
+from numba import njit
+
+
+@njit(debug=True)
+def double(x):
+    return x * 2
+
+
+print("boundscheck:", numba.config.BOUNDSCHECK, "double:", double(21))
+"""
+
+
+def test_program_setting_numba_variables_before_import_sees_them(tmp_path: Path) -> None:
+    """A launch changes nothing a program does before `import numba`: its own NUMBA_* settings hold, and
+    a breakpoint on its first line (debugpy's, set before the program runs) stops there."""
+    program = tmp_path / "env_first.py"
+    program.write_text(ENV_BEFORE_IMPORT)
+    client = DapClient(str(tmp_path / "dap.log"))
+    try:
+        assert client.start(program, breakpoints={1: {}})["success"]
+        stop = client.stopped()
+        assert stop["reason"] == "breakpoint"
+        assert client.top_frames(stop["threadId"])[0]["line"] == 1
+        client.ok("continue", {"threadId": stop["threadId"]})
+        client.event("terminated")
+        assert "boundscheck: 1 double: 42" in client.output_text()
+    finally:
+        client.close()
