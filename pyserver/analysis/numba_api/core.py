@@ -726,18 +726,19 @@ _WITH_OPCODES = {
 }
 
 
-def _lens_postprocessor_run(self: Any, emit_dels: bool = False, extend_lifetimes: bool = False) -> None:
+def _lens_postprocessor_run(self: Any, *args: Any, **kwargs: Any) -> None:
     func_ir = self.func_ir
+    emit_dels = bool(args[0] if args else kwargs.get("emit_dels", False))
     if (
         emit_dels
         or id(getattr(func_ir, "func_id", None)) not in _light_postprocessing
         or func_ir.is_generator
     ):
-        return _original_postprocessor_run(self, emit_dels, extend_lifetimes)  # type: ignore[no-any-return]
+        _original_postprocessor_run(self, *args, **kwargs)
+        return
     func_ir.blocks = transforms.canonicalize_cfg(func_ir.blocks)
     func_ir.variable_lifetime = postproc.VariableLifetime(func_ir.blocks)
     func_ir.generator_info = None
-    return None
 
 
 postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]
