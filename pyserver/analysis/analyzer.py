@@ -49,13 +49,7 @@ ANALYSED_KINDS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass-
 
 def _global_names(py_func: Any) -> set[str]:
     """The global names the function's code (nested code included) reads."""
-    names: set[str] = set()
-    codes = [py_func.__code__]
-    while codes:
-        code = codes.pop()
-        names.update(code.co_names)
-        codes.extend(c for c in code.co_consts if isinstance(c, pytypes.CodeType))
-    return names
+    return {name for code in numba_api.nested_codes(py_func.__code__) for name in code.co_names}
 
 
 def _answer_pairs(pairs: list[tuple[tuple[Any, ...], Any]]) -> tuple[tuple[tuple[Any, ...], Any], ...]:

@@ -42,8 +42,15 @@ class StoppedProgram:
             self.pty.close()
 
 
-def launch_stopped(program: str | Path, line: int, *, env: dict[str, str] | None = None) -> StoppedProgram:
-    """Launch `python program` under gdb (no debugpy) with debug info, stopped at program:line."""
+def launch_stopped(
+    program: str | Path,
+    line: int,
+    *,
+    env: dict[str, str] | None = None,
+    before_run: Callable[[GdbBackend], None] | None = None,
+) -> StoppedProgram:
+    """Launch `python program` under gdb (no debugpy) with debug info, stopped at program:line.
+    `before_run(gdb)`: what to do in gdb once the breakpoint is set, before the program runs."""
     program = Path(program).resolve()
     gdb = GdbBackend("gdb")
     stopped = threading.Event()
@@ -62,6 +69,8 @@ def launch_stopped(program: str | Path, line: int, *, env: dict[str, str] | None
     try:
         configure_gdb(gdb)
         gdb.execute(f"-break-insert -f {Path(program).resolve()}:{line}")
+        if before_run is not None:
+            before_run(gdb)
         start_inferior(
             gdb,
             python=sys.executable,

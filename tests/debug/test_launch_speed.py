@@ -13,61 +13,33 @@ from pathlib import Path
 from dapclient import DapClient
 
 from pyserver.debug.debugpy_client import DebugpyClient
-from pyserver.debug.gdb.backend import GdbBackend, MIRecord
+from pyserver.debug.gdb.backend import GdbBackend
 from pyserver.debug.gdb.launcher import (
     BOOTSTRAP,
     LLVM_SYMBOLS_SCRIPT,
-    InferiorPty,
-    configure_gdb,
     debuggee_argv,
-    start_inferior,
 )
 from pyserver.debug.session_common import free_port
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 
 
-def test_llvmlite_read_without_demangling_jitted_names_still_demangled() -> None:
+def test_llvmlite_read_without_demangling_jitted_names_still_demangled(gdb_at_line) -> None:
     """gdb skips demangling libllvmlite's symbols only: demangling is back on before jitted code
     registers, so a jitted frame still reads `__main__::walk[abi:...](...)`, and the JIT interface
     (C names in libllvmlite) still works."""
-    program = PROGRAMS / "kernels.py"
-    gdb = GdbBackend("gdb")
-    pty = InferiorPty(lambda _text: None)
-    stopped = threading.Event()
-    stops: list[dict] = []
 
-    def on_record(record: MIRecord) -> None:
-        if record.message == "stopped":
-            stops.append(record.payload)
-            stopped.set()
-        elif record.message == "thread-group-exited":
-            stopped.set()
-
-    gdb.add_listener(on_record)
-    try:
-        configure_gdb(gdb)
-        gdb.execute(f"-break-insert -f {program}:16")
+    def source_llvm_symbols_script(gdb: GdbBackend) -> None:
         gdb.execute_console(f"source {LLVM_SYMBOLS_SCRIPT}")
         assert "none" in gdb.execute_console("show demangle-style")
-        start_inferior(
-            gdb,
-            python=sys.executable,
-            argv=debuggee_argv(program=str(program), module=None, args=[], debugpy_port=None),
-            env={"NUMBA_DEBUGINFO": "1", "NUMBA_OPT": "0"},
-            cwd=str(program.parent),
-            tty_name=pty.name,
-        )
-        assert stopped.wait(120) and stops, "the program did not stop in the jitted function"
-        frame = stops[0]["frame"]
-        assert frame["func"].startswith("__main__::walk[abi:") and frame["line"] == "16"
-        assert '"auto"' in gdb.execute_console("show demangle-style")
-        # libllvmlite's symbols are read (only not demangled).
-        llvm_symbol = gdb.execute_console("info symbol LLVMPY_GetVersionInfo")
-        assert "libllvmlite" in llvm_symbol
-    finally:
-        gdb.close()
-        pty.close()
+
+    stopped = gdb_at_line(PROGRAMS / "kernels.py", 16, before_run=source_llvm_symbols_script)
+    frame = stopped.stop["frame"]
+    assert frame["func"].startswith("__main__::walk[abi:") and frame["line"] == "16"
+    assert '"auto"' in stopped.gdb.execute_console("show demangle-style")
+    # libllvmlite's symbols are read (only not demangled).
+    llvm_symbol = stopped.gdb.execute_console("info symbol LLVMPY_GetVersionInfo")
+    assert "libllvmlite" in llvm_symbol
 
 
 def test_debugpy_answers_without_waiting_for_delayed_acks() -> None:

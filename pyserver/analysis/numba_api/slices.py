@@ -19,6 +19,8 @@ from numba.core import types as nbtypes
 from numba.core.registry import cpu_target
 from numba.core.typing.templates import CallableTemplate
 
+from pyserver.analysis.numba_api.core import WITH_OPCODES
+
 # --------------------------------------------------------------------------------------------------
 # Python callers (python_callers.py): a slice of a Python caller, typed by inference; nothing runs
 
@@ -306,17 +308,12 @@ def value_free_constants(
 # Peepholes of Numba's interpreter that change nothing unless the bytecode holds these instructions:
 # `with` (its __exit__ variables) and dict displays/updates (fusing them). A slice rarely has either.
 _PEEPHOLE_OPCODES = {
-    peephole: {dis.opmap[name] for name in names if name in dis.opmap}
-    for peephole, names in {
-        "peep_hole_delete_with_exit": ("BEFORE_WITH", "SETUP_WITH", "BEFORE_ASYNC_WITH", "SETUP_ASYNC_WITH"),
-        "peep_hole_fuse_dict_add_updates": (
-            "BUILD_MAP",
-            "BUILD_CONST_KEY_MAP",
-            "DICT_UPDATE",
-            "DICT_MERGE",
-            "MAP_ADD",
-        ),
-    }.items()
+    "peep_hole_delete_with_exit": WITH_OPCODES,
+    "peep_hole_fuse_dict_add_updates": frozenset(
+        dis.opmap[name]
+        for name in ("BUILD_MAP", "BUILD_CONST_KEY_MAP", "DICT_UPDATE", "DICT_MERGE", "MAP_ADD")
+        if name in dis.opmap
+    ),
 }
 
 
