@@ -50,6 +50,7 @@ export function registerProfiling(context: vscode.ExtensionContext, server: Serv
   const storage = vscode.Uri.joinPath(context.globalStorageUri, "profile");
   const heat = new ProfileHeat();
   const tree = new ProfileTree();
+  const hotSpotsView = vscode.window.createTreeView("numbaLens.hotSpots", { treeDataProvider: tree });
   const flame = new ProfileFlame(context.extensionUri, storage);
   const output = vscode.window.createOutputChannel("Numba Lens Profile");
   let running = false;
@@ -98,7 +99,10 @@ export function registerProfiling(context: vscode.ExtensionContext, server: Serv
       }
       const profile = parseProfile(fs.readFileSync(jsonOut, "utf8"));
       heat.show(profile);
-      tree.show(profile);
+      const hottest = tree.show(profile);
+      // Bring the hot-spots view into sight (opening the Explorer if need be) but leave the focus in
+      // the editor, as the test explorer does with its results.
+      if (hottest) await Promise.resolve(hotSpotsView.reveal(hottest, { select: false, focus: false })).catch((error: unknown) => log.warn(`hot spots: ${String(error)}`));
       if (fs.existsSync(flameOut)) flame.update(vscode.Uri.file(flameOut));
       recordEvent("profileShown", { samples: profile.samples, lines: profile.lines.length, exitCode: code });
       const crashed = code ? ` The program exited with code ${code}.` : "";
@@ -174,7 +178,7 @@ export function registerProfiling(context: vscode.ExtensionContext, server: Serv
     tree,
     flame,
     output,
-    vscode.window.registerTreeDataProvider("numbaLens.hotSpots", tree),
+    hotSpotsView,
     vscode.languages.registerCodeLensProvider({ language: "python", scheme: "file" }, new ProfileLenses()),
     vscode.commands.registerCommand("numbaLens.profileFile", (uri?: vscode.Uri) => profileFile(uri)),
     vscode.commands.registerCommand("numbaLens.profileTest", (uri?: vscode.Uri, nodeId?: string) => profileTest(uri, nodeId)),

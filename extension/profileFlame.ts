@@ -1,5 +1,8 @@
 // The flame graph: speedscope (from the npm registry, its release files shipped in dist/speedscope)
 // in a web view, opening the speedscope-format file of the last run through its #profileURL= hash.
+// The file travels inside the page and speedscope fetches it from a blob: URL: a fetch of the file
+// as a web view resource could hang in code-server (about one run in four, speedscope's toolbar up,
+// no profile).
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
@@ -51,7 +54,8 @@ export class ProfileFlame implements vscode.Disposable {
     const script = source.match(/src="(speedscope-[^"]+\.js)"/)?.[1];
     if (!css || !script) return `<!DOCTYPE html><html><body><p>The flame graph is unavailable: speedscope's index.html has changed shape.</p></body></html>`;
     const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(this.speedscopeRoot, name)).toString();
-    const profileUrl = webview.asWebviewUri(this.file).toString();
+    // JSON inside a script element: only "<" could end it early, and JSON may escape it.
+    const profileJson = fs.readFileSync(this.file.fsPath, "utf8").replaceAll("<", "\\u003c");
     const nonce = crypto.randomBytes(16).toString("base64");
     const csp = [
       "default-src 'none'",
@@ -59,7 +63,7 @@ export class ProfileFlame implements vscode.Disposable {
       `style-src ${webview.cspSource} 'unsafe-inline'`,
       `font-src ${webview.cspSource} data:`,
       `script-src ${webview.cspSource} 'nonce-${nonce}'`,
-      `connect-src ${webview.cspSource}`,
+      `connect-src ${webview.cspSource} blob:`,
     ].join("; ");
     return `<!DOCTYPE html>
 <html>
@@ -67,7 +71,12 @@ export class ProfileFlame implements vscode.Disposable {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <link rel="stylesheet" href="${asset(css)}">
-<script nonce="${nonce}">history.replaceState(null, "", "#profileURL=" + encodeURIComponent(${JSON.stringify(profileUrl)}) + "&title=Numba%20Lens%20profile");</script>
+<script type="application/json" id="numba-lens-profile">${profileJson}</script>
+<script nonce="${nonce}">
+const profileText = document.getElementById("numba-lens-profile").textContent;
+const profileUrl = URL.createObjectURL(new Blob([profileText], { type: "application/json" }));
+history.replaceState(null, "", "#profileURL=" + encodeURIComponent(profileUrl) + "&title=Numba%20Lens%20profile");
+</script>
 </head>
 <body>
 <script nonce="${nonce}" src="${asset(script)}"></script>

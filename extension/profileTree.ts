@@ -10,15 +10,24 @@ export class ProfileTree implements vscode.TreeDataProvider<Node>, vscode.Dispos
   readonly onDidChangeTreeData = this.changed.event;
   private roots: Node[] = [{ kind: "note", text: "No profile yet: run “Numba Lens: Profile this file”." }];
 
-  show(profile: Profile): void {
-    this.roots = [{ kind: "note", text: summary(profile) }, ...hotSpots(profile).map((item): Node => ({ kind: "function", item }))];
+  /** Shows the profile; returns the hottest function's node (to reveal the view on), if any. */
+  show(profile: Profile): Node | undefined {
+    const functions = hotSpots(profile).map((item): Node => ({ kind: "function", item }));
+    this.roots = [{ kind: "note", text: summary(profile) }, ...functions];
     this.changed.fire(undefined);
+    return functions[0];
   }
 
   getChildren(node?: Node): Node[] {
     if (!node) return this.roots;
     if (node.kind === "function") return node.item.lines.map((item): Node => ({ kind: "line", item }));
     return [];
+  }
+
+  // TreeView.reveal asks for the parents: functions and notes are roots, lines belong to a function.
+  getParent(node: Node): Node | undefined {
+    if (node.kind !== "line") return undefined;
+    return this.roots.find((root) => root.kind === "function" && root.item.lines.includes(node.item));
   }
 
   getTreeItem(node: Node): vscode.TreeItem {

@@ -23,10 +23,15 @@ export async function profileScenario(): Promise<void> {
     return `${String(shown.samples)} samples, ${String(shown.lines)} lines, exit code ${String(shown.exitCode)}`;
   });
 
-  await step("the hot-spots view lists the jitted function with its hot line", async () => {
-    await runCommand("Focus on Numba Lens: Hot Spots View");
+  await step("the hot-spots view opens by itself and lists the jitted function with its hot line", async () => {
+    // No command: a finished profile reveals the view (the editor keeps the focus).
     const row = page.locator(".monaco-list-row", { hasText: "smooth [jit]" }).first();
-    await row.waitFor({ state: "visible", timeout: 20_000 });
+    const shown = await row.waitFor({ state: "visible", timeout: 20_000 }).then(() => true, () => false);
+    if (!shown) {
+      const panes = await page.locator(".pane-header").allInnerTexts();
+      const rows = await page.locator(".monaco-list-row").allInnerTexts();
+      throw new Error(`no "smooth [jit]" row; panes ${JSON.stringify(panes)}; rows ${JSON.stringify(rows.slice(0, 20))}`);
+    }
     await row.click(); // opens its hottest line
     await row.locator(".monaco-tl-twistie").click(); // and shows its lines
     const lineRow = page.locator(".monaco-list-row", { hasText: `line ${hotLine + 1}` }).first();
