@@ -7,6 +7,7 @@ AST only: nothing here imports, runs or types anything.
 from __future__ import annotations
 
 import ast
+import copy
 import os
 from dataclasses import dataclass, field
 
@@ -260,3 +261,39 @@ def is_test(scope: Scope) -> bool:
     name = os.path.basename(scope.path)
     in_tests = name.startswith("test_") or name.endswith("_test.py") or "tests" in scope.path.split(os.sep)
     return in_tests and scope.qualname.startswith("test")
+
+
+def _resolved(node: ast.expr, values: dict[str, object]) -> object | None:
+    """The object a name or a dotted name denotes among a slice's globals, through module dictionaries
+    only (a module's own __getattr__ could run code)."""
+    if isinstance(node, ast.Name):
+        return values.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _resolved(node.value, values)
+        if isinstance(base, type(os)):
+            return vars(base).get(node.attr)
+    return None
+
+
+def substitute_stand_ins(
+    function: ast.FunctionDef,
+    source: str,
+    values: dict[str, object],
+    stand_ins: dict[int, tuple[str, str, object]],
+) -> tuple[ast.FunctionDef, dict[str, object]]:
+    """The slice with each call of a function in `stand_ins` (by id: (its own name, the slice's name for
+    the stand-in, the stand-in)) calling the stand-in instead, and the globals to add. `source` is the
+    slice's text: one that names none of them (nearly all) is returned as it is. The AST shared with
+    the parsed file is never changed: the slice is copied first."""
+    if not any(own in source for own, _name, _stand_in in stand_ins.values()):
+        return function, {}
+    changed = copy.deepcopy(function)
+    added: dict[str, object] = {}
+    for node in ast.walk(changed):
+        if isinstance(node, ast.Call):
+            found = stand_ins.get(id(_resolved(node.func, values)))
+            if found is not None:
+                _own, name, stand_in = found
+                node.func = ast.Name(id=name, ctx=ast.Load())
+                added[name] = stand_in
+    return (changed, added) if added else (function, {})

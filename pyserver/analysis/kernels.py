@@ -76,8 +76,13 @@ def how_to_get_types(kind: str, name: str, params: list[str], options: dict[str,
 
 
 def annotation_example(params: list[str]) -> str:
-    """Valid syntax for annotating every parameter: `(a: float64[:], out: float64[:])`."""
-    return "(" + ", ".join(f"{p}: {_array_text(_PLACEHOLDER, 1)}" for p in params or ["x"]) + ")"
+    """Valid syntax for annotating every parameter: `a: float64[:], out: float64[:]`."""
+    return ", ".join(f"{p}: {_array_text(_PLACEHOLDER, 1)}" for p in params or ["x"])
+
+
+def njit_signature_example(params: list[str]) -> str:
+    """A signature string of the function's arity: `float64(float64[:], float64[:])`."""
+    return f"{_PLACEHOLDER}({', '.join(_array_text(_PLACEHOLDER, 1) for _ in params)})"
 
 
 def loop_signature(kind: str, args: list[str], return_type: str | None) -> str | None:
@@ -115,9 +120,9 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
             f"{RECORD_HINT}."
         )
     return (
-        f'Give it a signature (@njit("float64(float64[:])")), annotate its parameters '
-        f"{annotation_example(params)}, call it from a checked jitted function, or record real calls "
-        f"with {RECORD_HINT}."
+        f'Give it a signature (for example @njit("{njit_signature_example(params)}")), annotate its '
+        f"parameters (for example {annotation_example(params)}), call it from a checked jitted function, "
+        f"or record real calls with {RECORD_HINT}."
     )
 
 

@@ -47,6 +47,7 @@ from pyserver.analysis.caller_slices import (
     in_inner_scope,
     is_test,
     names_read,
+    substitute_stand_ins,
 )
 
 COND = "__lens_cond"
@@ -501,7 +502,7 @@ class PythonCallerTypes:
             if why is not None:
                 unknown[name] = why
                 continue
-            if numba_api.value_type(value) is None:
+            if numba_api.value_type(value) is None and id(value) not in numba_api.NUMPY_STAND_INS:
                 unknown[name] = f"'{name}' is a {type(value).__name__}, which Numba cannot type"
                 continue
             values[name] = value
@@ -596,7 +597,7 @@ class PythonCallerTypes:
             return _SliceResult({}, failures)
         args = (scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types))
         function, left_out = self._synthesize(*args, indexed.has_walrus)
-        key_source = ast.unparse(function)
+        key_source, values = self._with_stand_ins(function, values)
         # What the types depend on besides the slice's text (also the key of typings shared by slices
         # that differ only in numeric constants, see _typing)
         context = "\n".join(
@@ -613,15 +614,23 @@ class PythonCallerTypes:
             cached = self._run(key_source, context, left_out, values, probes, active, param_types)
             if cached.retry_with_copies:
                 function, left_out = self._synthesize(*args, indexed.has_walrus, False)
-                cached = self._run(
-                    ast.unparse(function), context + "\ncopies", left_out, values, probes, active, param_types
-                )
+                text, values = self._with_stand_ins(function, values)
+                cached = self._run(text, context + "\ncopies", left_out, values, probes, active, param_types)
             self._cache[key] = cached
             while len(self._cache) > SLICE_CACHE_LIMIT:
                 self._cache.pop(next(iter(self._cache)))
         merged = dict(cached.failures)
         merged.update(failures)
         return _SliceResult(cached.types, merged)
+
+    @staticmethod
+    def _with_stand_ins(function: ast.FunctionDef, values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The slice's text and globals, NumPy calls Numba cannot type replaced by their stand-ins."""
+        text = ast.unparse(function)
+        changed, stand_ins = substitute_stand_ins(function, text, values, numba_api.NUMPY_STAND_INS)
+        if not stand_ins:
+            return text, values
+        return ast.unparse(changed), {**values, **stand_ins}
 
     def _synthesize(
         self,
@@ -744,9 +753,15 @@ class PythonCallerTypes:
             conflicts = sorted(n for n in probe.needed if n in typing.conflicts)
             if conflicts:
                 name = conflicts[0]
-                failures[number] = (
-                    f"'{name}' gets different types on different paths ({' or '.join(typing.conflicts[name])})"
-                )
+                # "?1", "?2": values whose type Numba could not find (numba_api.type_python_slice)
+                known = [t for t in typing.conflicts[name] if not t.startswith("?")]
+                if len(known) == len(typing.conflicts[name]):
+                    failures[number] = (
+                        f"'{name}' gets different types on different paths ({' or '.join(known)})"
+                    )
+                else:
+                    also = f" ({' or '.join(known)} on another)" if known else ""
+                    failures[number] = f"'{name}' gets a value Numba cannot type on one of its paths{also}"
                 continue
             found: dict[str, Any] = {}
             for name in probe.expressions:

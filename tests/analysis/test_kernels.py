@@ -229,7 +229,7 @@ def test_kernels_without_types_are_advised_loop_signatures(tmp_path: Path) -> No
     assert '@guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->(n)")' in notes["shift"]
     assert "@njit(" not in notes["lazy_add"] and "@njit(" not in notes["shift"]
     assert (
-        "annotate its parameters (g: float64[:], a: float64[:], b: float64[:], options: float64[:])"
+        "annotate its parameters (for example g: float64[:], a: float64[:], b: float64[:], options: float64[:])"
         in (notes["bisect"])
     )
     path = tmp_path / "kpkg" / "core.py"
@@ -267,4 +267,5 @@ def test_loop_signatures_in_words() -> None:
     assert kernels.example_loop_signature("guvectorize", ["a", "out"], {"layout": "(n)->()"}) == (
         '@guvectorize(["void(float64[:], float64[:])"], "(n)->()")'
     )
-    assert kernels.annotation_example(["a", "out"]) == "(a: float64[:], out: float64[:])"
+    assert kernels.annotation_example(["a", "out"]) == "a: float64[:], out: float64[:]"
+    assert kernels.njit_signature_example(["a", "out"]) == "float64(float64[:], float64[:])"

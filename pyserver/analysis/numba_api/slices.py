@@ -120,10 +120,53 @@ def _dtype_of(ty: Any) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------------------------------
+# Stand-ins: NumPy calls that Numba cannot type inside jitted code, but whose result has one Numba type
+# whatever the arguments. A slice calls the stand-in instead (python_callers substitutes it), so what
+# follows (`rng.random(n)`, a kernel called with `rng`) gets Numba's own typing.
+
+
+def _default_rng_stand_in(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover - typed, never run
+    """np.random.default_rng in a slice: whatever the seed, it returns a numpy.random.Generator."""
+    raise RuntimeError("a Numba Lens stand-in: typed only")
+
+
+_GENERATOR_TYPE = getattr(nbtypes, "NumPyRandomGeneratorType", None)  # Numba >= 0.56
+
+
+def _register_stand_ins() -> dict[int, tuple[str, str, Any]]:
+    """The stand-ins this Numba can type: id(NumPy's function) -> (its name, the slice's name for the
+    stand-in, the stand-in)."""
+    if _GENERATOR_TYPE is None:
+        return {}
+    try:
+        import numba.np.random.generator_methods  # noqa: F401  (the Generator's methods' typing)
+        from numba.core.extending import type_callable
+    except ImportError:
+        return {}
+
+    @type_callable(_default_rng_stand_in)  # type: ignore[misc]
+    def _type_default_rng(context: Any) -> Any:
+        def typer(seed: Any = None) -> Any:
+            return _GENERATOR_TYPE("NumPyRandomGeneratorType")  # the type numba.typeof gives a Generator
+
+        return typer
+
+    return {id(np.random.default_rng): ("default_rng", "__lens_default_rng__", _default_rng_stand_in)}
+
+
+NUMPY_STAND_INS = _register_stand_ins()
+_stand_ins_loaded = False
+
+
 def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
     """Front end + partial type inference of `py_func` (a slice compiled from a caller's statements):
     its typemap, and where Python's run-time types could differ from Numba's unified ones."""
+    global _stand_ins_loaded
     started = time.perf_counter()
+    if not _stand_ins_loaded:  # the typing context loads what registries gained since it last did
+        cpu_target.typing_context.refresh()
+        _stand_ins_loaded = True
     try:
         func_ir = _slice_frontend(py_func)
         state = typed_passes.type_inference_stage(
@@ -373,6 +416,8 @@ def dispatcher_arg_type(ty: Any) -> Any | None:
         return ty
     if isinstance(ty, nbtypes.NoneType | nbtypes.UnicodeType | nbtypes.NPDatetime | nbtypes.NPTimedelta):
         return ty
+    if _GENERATOR_TYPE is not None and isinstance(ty, _GENERATOR_TYPE):
+        return ty  # every numpy.random.Generator has this one type
     if isinstance(ty, nbtypes.BaseTuple):
         items = [dispatcher_arg_type(t) for t in ty.types]  # type: ignore[attr-defined]
         if any(t is None for t in items):
