@@ -225,12 +225,51 @@ def close_by_name(by_name: dict[str, list[Simple]], needed: set[str], kept: set[
 INNER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def in_inner_scope(anchor: ast.stmt, call: ast.Call) -> bool:
-    """Is `call` inside a lambda or comprehension of `anchor` (whose variables are its own)?"""
-    for node in ast_nodes(anchor):
-        if isinstance(node, INNER_SCOPES) and any(sub is call for sub in ast_nodes(node)):
-            return True
-    return False
+def inner_scope_failure(scope: ast.AST, anchor: ast.stmt, call: ast.Call) -> str | None:
+    """Why the arguments of a call inside a lambda or comprehension of `anchor` cannot be typed where the
+    anchor stands; None if they can, or if the call is not inside one. They can when they read none of
+    the inner scopes' own names (a comprehension runs within its statement), and, for a lambda (it may
+    run later: `timeit.timeit(lambda: kernel(a))`), when nothing after it in `scope` assigns those names
+    or calls a method of them."""
+    around = [
+        n for n in ast_nodes(anchor) if isinstance(n, INNER_SCOPES) and any(s is call for s in ast_nodes(n))
+    ]
+    if not around:
+        return None
+    own: set[str] = set()
+    for node in around:
+        for sub in ast_nodes(node.args if isinstance(node, ast.Lambda) else node):
+            if isinstance(sub, ast.arg):
+                own.add(sub.arg)
+            elif isinstance(sub, ast.comprehension):
+                own |= {n.id for n in ast_nodes(sub.target) if isinstance(n, ast.Name)}
+            elif isinstance(sub, ast.NamedExpr):
+                own.add(sub.target.id)
+    reads = set().union(*(names_read(a) for a in [*call.args, *(k.value for k in call.keywords)]))
+    if reads & own:
+        return (
+            f"the call reads '{sorted(reads & own)[0]}', a variable of the comprehension or lambda around it"
+        )
+    lambdas = [n for n in around if isinstance(n, ast.Lambda)]
+    if not lambdas:
+        return None
+    inside = {id(n) for n in ast_nodes(lambdas[0])}
+    after = (lambdas[0].end_lineno or lambdas[0].lineno, lambdas[0].end_col_offset or 0)
+    for later in ast_nodes(scope):
+        if id(later) in inside or (getattr(later, "lineno", 0), getattr(later, "col_offset", 0)) < after:
+            continue
+        changed = None
+        if isinstance(later, ast.Name) and not isinstance(later.ctx, ast.Load):
+            changed = later.id
+        elif isinstance(later, ast.Call) and isinstance(later.func, ast.Attribute):
+            receiver = later.func.value
+            changed = receiver.id if isinstance(receiver, ast.Name) else None
+        if changed in reads:
+            return (
+                f"the call is in a lambda, which may run after '{changed}' changes "
+                f"(line {getattr(later, 'lineno', '?')})"
+            )
+    return None
 
 
 def enclosing_names(indexed: IndexedFile, scope: Scope) -> set[str]:

@@ -44,7 +44,7 @@ from pyserver.analysis.caller_slices import (
     enclosing_names,
     find_anchor,
     flatten,
-    in_inner_scope,
+    inner_scope_failure,
     is_test,
     names_read,
     substitute_stand_ins,
@@ -304,11 +304,8 @@ class PythonCallerTypes:
             probe = _Probe(site, anchor or scope.node.body[0], [], {}, {})
             if anchor is None:
                 probe.failure = "the call is not in a statement of its caller"
-            elif site.anchor is None and in_inner_scope(anchor, call):
-                # Its arguments may read the comprehension's or lambda's own variables.
-                probe.failure = (
-                    "the call is inside a comprehension or lambda, whose variables are not followed"
-                )
+            elif site.anchor is None and (inner := inner_scope_failure(scope.node, anchor, call)):
+                probe.failure = inner
             elif any(isinstance(a, ast.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords
             ):
