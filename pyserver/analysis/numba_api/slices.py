@@ -159,6 +159,34 @@ NUMPY_STAND_INS = _register_stand_ins()
 _stand_ins_loaded = False
 
 
+def _reads_mixed(
+    name: str, sources: dict[str, set[tuple[str, bool]]], items: dict[str, set[str]], mixed: set[str]
+) -> bool:
+    """Does `name`'s value come from a value Python and Numba may type differently: a variable in
+    `mixed`, or a list whose items (counted over every variable that is the same list or a copy of
+    it) have several types?"""
+    roots, visited = [name], set()
+    while roots:
+        root = roots.pop()
+        if root in visited:
+            continue
+        members, stack, put = set(), [root], set()  # one list and its copies
+        while stack:
+            current = stack.pop()
+            if current in members:
+                continue
+            members.add(current)
+            if current in mixed:
+                return True
+            put |= items.get(current, set())
+            for read, same_list in sources.get(current, ()):
+                (stack if same_list else roots).append(read)
+        if len(put) > 1:
+            return True
+        visited |= members
+    return False
+
+
 def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
     """Front end + partial type inference of `py_func` (a slice compiled from a caller's statements):
     its typemap, and where Python's run-time types could differ from Numba's unified ones."""
@@ -212,33 +240,29 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
                 if name in ("append", "insert", "extend"):
                     for receiver in _bound_receivers(func_ir, expr.func.name):
                         items.setdefault(receiver, set()).add(_unliteral_text(added))
-    # Temporaries stand for the user variables they are assigned to: follow `x = $t` back.
-    sources: dict[str, set[str]] = {}
+    # Temporaries stand for the user variables they are assigned to: follow `x = $t` back. The items put
+    # into a list count together along the edges that keep the same list or copy it (`y = x`, `x + z`,
+    # `list(x)`); a display's elements and a call that makes something else (`np.array(rows)`) are
+    # other values, whose own items are checked on their own: else `[[1, 2], [3, 4]]` would mix
+    # `int64` with `list(int64)`.
+    sources: dict[str, set[tuple[str, bool]]] = {}  # target -> (read variable, same list)
     for block in func_ir.blocks.values():
         for stmt in block.body:
             if isinstance(stmt, ir.Assign):
                 value = stmt.value
                 if isinstance(value, ir.Var):
                     reads = {value.name}
+                    same_list = True
                 else:
                     reads = {v.name for v in value.list_vars()} if hasattr(value, "list_vars") else set()
-                sources.setdefault(stmt.target.name, set()).update(reads)
+                    same_list = isinstance(typemap.get(stmt.target.name), nbtypes.List) and not (
+                        isinstance(value, ir.Expr) and value.op.startswith("build_")
+                    )
+                sources.setdefault(stmt.target.name, set()).update((r, same_list) for r in reads)
     mixed_users = set()
     for name in typemap:
-        if name.startswith("$"):
-            continue
-        seen, stack = set(), [name]
-        put: set[str] = set()
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            put |= items.get(current, set())
-            if current in mixed or len(put) > 1:
-                mixed_users.add(name)
-                break
-            stack.extend(sources.get(current, ()))
+        if not name.startswith("$") and _reads_mixed(name, sources, items, mixed):
+            mixed_users.add(name)
     return SliceTyping(
         types={name: ty for name, ty in typemap.items() if not name.startswith("$")},
         conflicts={name: sorted(types) for name, types in assigned.items() if len(types) > 1},
