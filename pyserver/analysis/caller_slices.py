@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import copy
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pyserver.analysis.call_index import IndexedFile, Scope, ast_nodes
@@ -270,6 +271,65 @@ def inner_scope_failure(scope: ast.AST, anchor: ast.stmt, call: ast.Call) -> str
                 f"(line {getattr(later, 'lineno', '?')})"
             )
     return None
+
+
+# Names a rewritten probe calls for the builtins (the file may bind `iter` or `next` itself):
+# python_callers resolves them to the builtins.
+ITER, NEXT = "__lens_iter__", "__lens_next__"
+
+
+def comprehension_rewrite(anchor: ast.stmt, call: ast.Call) -> Callable[[ast.expr], ast.expr] | None:
+    """For a call in the element of comprehensions (`[kernel(n) for n in sizes]`): a rewrite of an
+    argument that reads each comprehension variable as an item of its iterable, `next(iter(sizes))`
+    (items of tuple targets by index), so that it types as the variable does in the loop. None where the
+    call is not in comprehensions' elements only, or where a lambda, `:=`, `async` or a target other
+    than names is involved."""
+    around = [
+        n for n in ast_nodes(anchor) if isinstance(n, INNER_SCOPES) and any(s is call for s in ast_nodes(n))
+    ]
+    mapping: dict[str, ast.expr] = {}
+    for node in around:
+        if not isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+            return None
+        if any(isinstance(sub, ast.NamedExpr | ast.Lambda) for sub in ast_nodes(node)):
+            return None
+        elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        if not any(sub is call for element in elements for sub in ast_nodes(element)):
+            return None  # in an iterable or a condition: evaluated at another moment
+        for generator in node.generators:
+            if generator.is_async:
+                return None
+            item = ast.Call(
+                ast.Name(NEXT, ast.Load()),
+                [ast.Call(ast.Name(ITER, ast.Load()), [_substituted(generator.iter, mapping)], [])],
+                [],
+            )
+            if not _bind(generator.target, item, mapping):
+                return None
+    return lambda argument: _substituted(argument, mapping)
+
+
+def _bind(target: ast.expr, item: ast.expr, mapping: dict[str, ast.expr]) -> bool:
+    if isinstance(target, ast.Name):
+        mapping[target.id] = item
+        return True
+    if isinstance(target, ast.Tuple | ast.List):
+        return all(
+            _bind(element, ast.Subscript(item, ast.Constant(index), ast.Load()), mapping)
+            for index, element in enumerate(target.elts)
+        )
+    return False  # a starred, attribute or subscript target
+
+
+def _substituted(expression: ast.expr, mapping: dict[str, ast.expr]) -> ast.expr:
+    """A copy of `expression` with the names in `mapping` replaced by (copies of) their expressions."""
+
+    class Substitute(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.expr:
+            found = mapping.get(node.id)
+            return copy.deepcopy(found) if found is not None and isinstance(node.ctx, ast.Load) else node
+
+    return Substitute().visit(copy.deepcopy(expression))  # type: ignore[no-any-return]
 
 
 def enclosing_names(indexed: IndexedFile, scope: Scope) -> set[str]:

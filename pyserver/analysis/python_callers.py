@@ -37,9 +37,12 @@ from pyserver.analysis.caller_probes import (
     same_numba_types,
 )
 from pyserver.analysis.caller_slices import (
+    ITER,
+    NEXT,
     Simple,
     close,
     close_by_name,
+    comprehension_rewrite,
     constant_default,
     enclosing_names,
     find_anchor,
@@ -301,11 +304,14 @@ class PythonCallerTypes:
         for number, site in enumerate(sites):
             call = site.call
             anchor = site.anchor or find_anchor(body, call)
+            rewrite = None  # a call in a comprehension's element: its arguments read the iterables' items
             probe = _Probe(site, anchor or scope.node.body[0], [], {}, {})
             if anchor is None:
                 probe.failure = "the call is not in a statement of its caller"
             elif site.anchor is None and (inner := inner_scope_failure(scope.node, anchor, call)):
-                probe.failure = inner
+                rewrite = comprehension_rewrite(anchor, call)
+                if rewrite is None:
+                    probe.failure = inner
             elif any(isinstance(a, ast.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords
             ):
@@ -313,12 +319,12 @@ class PythonCallerTypes:
             for index, arg in enumerate(call.args):
                 name = f"__lens_arg_{number}_{index}"
                 probe.positional.append(name)
-                probe.expressions[name] = arg
+                probe.expressions[name] = rewrite(arg) if rewrite else arg
             for keyword in call.keywords:
                 if keyword.arg is not None:
                     name = f"__lens_kw_{number}_{keyword.arg}"
                     probe.keywords[keyword.arg] = name
-                    probe.expressions[name] = keyword.value
+                    probe.expressions[name] = rewrite(keyword.value) if rewrite else keyword.value
             probes.append(probe)
         simple = self._flattened(scope.node, indexed)
         module_simple = self._flattened(indexed.tree, indexed) if scope.qualname != "<module>" else []
@@ -541,6 +547,8 @@ class PythonCallerTypes:
             return None, f"'{name}' is a Python function, which Numba cannot type"
         if hasattr(builtins, name):
             return getattr(builtins, name), None
+        if name in (ITER, NEXT):  # a comprehension_rewrite's
+            return (iter if name == ITER else next), None
         return None, f"'{name}' is not defined where the call is"
 
     def _type_slice(

@@ -37,7 +37,8 @@ def repeated():
 
 
 def passes_its_own_variable():
-    return [other(v) for v in (1, 2)]
+    apply = lambda v: other(v)
+    return apply(1)
 
 
 def reassigned_after():
@@ -75,6 +76,94 @@ def test_calls_in_lambdas_and_comprehensions(ws) -> None:
     [note] = by_code(result, "no-signature")
     assert "4 Python calls gave no types" in note.message, note.message
     assert "the call reads 'v', a variable of the comprehension or lambda around it" in note.message
-    assert "the call is in a lambda, which may run after 'b' changes (line 35)" in note.message
-    assert "the call is in a lambda, which may run after 'c' changes (line 42)" in note.message
+    assert "the call is in a lambda, which may run after 'b' changes (line 36)" in note.message
+    assert "the call is in a lambda, which may run after 'c' changes (line 43)" in note.message
     assert "and 1 more" in note.message  # the walrus: `other` has no signature, so it gave none either
+
+
+COMPREHENSIONS = """
+import numpy as np
+from numba import njit
+
+
+@njit
+def k(x):
+    return 0
+
+
+@njit
+def k2(a, b):
+    return 0
+
+
+n = "a module-level n: not the comprehension's"
+
+
+def sizes():
+    return [k(n) for n in [10, 100, 1000]]
+
+
+def arrays():
+    xs = [np.ones(3), np.zeros(4)]
+    return [k(x * 2) for x in xs]
+
+
+def pairs():
+    return {i: k2(i, v) for i, v in enumerate([1.5, 2.5])}
+
+
+def nested():
+    return [[k2(a, b) for b in range(3)] for a in np.arange(4.0)]
+
+
+def generator():
+    return sum(k(t) for t in (1, 2, 3))
+
+
+def mixed():
+    return [k(v) for v in [1, 2.5]]
+
+
+def rows():
+    grid = np.ones((3, 4))
+    return [k(row) for row in grid]
+
+
+def in_a_condition():
+    return [1 for n in range(3) if k(n) == 0]
+"""
+
+
+def test_calls_in_comprehensions_read_the_items_of_their_iterables(ws) -> None:
+    """The comprehension's variable types as an item of its iterable; the truth is what each call really
+    receives when the functions run in Python (numba.typeof of every argument)."""
+    import builtins
+
+    recorded: dict[str, set[tuple[str, ...]]] = {}
+    current = [""]
+
+    def recording(function):
+        def record(*args):
+            recorded.setdefault(current[0], set()).add(tuple(str(numba.typeof(a)) for a in args))
+            return 0
+
+        return record
+
+    namespace = {"__builtins__": builtins, "njit": recording}
+    exec(COMPREHENSIONS.replace("from numba import njit", ""), namespace)
+    callers = ["sizes", "arrays", "pairs", "nested", "generator", "mixed", "rows", "in_a_condition"]
+    for name in callers:
+        current[0] = name
+        namespace[name]()
+    result = ws.analyze("pc_comprehensions.py", COMPREHENSIONS)
+    found: dict[str, set[tuple[str, ...]]] = {}
+    for function in result.functions:
+        for signature in function.signatures:
+            for caller in signature.callers:
+                found.setdefault(caller.function, set()).add(tuple(signature.args))
+    wrong = {name: (args, recorded[name]) for name, args in found.items() if not args <= recorded[name]}
+    assert wrong == {}
+    # typed: every call in a comprehension's element whose items Numba types as Python gives them
+    assert set(found) == {"sizes", "arrays", "pairs", "nested", "generator"}
+    # not: a list of an int and a float, the rows of a 2-D array (Numba: 'A' layout, Python: C), and
+    # a call in a condition
