@@ -226,12 +226,15 @@ def close_by_name(by_name: dict[str, list[Simple]], needed: set[str], kept: set[
 INNER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def inner_scope_failure(scope: ast.AST, anchor: ast.stmt, call: ast.Call) -> str | None:
+def inner_scope_failure(
+    scope: ast.AST, anchor: ast.stmt, call: ast.Call, rewrite: Callable[[ast.expr], ast.expr] | None
+) -> str | None:
     """Why the arguments of a call inside a lambda or comprehension of `anchor` cannot be typed where the
     anchor stands; None if they can, or if the call is not inside one. They can when they read none of
-    the inner scopes' own names (a comprehension runs within its statement), and, for a lambda (it may
-    run later: `timeit.timeit(lambda: kernel(a))`), when nothing after it in `scope` assigns those names
-    or calls a method of them."""
+    the inner scopes' own names (a comprehension runs within its statement) or `rewrite` (see
+    comprehension_rewrite) reads them as items; and, where the call may run later (in a lambda:
+    `timeit.timeit(lambda: kernel(a))`, or a generator expression), when nothing after it in `scope`
+    assigns the names it reads or calls a method of them."""
     around = [
         n for n in ast_nodes(anchor) if isinstance(n, INNER_SCOPES) and any(s is call for s in ast_nodes(n))
     ]
@@ -246,12 +249,15 @@ def inner_scope_failure(scope: ast.AST, anchor: ast.stmt, call: ast.Call) -> str
                 own |= {n.id for n in ast_nodes(sub.target) if isinstance(n, ast.Name)}
             elif isinstance(sub, ast.NamedExpr):
                 own.add(sub.target.id)
-    reads = set().union(*(names_read(a) for a in [*call.args, *(k.value for k in call.keywords)]))
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    if rewrite is not None:
+        arguments, own = [rewrite(a) for a in arguments], set()
+    reads = set().union(*(names_read(a) for a in arguments))
     if reads & own:
         return (
             f"the call reads '{sorted(reads & own)[0]}', a variable of the comprehension or lambda around it"
         )
-    lambdas = [n for n in around if isinstance(n, ast.Lambda)]
+    lambdas = [n for n in around if isinstance(n, ast.Lambda | ast.GeneratorExp)]
     if not lambdas:
         return None
     inside = {id(n) for n in ast_nodes(lambdas[0])}
@@ -266,8 +272,9 @@ def inner_scope_failure(scope: ast.AST, anchor: ast.stmt, call: ast.Call) -> str
             receiver = later.func.value
             changed = receiver.id if isinstance(receiver, ast.Name) else None
         if changed in reads:
+            what = "a lambda" if isinstance(lambdas[0], ast.Lambda) else "a generator expression"
             return (
-                f"the call is in a lambda, which may run after '{changed}' changes "
+                f"the call is in {what}, which may run after '{changed}' changes "
                 f"(line {getattr(later, 'lineno', '?')})"
             )
     return None
@@ -306,6 +313,8 @@ def comprehension_rewrite(anchor: ast.stmt, call: ast.Call) -> Callable[[ast.exp
             )
             if not _bind(generator.target, item, mapping):
                 return None
+    if not mapping:
+        return None  # not in a comprehension: the arguments are read as they are
     return lambda argument: _substituted(argument, mapping)
 
 

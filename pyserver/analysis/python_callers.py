@@ -308,10 +308,12 @@ class PythonCallerTypes:
             probe = _Probe(site, anchor or scope.node.body[0], [], {}, {})
             if anchor is None:
                 probe.failure = "the call is not in a statement of its caller"
-            elif site.anchor is None and (inner := inner_scope_failure(scope.node, anchor, call)):
-                rewrite = comprehension_rewrite(anchor, call)
-                if rewrite is None:
-                    probe.failure = inner
+            elif site.anchor is None and (
+                inner := inner_scope_failure(
+                    scope.node, anchor, call, rewrite := comprehension_rewrite(anchor, call)
+                )
+            ):
+                probe.failure = inner
             elif any(isinstance(a, ast.Starred) for a in call.args) or any(
                 k.arg is None for k in call.keywords
             ):

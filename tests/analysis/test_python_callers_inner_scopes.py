@@ -167,3 +167,26 @@ def test_calls_in_comprehensions_read_the_items_of_their_iterables(ws) -> None:
     assert set(found) == {"sizes", "arrays", "pairs", "nested", "generator"}
     # not: a list of an int and a float, the rows of a 2-D array (Numba: 'A' layout, Python: C), and
     # a call in a condition
+
+
+def test_a_generator_expression_runs_later_like_a_lambda(ws) -> None:
+    source = """
+    import numpy as np
+    from numba import njit
+
+
+    @njit
+    def k(x, y):
+        return 0
+
+
+    def later():
+        scale = 2
+        results = (k(n, scale) for n in range(3))
+        scale = 2.5
+        return sum(results)
+    """
+    result = ws.analyze("pc_generator_later.py", source)
+    assert not next(f for f in result.functions if f.name == "k").signatures
+    [note] = by_code(result, "no-signature")
+    assert "the call is in a generator expression, which may run after 'scale' changes" in note.message
