@@ -226,6 +226,13 @@ def close_by_name(by_name: dict[str, list[Simple]], needed: set[str], kept: set[
 INNER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
+def _scopes_around(anchor: ast.stmt, call: ast.Call) -> list[ast.AST]:
+    """The lambdas and comprehensions of `anchor` that hold `call`, outermost first."""
+    return [
+        n for n in ast_nodes(anchor) if isinstance(n, INNER_SCOPES) and any(s is call for s in ast_nodes(n))
+    ]
+
+
 def inner_scope_failure(
     scope: ast.AST, anchor: ast.stmt, call: ast.Call, rewrite: Callable[[ast.expr], ast.expr] | None
 ) -> str | None:
@@ -235,9 +242,7 @@ def inner_scope_failure(
     comprehension_rewrite) reads them as items; and, where the call may run later (in a lambda:
     `timeit.timeit(lambda: kernel(a))`, or a generator expression), when nothing after it in `scope`
     assigns the names it reads or calls a method of them."""
-    around = [
-        n for n in ast_nodes(anchor) if isinstance(n, INNER_SCOPES) and any(s is call for s in ast_nodes(n))
-    ]
+    around = _scopes_around(anchor, call)
     if not around:
         return None
     own: set[str] = set()
@@ -291,9 +296,10 @@ def comprehension_rewrite(anchor: ast.stmt, call: ast.Call) -> Callable[[ast.exp
     (items of tuple targets by index), so that it types as the variable does in the loop. None where the
     call is not in comprehensions' elements only, or where a lambda, `:=`, `async` or a target other
     than names is involved."""
-    around = [
-        n for n in ast_nodes(anchor) if isinstance(n, INNER_SCOPES) and any(s is call for s in ast_nodes(n))
-    ]
+    around = _scopes_around(anchor, call)
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    if any(isinstance(sub, INNER_SCOPES) for a in arguments for sub in ast_nodes(a)):
+        return None  # an argument with scopes of its own, which may bind the same names
     mapping: dict[str, ast.expr] = {}
     for node in around:
         if not isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):

@@ -131,6 +131,10 @@ def rows():
 
 def in_a_condition():
     return [1 for n in range(3) if k(n) == 0]
+
+
+def shadowed():
+    return [k([n for n in range(3)]) for n in [1.5]]
 """
 
 
@@ -151,7 +155,7 @@ def test_calls_in_comprehensions_read_the_items_of_their_iterables(ws) -> None:
 
     namespace = {"__builtins__": builtins, "njit": recording}
     exec(COMPREHENSIONS.replace("from numba import njit", ""), namespace)
-    callers = ["sizes", "arrays", "pairs", "nested", "generator", "mixed", "rows", "in_a_condition"]
+    callers = ["sizes", "arrays", "pairs", "nested", "generator", "mixed", "rows", "in_a_condition", "shadowed"]
     for name in callers:
         current[0] = name
         namespace[name]()
@@ -166,7 +170,7 @@ def test_calls_in_comprehensions_read_the_items_of_their_iterables(ws) -> None:
     # typed: every call in a comprehension's element whose items Numba types as Python gives them
     assert set(found) == {"sizes", "arrays", "pairs", "nested", "generator"}
     # not: a list of an int and a float, the rows of a 2-D array (Numba: 'A' layout, Python: C), and
-    # a call in a condition
+    # a call in a condition, and an argument with a comprehension of its own
 
 
 def test_a_generator_expression_runs_later_like_a_lambda(ws) -> None:
