@@ -93,7 +93,7 @@ COMPAT_ANALYSIS := tests/compat/test_version_differences.py tests/test_versions.
   tests/analysis/test_examples.py tests/analysis/test_check_cli.py tests/analysis/test_python_callers.py \
   tests/analysis/test_light_postprocessing.py tests/analysis/test_early_cutoff.py \
   tests/analysis/test_python_callers_numpy_generator.py tests/analysis/test_python_callers_creators.py \
-  tests/analysis/test_python_callers_inner_scopes.py \
+  tests/analysis/test_python_callers_inner_scopes.py tests/analysis/test_python_callers_parametrize.py \
   tests/record/test_types_codec.py tests/record/test_record.py
 COMPAT_ANALYSIS_K := not test_object_mode_and_lifted_loop and (not test_check_cli or clean_file or without_numba)
 COMPAT_LSP := tests/lsp/test_trust_and_environment.py tests/lsp/test_features.py

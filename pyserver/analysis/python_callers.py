@@ -52,6 +52,7 @@ from pyserver.analysis.caller_slices import (
     names_read,
     substitute_stand_ins,
 )
+from pyserver.analysis.caller_tests import TestParameterTypes
 
 COND = "__lens_cond"
 MAX_DEPTH = 2  # parameters of a caller typed from its own callers: this many levels up
@@ -119,7 +120,7 @@ def _site_where(site: CallSite) -> str:
     return f"{os.path.basename(site.scope.path)}:{site.call.lineno} ({where})"
 
 
-class PythonCallerTypes:
+class PythonCallerTypes(TestParameterTypes):
     """Types the Python call sites of workspace functions. One per analyzer; slices are cached."""
 
     def __init__(self, index: CallIndex) -> None:
@@ -414,7 +415,7 @@ class PythonCallerTypes:
         if "." in scope.qualname or scope.qualname == "<module>":
             return [({}, f"it passes {what} of '{scope.qualname}', a method or nested function")]
         if is_test(scope):
-            return self._fixture_types(scope, params, depth)
+            return self._test_param_types(scope, params, depth)
         callers = self.index.calls_to(scope.path, scope.qualname)
         if not callers:
             return [({}, f"it passes {what} of '{scope.qualname}', which nothing in the workspace calls")]
@@ -439,64 +440,6 @@ class PythonCallerTypes:
             reason = problems[0] if problems else "no call types it"
             return [({}, f"it passes {what} of '{scope.qualname}', and {reason}")]
         return found[:MAX_PARAM_TUPLES]
-
-    def _fixture_types(
-        self, scope: Scope, params: list[str], depth: int
-    ) -> list[tuple[dict[str, Any], str | None]]:
-        """A test's parameters from pytest fixtures (its file's, or a conftest.py's up to the root) that take
-        no parameters and end by returning (or yielding) a value: the type of that value."""
-        chosen: dict[str, Any] = {}
-        for param in params:
-            fixture = self._fixture(scope.path, param)
-            if fixture is None:
-                return [
-                    ({}, f"'{param}' of test '{scope.qualname}' is not a fixture defined in the workspace")
-                ]
-            fixture_scope, last = fixture
-            if fixture_scope.params or fixture_scope.has_var_params:
-                return [({}, f"the fixture '{param}' takes parameters (other fixtures), not followed")]
-            returned = last.value if isinstance(last, ast.Return | ast.Expr) else None
-            value = returned.value if isinstance(returned, ast.Yield) else returned
-            if value is None:
-                return [({}, f"the fixture '{param}' returns nothing Numba can type")]
-            probe = ast.Call(func=ast.Name(id="__lens_fixture__", ctx=ast.Load()), args=[value], keywords=[])
-            ast.copy_location(probe, last)
-            site = CallSite(fixture_scope, probe, "__lens_fixture__", anchor=last)
-            outcomes = [outcome for _site, outcome in self._type_scope(fixture_scope, [site], depth + 1)]
-            typed = [o for o in outcomes if not isinstance(o, str)]
-            if not typed:
-                reason = next((o for o in outcomes if isinstance(o, str)), "it gives no type")
-                return [({}, f"the fixture '{param}': {reason}")]
-            converted = numba_api.dispatcher_arg_type(typed[0][0][0])
-            if converted is None:
-                return [({}, f"the fixture '{param}' gives {typed[0][0][0]}, a value Numba cannot pass on")]
-            chosen[param] = converted
-        return [(chosen, None)]
-
-    def _fixture(self, path: str, name: str) -> tuple[Scope, ast.stmt] | None:
-        directory = os.path.dirname(path)
-        places = [path]
-        while True:
-            places.append(os.path.join(directory, "conftest.py"))
-            if directory == self.index.root or os.path.dirname(directory) == directory:
-                break
-            directory = os.path.dirname(directory)
-        for place in places:
-            indexed = self.index.files.get(os.path.realpath(place))
-            node = indexed.top_level_defs.get(name) if indexed is not None else None
-            if (
-                indexed is None
-                or node is None
-                or not any("fixture" in ast.unparse(d) for d in node.decorator_list)
-            ):
-                continue
-            last = node.body[-1]
-            if isinstance(last, ast.Return) or (
-                isinstance(last, ast.Expr) and isinstance(last.value, ast.Yield)
-            ):
-                scope = indexed.scopes.get(name)
-                return (scope, last) if scope is not None else None
-        return None
 
     def _globals(self, indexed: IndexedFile, names: set[str]) -> tuple[dict[str, Any], dict[str, str]]:
         """Values for the free names of a slice, and why the others are unknown."""

@@ -155,7 +155,17 @@ def test_calls_in_comprehensions_read_the_items_of_their_iterables(ws) -> None:
 
     namespace = {"__builtins__": builtins, "njit": recording}
     exec(COMPREHENSIONS.replace("from numba import njit", ""), namespace)
-    callers = ["sizes", "arrays", "pairs", "nested", "generator", "mixed", "rows", "in_a_condition", "shadowed"]
+    callers = [
+        "sizes",
+        "arrays",
+        "pairs",
+        "nested",
+        "generator",
+        "mixed",
+        "rows",
+        "in_a_condition",
+        "shadowed",
+    ]
     for name in callers:
         current[0] = name
         namespace[name]()

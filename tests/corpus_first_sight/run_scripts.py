@@ -18,6 +18,26 @@ import sys
 import types
 
 
+def _parametrize_cases(test: object) -> list[dict[str, object]]:
+    """The keyword arguments pytest would call a test with for its `@pytest.mark.parametrize` marks
+    (stacked marks multiply); one empty case without them."""
+    cases: list[dict[str, object]] = [{}]
+    for mark in getattr(test, "pytestmark", []):
+        if mark.name != "parametrize":
+            continue
+        names, values = mark.args[0], mark.args[1]
+        names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
+        expanded = []
+        for case in cases:
+            for value in values:
+                items = getattr(value, "values", None)  # pytest.param(...)
+                if items is None:
+                    items = tuple(value) if len(names) > 1 else (value,)
+                expanded.append({**case, **dict(zip(names, items, strict=True))})
+        cases = expanded
+    return cases
+
+
 def main() -> None:
     scripts, out = os.path.realpath(sys.argv[1]), os.path.realpath(sys.argv[2])
     ran: dict[str, set[int]] = {}
@@ -47,7 +67,8 @@ def main() -> None:
                     namespace = runpy.run_path(path, run_name="corpus_test")
                     for key, value in sorted(namespace.items()):
                         if key.startswith("test_") and callable(value):
-                            value()
+                            for case in _parametrize_cases(value):
+                                value(**case)
                 else:
                     runpy.run_path(path, run_name="__main__")
         except Exception as exc:  # a script that fails is reported, the others still run
