@@ -23,10 +23,13 @@ _ParamSets = list[tuple[dict[str, Any], str | None]]
 _Outcome = str | tuple[list[Any], dict[str, Any]]
 
 
-def parametrize_cases(function: ast.FunctionDef) -> tuple[list[dict[str, ast.expr]], str | None]:
+def parametrize_cases(
+    function: ast.FunctionDef, module: ast.Module
+) -> tuple[list[dict[str, ast.expr]], str | None]:
     """The cases of a test's `@pytest.mark.parametrize` decorators (stacked ones multiply): for each,
     parameter -> the expression of its value. ([], None) without such decorators; a reason where their
-    values cannot be read from the source."""
+    values cannot be read from the source. The values may be a list written out in the decorator or
+    in a module-level constant (`SIZES = [1, 10]`) that nothing else binds or changes."""
     per_decorator: list[list[dict[str, ast.expr]]] = []
     for decorator in function.decorator_list:
         if not (isinstance(decorator, ast.Call) and ast.unparse(decorator.func).endswith("parametrize")):
@@ -37,6 +40,8 @@ def parametrize_cases(function: ast.FunctionDef) -> tuple[list[dict[str, ast.exp
         names_node = decorator.args[0] if decorator.args else keywords.get("argnames")
         values_node = decorator.args[1] if len(decorator.args) > 1 else keywords.get("argvalues")
         names = _argnames(names_node)
+        if isinstance(values_node, ast.Name):
+            values_node = _module_constant(module, values_node.id)
         if names is None or not isinstance(values_node, ast.List | ast.Tuple):
             return [], "its parametrize arguments are not written out in the source"
         cases: list[dict[str, ast.expr]] = []
@@ -58,6 +63,33 @@ def parametrize_cases(function: ast.FunctionDef) -> tuple[list[dict[str, ast.exp
         for product in itertools.islice(itertools.product(*per_decorator), MAX_CASES)
     ]
     return (combined if per_decorator else []), None
+
+
+def _module_constant(module: ast.Module, name: str) -> ast.expr | None:
+    """The list or tuple a module binds to `name` at its top level, where that is the name's only
+    binding in the module and nothing changes it (an item stored, a method called, `global`); None
+    otherwise."""
+    values = [
+        statement.value
+        for statement in module.body
+        if isinstance(statement, ast.Assign)
+        and [ast.unparse(t) for t in statement.targets] == [name]
+        and isinstance(statement.value, ast.List | ast.Tuple)
+    ]
+    if len(values) != 1:
+        return None
+    stores = 0
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            stores += 1
+        elif isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.value, ast.Name):
+            if node.value.id == name and (
+                isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load)
+            ):
+                return None
+        elif isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
+            return None
+    return values[0] if stores == 1 else None
 
 
 def _argnames(node: ast.expr | None) -> list[str] | None:
@@ -82,7 +114,11 @@ class TestParameterTypes:
 
     def _test_param_types(self, scope: Scope, params: list[str], depth: int) -> _ParamSets:
         node = scope.node
-        cases, problem = parametrize_cases(node) if isinstance(node, ast.FunctionDef) else ([], None)
+        indexed = self.index.files.get(scope.path)
+        if isinstance(node, ast.FunctionDef) and indexed is not None:
+            cases, problem = parametrize_cases(node, indexed.tree)
+        else:
+            cases, problem = [], None
         if problem is not None:
             return [({}, f"'{scope.qualname}': {problem}")]
         from_cases = [p for p in params if cases and p in cases[0]]

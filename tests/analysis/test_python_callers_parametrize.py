@@ -1,6 +1,6 @@
 """pytest's parametrize cases as a source of a test's parameter types (the corpus test,
-tests/corpus_first_sight, compares them with a recorded run); here, what is refused and why, and
-parametrize beside a fixture."""
+tests/corpus_first_sight, compares them with a recorded run); here, cases in a module-level list,
+parametrize beside a fixture, and what is refused and why."""
 
 from __future__ import annotations
 
@@ -55,6 +55,7 @@ def test_parametrize_cases_and_what_is_refused(ws) -> None:
             by_caller.setdefault(caller.function, set()).add(tuple(signature.args))
     assert by_caller == {
         "test_with_a_fixture": {("array(float64, 1d, C)", "int64"), ("array(float64, 1d, C)", "float64")},
+        "test_names_a_list": {("int64", "int64")},  # SIZES, a module-level list nothing changes
         "test_shadowed": {("int64", "int64")},
     }
 
@@ -66,9 +67,11 @@ def test_the_reasons_a_case_gives_no_types(ws) -> None:
     )
     source = source.replace("def test_shadowed(m):", "def test_shadowed(m):\n    m_value = 3")
     source = source.replace("def test_with_a_fixture", "def unused").replace("other(data, scale)", "pass")
+    source = source.replace("SIZES = [1, 2]", "SIZES = [1, 2]\nSIZES.append(2.5)")
     result = ws.analyze("test_pc_parametrize_refused.py", source)
     assert not next(f for f in result.functions if f.name == "other").signatures
     [note] = by_code(result, "no-signature")
+    # SIZES changes after it is made: its items are not read from the source
     assert "its parametrize arguments are not written out in the source" in note.message, note.message
     assert "its parametrize values go through fixtures (indirect), not followed" in note.message
     assert "a parametrize value of 'test_shadowed' reads a name the test also binds" in note.message

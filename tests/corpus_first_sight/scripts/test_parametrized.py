@@ -51,3 +51,11 @@ def test_window_sum(values, width):
 def test_count_above(size, threshold):
     values = np.random.default_rng(size).random(size)
     assert 0 <= count_above(values, threshold) <= size
+
+
+WIDTHS = [1, 2, 3]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_window_sum_of_ints(width):
+    assert window_sum(np.arange(5, dtype=np.int32), width) >= 0
