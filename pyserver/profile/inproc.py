@@ -159,6 +159,13 @@ def _probe_layout() -> dict[str, Any]:
         "unicode_compact_data": compact_data,
         "bytes_size": 16,
         "bytes_data": bytes_data,
+        # Type objects' addresses (this process is the one sampled): an object read later is checked to
+        # still be of its type, so freed memory is not decoded as a name or a line table.
+        "object_type": 8,
+        "code_units": 16,  # ob_size: the code's instructions, which its line table covers exactly
+        "type_code": id(types.CodeType),
+        "type_str": id(str),
+        "type_bytes": id(bytes),
     }
 
 

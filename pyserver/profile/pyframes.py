@@ -37,6 +37,8 @@ def _varint(data: bytes, position: int) -> tuple[int, int]:
         position += 1
         value |= (byte & 63) << shift
         shift += 6
+        if shift > 30:  # no line or column is that far: not a table (memory read after it was freed)
+            raise IndexError("varint too long")
         if not byte & 64:
             return value, position
 
@@ -46,13 +48,52 @@ def _signed_varint(data: bytes, position: int) -> tuple[int, int]:
     return (-(value >> 1) if value & 1 else value >> 1), position
 
 
+# A function's lines lie at or after its first line (a module's first instruction is on line 0).
+MAX_LINES_AFTER_FIRST = 1 << 20
+
+
 def line_from_table(table: bytes, first_line: int, instruction: int) -> int | None:
     """CPython's location table (Objects/locations.md), walked to the entry covering `instruction`.
-    None when no entry covers it or the table is cut short (read from a code object being freed)."""
+    None when no entry covers it, the table is cut short, or the line is out of the code's range (both:
+    read from a code object being freed)."""
     try:
-        return _walk_table(table, first_line, instruction)
+        line = _walk_table(table, first_line, instruction)
     except IndexError:
         return None
+    if line is None or not first_line <= line < first_line + MAX_LINES_AFTER_FIRST:
+        return None
+    return line
+
+
+def table_is_sound(table: bytes, first_line: int, code_units: int | None = None) -> bool:
+    """Does the whole table walk to its end with every line in the code's range, its entries covering
+    exactly the code's `code_units` instructions (when known)?"""
+    line, position, covered = first_line, 0, 0
+    try:
+        while position < len(table):
+            header = table[position]
+            position += 1
+            if not header & 128:
+                return False  # every entry starts with its high bit set
+            code = (header >> 3) & 15
+            covered += (header & 7) + 1
+            delta = 0
+            if code == 14:
+                delta, position = _signed_varint(table, position)
+                for _ in range(3):
+                    _, position = _varint(table, position)
+            elif code == 13:
+                delta, position = _signed_varint(table, position)
+            elif code in (10, 11, 12):
+                delta, position = code - 10, position + 2
+            elif code != 15:
+                position += 1
+            line += delta
+            if code != 15 and line != 0 and not first_line <= line < first_line + MAX_LINES_AFTER_FIRST:
+                return False
+    except IndexError:
+        return False
+    return position == len(table) and (code_units is None or covered == code_units)
 
 
 def _walk_table(table: bytes, first_line: int, instruction: int) -> int | None:
@@ -163,7 +204,7 @@ class PythonStacks:
         chain = self.frame_chain(tstate)
         return self.resolve_chain(chain, self.code_headers(chain))
 
-    def _code_key(self, code: int, header: bytes | None) -> tuple[int, ...] | None:
+    def _code_key(self, code: int, header: bytes | None, cache: bool = True) -> tuple[int, ...] | None:
         if header is None:
             return None
         layout = self.layout
@@ -173,19 +214,41 @@ class PythonStacks:
             struct.unpack_from("<Q", header, layout["code_qualname"])[0],
             struct.unpack_from("<Q", header, layout["code_linetable"])[0],
             struct.unpack_from("<i", header, layout["code_firstlineno"])[0],
+            struct.unpack_from("<q", header, layout.get("code_units", 16))[0],
         )
-        if key not in self.codes:
+        if cache and key not in self.codes:
             self.codes[key] = self._decode(key)
         return key
 
     def _decode(self, key: tuple[int, ...]) -> CodeInfo | None:
-        _, filename, qualname, linetable, first_line = key
+        """Names and line table of a code object seen running, read after its thread went on. Checked
+        so that a code object freed meanwhile gives nothing rather than another function's bytes: the
+        objects are still of their types, the code still points at them, and the table is sound."""
+        code, filename, qualname, linetable, first_line, code_units = key
+        if not (
+            self._is_a(code, "type_code")
+            and self._is_a(filename, "type_str")
+            and self._is_a(qualname, "type_str")
+            and self._is_a(linetable, "type_bytes")
+        ):
+            return None
         path = self._string(filename)
         name = self._string(qualname)
         table = self._bytes(linetable)
-        if path is None or name is None or table is None:
+        units = code_units if "code_units" in self.layout else None
+        if path is None or name is None or table is None or not table_is_sound(table, first_line, units):
             return None
+        if self._code_key(code, self.memory.read(code, self._header_size), cache=False) != key:
+            return None  # the code object changed while it was read
         return CodeInfo(path, name, first_line, table)
+
+    def _is_a(self, address: int, type_key: str) -> bool:
+        """Is the object at `address` of the type whose address the layout holds (unknown: yes)?"""
+        expected = self.layout.get(type_key)
+        if expected is None:
+            return True
+        raw = self.memory.read(address + self.layout["object_type"], 8)
+        return raw is not None and struct.unpack("<Q", raw)[0] == expected
 
     def _string(self, address: int) -> str | None:
         layout = self.layout

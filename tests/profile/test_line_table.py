@@ -39,3 +39,24 @@ def test_a_table_cut_short_gives_no_line() -> None:
     assert line_from_table(table[:3], code.co_firstlineno, 10_000) is None
     long_form_without_its_numbers = bytes([0x80 | (14 << 3)])
     assert line_from_table(long_form_without_its_numbers, 1, 0) is None
+
+
+def test_every_real_table_is_sound_and_garbage_is_not() -> None:
+    """A code object freed between its sample and its decoding leaves bytes that are no table: they
+    must give no line, never a wrong one (a profile once showed line -20121435708990947256747860321)."""
+    import random
+
+    from pyserver.profile.pyframes import table_is_sound
+
+    codes = _code_objects()
+    assert all(table_is_sound(c.co_linetable, c.co_firstlineno, len(c.co_code) // 2) for c in codes)
+    module = compile("x = 1\ny = 2\n", "<probe>", "exec")  # a module's first instruction is on line 0
+    assert table_is_sound(module.co_linetable, module.co_firstlineno, len(module.co_code) // 2)
+    rng = random.Random(0)
+    garbage = [bytes(rng.randrange(256) for _ in range(rng.randrange(4, 64))) for _ in range(5000)]
+    # Random bytes that end up covering a given code size are rare; most fail sooner.
+    accepted = [g for g in garbage if table_is_sound(g, 100, 40)]
+    assert len(accepted) <= 5, accepted
+    assert sum(table_is_sound(g, 100) for g in garbage) < 100  # without the size, under 2%
+    huge = bytes([0x80 | (13 << 3)]) + bytes([0x7F] * 6) + b"\x01"  # a line delta of about 2**35
+    assert line_from_table(huge, 1, 0) is None and not table_is_sound(huge, 1)
