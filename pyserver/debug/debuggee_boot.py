@@ -83,6 +83,7 @@ def _patch_numba() -> None:
     if os.environ.get("NUMBA_LENS_UNDER_GDB") == "1":
         _patch_gdb_hooks()
         _patch_line_locations()
+        _patch_record_arguments()
 
 
 def _patch_line_locations() -> None:
@@ -283,6 +284,67 @@ def _export_live_versions(func_ir, path: str) -> None:  # type: ignore[no-untype
     record = {"file": filename, "name": str(func_id.func_qualname).split(".")[-1], "lines": lines}
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(record) + "\n")
+
+
+def _patch_record_arguments() -> None:
+    """Numba's DWARF types a record argument only as a pointer to N bytes, and gdb's frame name as
+    `Record<CODE>`, CODE being the record type's `_code` (a number Numba's type interning hands out in
+    order, per process). Here each user function's signature, as Numba mangles it, is written next to
+    the live-versions map: `{"kind": "record_arguments", "pid", "file", "name", "abi_tags", "params",
+    "records": {param: [code, record type as Numba writes it]}}` (pyserver/debug/record_arguments.py)."""
+    path = os.environ.get("NUMBA_LENS_LIVE_VERSIONS", "")
+    if not path:
+        return
+    try:
+        from numba.core import funcdesc
+        from numba.core.itanium_mangler import _escape_string
+    except ImportError:
+        return
+    descriptor = funcdesc.PythonFunctionDescriptor
+    original = descriptor.from_specialized_function.__func__  # type: ignore[attr-defined]
+
+    def from_specialized_function(cls, func_ir, *args, **kwargs):  # type: ignore[no-untyped-def]
+        fndesc = original(cls, func_ir, *args, **kwargs)
+        try:
+            _export_record_arguments(func_ir, fndesc, path, _escape_string)
+        except Exception:
+            pass  # without the entry a record argument stays unavailable, never wrong
+        return fndesc
+
+    from_specialized_function.__wrapped__ = original  # type: ignore[attr-defined]
+    descriptor.from_specialized_function = classmethod(from_specialized_function)  # type: ignore[method-assign,assignment]
+
+
+def _export_record_arguments(func_ir, fndesc, path: str, escape) -> None:  # type: ignore[no-untyped-def]
+    from numba.core import types
+
+    records = {}
+    for name, argtype in zip(fndesc.args, fndesc.argtypes, strict=True):
+        if isinstance(argtype, types.Record):
+            # `_code` is what the mangler writes (Record.mangling_args), `name` its full layout.
+            records[str(name)] = [int(argtype._code), str(argtype.name)]  # type: ignore[attr-defined]
+    if not records:
+        return
+    filename = str(func_ir.func_id.filename or "")
+    if not filename or filename.startswith("<") or os.sep + "site-packages" + os.sep in filename:
+        return
+    filename = os.path.abspath(filename)  # the adapter runs in another folder
+    # The tags as gdb prints them (`[abi:v2][abi:c8tJTC_2fW…]`): the function's unique id, then the
+    # compile flags, escaped as in the symbol.
+    tags = ([f"v{fndesc.uid}"] if fndesc.uid is not None else []) + [escape(t) for t in fndesc.abi_tags]
+    import json
+
+    entry = {
+        "kind": "record_arguments",
+        "pid": os.getpid(),
+        "file": filename,
+        "name": str(fndesc.qualname).split(".")[-1],
+        "abi_tags": tags,
+        "params": [str(name) for name in fndesc.args],
+        "records": records,
+    }
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry) + "\n")
 
 
 # Top-level packages imported without tracing (library code: never "my code" for debugpy).

@@ -142,8 +142,9 @@ def c_type_to_numba(text: str) -> str:
         if head == "UniTuple" and len(params) == 2 and params[1].isdigit():
             return f"UniTuple({c_type_to_numba(params[0])} x {params[1]})"
         if head == "Record" and len(params) == 1 and params[0].isdigit():
-            # The number is Numba's internal id of the record type, not a field count or a size: the
-            # mangled name carries no fields, so say only that it is a record.
+            # The number is the record type's `_code` (numba/core/types/abstract.py: handed out in
+            # order as types are interned, per process), not a field count or a size: the mangled
+            # name carries no fields, so say only that it is a record (record_arguments.py maps it).
             return "Record(...)"
         if head == "Tuple":
             return "Tuple(" + ", ".join(c_type_to_numba(p) for p in params) + ")"

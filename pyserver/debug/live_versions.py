@@ -4,7 +4,8 @@ own IR: the debuggee writes the map while compiling (pyserver/debug/debuggee_boo
 
 The value reader uses it to pick the live version among several (`total`, `total$1`, `total$4`) and to
 trust a 0 that Numba did not write as its "freed" marker. Without an entry (attach, a line whose
-blocks disagree, a changed file) the reader keeps its own, more cautious rules.
+blocks disagree, a changed file) the reader keeps its own, more cautious rules. The same file carries
+the record types of record arguments (lines with `"kind": "record_arguments"`, record_arguments.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import os
 import re
 import threading
 from dataclasses import dataclass
+
+from pyserver.debug.numba_types import NumbaType
+from pyserver.debug.record_arguments import RecordArguments
 
 _ABI_TAG = re.compile(r"\[abi:[^\]]*\]")
 
@@ -39,6 +43,7 @@ class LiveVersions:
         self._lock = threading.Lock()
         # (file, function) -> line -> variable -> candidates, or None where entries disagreed
         self._map: dict[tuple[str, str], dict[int, dict[str, tuple[LiveVersion, ...] | None]]] = {}
+        self._record_arguments = RecordArguments()
 
     def lookup(self, file: str, gdb_func: str, line: int, variable: str) -> tuple[LiveVersion, ...] | None:
         """The versions that may hold `variable` where `line` starts (one, or several when the line
@@ -49,6 +54,15 @@ class LiveVersions:
             if lines is None:
                 return None
             return lines.get(line, {}).get(variable)
+
+    def record_argument(
+        self, pid: int, file: str, gdb_func: str, param: str, size: int
+    ) -> tuple[NumbaType | None, str]:
+        """The record type of parameter `param` (a pointer to `size` bytes in DWARF) of the frame's
+        function, or (None, why not): RecordArguments.lookup over what the debuggee wrote so far."""
+        with self._lock:
+            self._read_new()
+            return self._record_arguments.lookup(pid, os.path.realpath(file), gdb_func, param, size)
 
     def _read_new(self) -> None:
         try:
@@ -62,7 +76,10 @@ class LiveVersions:
         for raw in complete.splitlines():
             try:
                 record = json.loads(raw)
-                self._merge(record)
+                if record.get("kind") == "record_arguments":
+                    self._record_arguments.merge(record)
+                else:
+                    self._merge(record)
             except (ValueError, KeyError, TypeError, AttributeError):
                 continue
 

@@ -8,7 +8,7 @@ import ast
 import os
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,9 @@ class _FrameReport:
     # Frame 0 stands where its line starts (a breakpoint's or a step's stop), not inside it (a Step
     # Out's, a pause's): only then does the IR's state at the line's start (live_versions) hold.
     at_line_start: bool = False
+    pid: int = 0  # the process's id (the record types the debuggee exports are per process)
+    # Why a record argument's type is not known, by parameter name (for the "unavailable" note).
+    record_notes: dict[str, str] = field(default_factory=dict)
 
 
 def _parse_hex(text: str) -> tuple[bytes, list[bool]]:

@@ -219,6 +219,7 @@ class JitValueReader(ContainerReader):
             entry_args=list(entry_args) if isinstance(entry_args, list) else None,
             entry_note=str(payload.get("entry_note", "")),
             at_line_start=payload.get("line_start") == "1",
+            pid=int(payload.get("pid", 0) or 0),
         )
         self._reports[key] = report
         return report
@@ -261,6 +262,8 @@ class JitValueReader(ContainerReader):
         for base in order:
             if all(_record_pointer_size(raw) for raw in groups[base]):
                 record = _record_type(report, base, groups, source)
+                if record is None and any(raw.is_arg for raw in groups[base]):
+                    record = self._record_argument_type(report, base, groups[base])
                 for raw in groups[base]:
                     if record is not None and _record_pointer_size(raw) == record.size:
                         raw.numba_type = record
@@ -334,6 +337,11 @@ class JitValueReader(ContainerReader):
         if len(candidates) > 1:
             names = ", ".join(raw.name for raw, _ in candidates)
             note = f"several SSA versions hold values here ({names}); the live one cannot be told"
+        elif all(_record_pointer_size(v) for v in versions) and base in report.record_notes:
+            note = (
+                f"Numba's debug info types it only as a pointer to {_record_pointer_size(versions[0])} "
+                f"bytes (a record argument), and its record type is not known: {report.record_notes[base]}"
+            )
         elif arg is not None and report.entry_args is None and report.entry_note:
             note = (
                 f"not readable here (Numba's debug info reads 0 once a variable is dead; {report.entry_note})"
@@ -350,6 +358,31 @@ class JitValueReader(ContainerReader):
         return JitVariable(
             name=base, value=UNAVAILABLE, type=type_text, available=False, note=note, evaluate_name=base
         )
+
+    def _record_argument_type(
+        self, report: _FrameReport, base: str, versions: list[_RawVar]
+    ) -> NumbaType | None:
+        """The record type of an argument DWARF types only as a pointer to N bytes, from the record
+        types the debuggee exported while compiling (record_arguments.py), when it is exact; else None,
+        with the reason in report.record_notes."""
+        why = ""
+        if len(versions) != 1 or versions[0].name != base:
+            # Its other versions would stay untyped: which one is live could not be told.
+            why = "the function assigns it again"
+        elif self.live_versions is None:
+            why = "the debuggee did not export its compiled signatures (attached, not launched)"
+        elif not report.pid or not report.file:
+            why = "the frame has no process id or source file"
+        if why:
+            report.record_notes[base] = why
+            return None
+        assert self.live_versions is not None
+        record, why = self.live_versions.record_argument(
+            report.pid, report.file, report.function, base, _record_pointer_size(versions[0])
+        )
+        if record is None:
+            report.record_notes[base] = why
+        return record
 
     def _live_version(
         self, report: _FrameReport, base: str, versions: list[_RawVar], source: _SourceIndex | None

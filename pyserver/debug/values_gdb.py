@@ -439,6 +439,7 @@ def frame_report(thread_num, level):
             "line": str(sal.line if sal else 0),
             "file": (sal.symtab.fullname() if sal and sal.symtab else ""),
             "function": frame.name() or "",
+            "pid": str(gdb.selected_inferior().pid),
             "vars": variables,
         }
         if level == 0:
