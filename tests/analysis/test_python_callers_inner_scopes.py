@@ -178,9 +178,12 @@ def test_calls_in_comprehensions_read_the_items_of_their_iterables(ws) -> None:
     wrong = {name: (args, recorded[name]) for name, args in found.items() if not args <= recorded[name]}
     assert wrong == {}
     # typed: every call in a comprehension's element whose items Numba types as Python gives them
-    assert set(found) == {"sizes", "arrays", "pairs", "nested", "generator"}
+    # `shadowed` passes a comprehension of its own, typed where it stands (Python 3.12 inlines it and
+    # Numba types it; on 3.11 it stays unknown): never read as the outer comprehension's `n`, which
+    # `wrong` above checks
+    assert set(found) - {"shadowed"} == {"sizes", "arrays", "pairs", "nested", "generator"}
     # not: a list of an int and a float, the rows of a 2-D array (Numba: 'A' layout, Python: C), and
-    # a call in a condition, and an argument with a comprehension of its own
+    # a call in a condition
 
 
 def test_a_generator_expression_runs_later_like_a_lambda(ws) -> None:
