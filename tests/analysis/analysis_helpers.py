@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 from pyserver.analysis.engine import AnalysisEngine
-from pyserver.analysis.model import Diagnostic, FileResult
+from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
 
 
 class Workspace:
@@ -40,3 +41,29 @@ def text_at(source: str, diagnostic: Diagnostic) -> str:
     start, end = diagnostic.range.start, diagnostic.range.end
     assert start.line == end.line, diagnostic
     return textwrap.dedent(source).splitlines()[start.line][start.character : end.character]
+
+
+def function_named(result: FileResult, name: str) -> FunctionInfo:
+    """The jitted function `name` of an analysis result."""
+    return next(f for f in result.functions if f.name == name)
+
+
+def signatures_of(result: FileResult, name: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(source, argument types) of each signature of the jitted function `name`."""
+    return [(s.source, tuple(s.args)) for s in function_named(result, name).signatures]
+
+
+def first_argument_by_caller(
+    ws: Workspace, name: str, cases: list[str], setup: list[str], truth_of: Callable[[str], str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Each expression of `cases` passed to a one-parameter kernel `k` from a function of its own
+    (`case_N`, after the `setup` lines): (caller -> the type found statically, caller -> `truth_of` the
+    expression, the type its value really has)."""
+    lines = ["import numpy as np", "from numba import njit", "", "@njit", "def k(x):", "    return 0", ""]
+    truth: dict[str, str] = {}
+    for number, expression in enumerate(cases):
+        lines += [f"def case_{number}():", *(f"    {s}" for s in setup), f"    k({expression})", ""]
+        truth[f"case_{number}"] = truth_of(expression)
+    result = ws.analyze(name, "\n".join(lines) + "\n")
+    found = {c.function: s.args[0] for s in function_named(result, "k").signatures for c in s.callers}
+    return found, truth

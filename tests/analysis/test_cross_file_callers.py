@@ -13,9 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analysis_helpers import by_code
+from analysis_helpers import by_code, function_named
 
-from pyserver.analysis.model import CallerSite, FileResult
+from pyserver.analysis.model import CallerSite
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,10 +49,6 @@ def run(values: "float64[::1]", steps: int):
 """
 
 
-def _function(result: FileResult, name: str):
-    return next(f for f in result.functions if f.name == name)
-
-
 def test_a_caller_in_another_module_gives_the_callee_its_types(ws) -> None:
     kernels = ws.write("xf_kernels.py", KERNELS)
     caller = ws.write("xf_caller.py", CALLER.format(module="xf_kernels"))
@@ -62,7 +58,7 @@ def test_a_caller_in_another_module_gives_the_callee_its_types(ws) -> None:
 
     from_caller = ws.analyze("xf_caller.py")
     assert from_caller.diagnostics == []
-    (run_signature,) = _function(from_caller, "run").signatures
+    (run_signature,) = function_named(from_caller, "run").signatures
     assert run_signature.ok and run_signature.source == "annotation"
     # kernels.py was analysed before without these types: it should be analysed again.
     assert from_caller.callers_changed == [os.path.realpath(kernels)]
@@ -70,7 +66,7 @@ def test_a_caller_in_another_module_gives_the_callee_its_types(ws) -> None:
     typed = ws.analyze("xf_kernels.py")
     assert typed.diagnostics == []
     assert typed.callers_changed == []
-    (walk,) = _function(typed, "walk").signatures
+    (walk,) = function_named(typed, "walk").signatures
     assert (walk.source, walk.args, walk.ok, walk.return_type) == (
         "caller",
         ["array(float64, 1d, C)", "int64"],
@@ -79,7 +75,7 @@ def test_a_caller_in_another_module_gives_the_callee_its_types(ws) -> None:
     )
     assert walk.callers == [CallerSite(str(caller), "run", 9)]
     # The chain goes on inside kernels.py: walk's call of scale (same file) types scale too.
-    (scale,) = _function(typed, "scale").signatures
+    (scale,) = function_named(typed, "scale").signatures
     assert (scale.source, scale.args, scale.ok) == ("caller", ["float64", "Literal[int](2)"], True)
     assert scale.callers == [CallerSite(str(kernels), "walk", 13)]
     assert {v.ssa_name: v.type for v in walk.variables}["total.1"] == "float64"
@@ -116,20 +112,20 @@ def test_caller_types_go_when_the_caller_or_the_callee_changes(ws) -> None:
     kernels = ws.write("xf_stale_kernels.py", KERNELS)
     ws.write("xf_stale_caller.py", CALLER.format(module="xf_stale_kernels"))
     ws.analyze("xf_stale_caller.py")
-    assert _function(ws.analyze("xf_stale_kernels.py"), "walk").signatures[0].source == "caller"
+    assert function_named(ws.analyze("xf_stale_kernels.py"), "walk").signatures[0].source == "caller"
 
     # The callee's parameters changed: the caller's types may not fit any more, so they are not used.
     changed_def = KERNELS.replace("def walk(values, steps):", "def walk(values, steps, start=0):")
     changed = ws.analyze("xf_stale_kernels.py", changed_def)
-    assert _function(changed, "walk").signatures == []
+    assert function_named(changed, "walk").signatures == []
     assert "walk" in [d.function for d in by_code(changed, "no-signature")]
-    assert _function(ws.analyze("xf_stale_kernels.py", KERNELS), "walk").signatures[0].source == "caller"
+    assert function_named(ws.analyze("xf_stale_kernels.py", KERNELS), "walk").signatures[0].source == "caller"
 
     # The caller no longer calls walk: its types go, and the callee's file is said to be stale.
     no_call = CALLER.format(module="xf_stale_kernels").replace("return walk(values, steps)", "return 0.0")
     without = ws.analyze("xf_stale_caller.py", no_call)
     assert without.callers_changed == [os.path.realpath(kernels)]
-    assert _function(ws.analyze("xf_stale_kernels.py"), "walk").signatures == []
+    assert function_named(ws.analyze("xf_stale_kernels.py"), "walk").signatures == []
 
 
 def test_check_gives_an_earlier_file_the_types_of_a_later_caller(tmp_path: Path) -> None:

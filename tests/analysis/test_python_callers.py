@@ -9,19 +9,10 @@ import os
 import textwrap
 from pathlib import Path
 
-from analysis_helpers import by_code
+from analysis_helpers import by_code, function_named, signatures_of
 
 from pyserver.analysis.call_index import CallIndex
 from pyserver.record import store
-
-
-def _signatures(result, name):
-    function = next(f for f in result.functions if f.name == name)
-    return [(s.source, tuple(s.args)) for s in function.signatures]
-
-
-def _function(result, name):
-    return next(f for f in result.functions if f.name == name)
 
 
 def test_the_readme_demo_calls_in_a_main_block(ws) -> None:
@@ -50,9 +41,9 @@ def test_the_readme_demo_calls_in_a_main_block(ws) -> None:
         fetch(a, 1000000000)
     """
     result = ws.analyze("pc_demo.py", source)
-    assert _signatures(result, "row_sums") == [("python-caller", ("array(float64, 2d, C)",))]
-    assert _signatures(result, "fetch") == [("python-caller", ("array(float64, 1d, C)", "int64"))]
-    row_sums = _function(result, "row_sums").signatures[0]
+    assert signatures_of(result, "row_sums") == [("python-caller", ("array(float64, 2d, C)",))]
+    assert signatures_of(result, "fetch") == [("python-caller", ("array(float64, 1d, C)", "int64"))]
+    row_sums = function_named(result, "row_sums").signatures[0]
     assert row_sums.ok and row_sums.return_type == "array(float64, 1d, C)"
     assert [(c.function, c.line) for c in row_sums.callers] == [("<module>", 21)]
     assert os.path.samefile(row_sums.callers[0].path, ws.root / "pc_demo.py")
@@ -86,7 +77,7 @@ def test_conversions_as_the_dispatcher_makes_them(ws) -> None:
     main()
     """
     result = ws.analyze("pc_conversions.py", source)
-    assert _signatures(result, "take") == [
+    assert signatures_of(result, "take") == [
         (
             "python-caller",
             (
@@ -154,7 +145,7 @@ def test_no_guess_where_an_argument_is_not_fully_known(ws) -> None:
         return inner
     """
     result = ws.analyze("pc_no_guess.py", source)
-    assert _signatures(result, "kernel") == []
+    assert signatures_of(result, "kernel") == []
     [note] = by_code(result, "no-signature")
     assert "7 Python calls gave no types" in note.message, note.message
     assert "'value' gets different types on different paths (float64 or int64)" in note.message
@@ -203,8 +194,8 @@ def test_types_from_a_test_through_an_api_function_in_another_module(ws) -> None
         """,
     )
     result = ws.engine.analyze(kernels)
-    assert _signatures(result, "smooth") == [("python-caller", ("array(float32, 1d, C)", "int64"))]
-    [caller] = _function(result, "smooth").signatures[0].callers
+    assert signatures_of(result, "smooth") == [("python-caller", ("array(float32, 1d, C)", "int64"))]
+    [caller] = function_named(result, "smooth").signatures[0].callers
     assert (Path(caller.path).name, caller.function, caller.line) == ("api.py", "smooth_signal", 6)
 
 
@@ -244,7 +235,7 @@ def test_a_recorded_signature_with_the_same_types_is_merged(ws) -> None:
             signatures.unlink()
         else:
             signatures.write_text(previous)
-    [signature] = _function(result, "total").signatures
+    [signature] = function_named(result, "total").signatures
     assert signature.source == "recorded"
     assert [(c.function, c.line) for c in signature.callers] == [("<module>", 12)]
 
@@ -272,7 +263,7 @@ def test_nothing_runs(ws, tmp_path: Path) -> None:
         main()
     """
     result = ws.analyze("pc_nothing_runs.py", source)
-    assert _signatures(result, "step") == [("python-caller", ("array(float64, 1d, C)",))]
+    assert signatures_of(result, "step") == [("python-caller", ("array(float64, 1d, C)",))]
     assert not marker.exists()
 
 
@@ -344,7 +335,7 @@ def test_a_test_gets_its_argument_from_a_conftest_fixture(ws) -> None:
         """,
     )
     result = ws.engine.analyze(kernels)
-    [signature] = _function(result, "peak").signatures
+    [signature] = function_named(result, "peak").signatures
     assert (signature.source, signature.args) == ("python-caller", ["array(float32, 1d, C)"])
     assert [(Path(c.path).name, c.function) for c in signature.callers] == [("test_peak.py", "test_peak")]
 
@@ -390,7 +381,7 @@ def test_numpy_and_numba_promotions_never_give_a_wrong_type(ws) -> None:
     result = ws.analyze("pc_promotions.py", "\n".join(lines) + "\n")
     found = {
         caller.function: signature.args[0]
-        for signature in _function(result, "k").signatures
+        for signature in function_named(result, "k").signatures
         for caller in signature.callers
     }
     wrong = {name: (args, truth.get(name)) for name, args in found.items() if args != truth.get(name)}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from analysis_helpers import first_argument_by_caller
 
 EXPRESSIONS = [
     "np.meshgrid(np.arange(3.0), np.arange(4.0))[0]",
@@ -51,14 +52,9 @@ EXPRESSIONS = [
 
 
 def test_made_arrays_get_numpys_own_types_or_none(ws) -> None:
-    lines = ["import numpy as np", "from numba import njit", "", "@njit", "def k(x):", "    return 0", ""]
-    truth: dict[str, str] = {}
-    for number, expression in enumerate(EXPRESSIONS):
-        lines += [f"def case_{number}():", f"    k({expression})", ""]
-        truth[f"case_{number}"] = str(numba.typeof(eval(expression, {"np": np})))
-    result = ws.analyze("pc_creators.py", "\n".join(lines) + "\n")
-    function = next(f for f in result.functions if f.name == "k")
-    found = {c.function: s.args[0] for s in function.signatures for c in s.callers}
+    found, truth = first_argument_by_caller(
+        ws, "pc_creators.py", EXPRESSIONS, [], lambda e: str(numba.typeof(eval(e, {"np": np})))
+    )
     wrong = {name: (args, truth[name]) for name, args in found.items() if args != truth[name]}
     assert wrong == {}
     assert found["case_10"] == "array(int64, 2d, C)"  # a nested list of ints, the commonest table

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from analysis_helpers import by_code
+from analysis_helpers import by_code, function_named
 
 SOURCE = """
 import timeit
@@ -62,7 +62,7 @@ def walrus_inside():
 
 def test_calls_in_lambdas_and_comprehensions(ws) -> None:
     result = ws.analyze("pc_inner.py", SOURCE)
-    function = next(f for f in result.functions if f.name == "kernel")
+    function = function_named(result, "kernel")
     by_caller = {
         caller.function: tuple(signature.args)
         for signature in function.signatures
@@ -72,7 +72,7 @@ def test_calls_in_lambdas_and_comprehensions(ws) -> None:
         "benchmark": (str(numba.typeof(np.random.rand(100, 3))),),  # array(float64, 2d, C)
         "repeated": (str(numba.typeof(1000)),),  # int64
     }
-    assert not next(f for f in result.functions if f.name == "other").signatures
+    assert not function_named(result, "other").signatures
     [note] = by_code(result, "no-signature")
     assert "4 Python calls gave no types" in note.message, note.message
     assert "the call reads 'v', a variable of the comprehension or lambda around it" in note.message
@@ -204,6 +204,6 @@ def test_a_generator_expression_runs_later_like_a_lambda(ws) -> None:
         return sum(results)
     """
     result = ws.analyze("pc_generator_later.py", source)
-    assert not next(f for f in result.functions if f.name == "k").signatures
+    assert not function_named(result, "k").signatures
     [note] = by_code(result, "no-signature")
     assert "the call is in a generator expression, which may run after 'scale' changes" in note.message

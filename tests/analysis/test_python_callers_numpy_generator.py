@@ -6,63 +6,25 @@ argument type found is the one `numba.typeof` gives the value NumPy computes at 
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import numba
 import numpy as np
+from analysis_helpers import first_argument_by_caller, function_named, signatures_of
 
 from pyserver.analysis.caller_slices import substitute_stand_ins
 from pyserver.analysis.numba_api import NUMPY_STAND_INS
 
-
-def _signatures(result, name):
-    function = next(f for f in result.functions if f.name == name)
-    return [(s.source, tuple(s.args)) for s in function.signatures]
-
-
-def _function(result, name):
-    return next(f for f in result.functions if f.name == name)
+PROFILE_DEMO = Path(__file__).resolve().parents[1] / "e2e" / "programs" / "profile_demo.py"
 
 
 def test_the_profile_demo_is_typed_at_first_sight(ws) -> None:
-    """The bundled profile demo: data from default_rng, then a loop that feeds a kernel's result back."""
-    source = """
-    import math
-
-    from numba import njit
-
-
-    @njit
-    def smooth(values, width):
-        out = values.copy()
-        for i in range(width, len(values) - width):
-            total = 0.0
-            for k in range(-width, width + 1):
-                total += values[i + k]
-            out[i] = total / (2 * width + 1)
-        return out
-
-
-    @njit
-    def energy(values):
-        e = 0.0
-        for v in values:
-            e += math.sin(v) ** 2
-        return e
-
-
-    def main():
-        import numpy as np
-
-        values = np.random.default_rng(0).random(200_000)
-        for _ in range(200):
-            values = smooth(values, 20)
-            e = energy(values)
-        print(e)
-    """
-    result = ws.analyze("gen_demo.py", source)
-    assert _signatures(result, "smooth") == [("python-caller", ("array(float64, 1d, C)", "int64"))]
-    assert _signatures(result, "energy") == [("python-caller", ("array(float64, 1d, C)",))]
-    assert all(s.ok for s in _function(result, "smooth").signatures)
+    """The bundled profile demo (tests/e2e/programs/profile_demo.py): data from default_rng, then a loop
+    that feeds a kernel's result back."""
+    result = ws.analyze("gen_demo.py", PROFILE_DEMO.read_text(encoding="utf-8"))
+    assert signatures_of(result, "smooth") == [("python-caller", ("array(float64, 1d, C)", "int64"))]
+    assert signatures_of(result, "energy") == [("python-caller", ("array(float64, 1d, C)",))]
+    assert all(s.ok for s in function_named(result, "smooth").signatures)
 
 
 # Generator calls as users write them; the truth is numba.typeof of what NumPy returns.
@@ -94,19 +56,13 @@ EXPRESSIONS = [
 
 
 def test_generator_calls_give_numpys_own_types_or_none(ws) -> None:
-    lines = ["import numpy as np", "from numba import njit", "", "@njit", "def k(x):", "    return 0", ""]
-    truth: dict[str, str] = {}
-    for number, expression in enumerate(EXPRESSIONS):
-        name = f"case_{number}"
-        lines += [f"def {name}():", "    rng = np.random.default_rng(1)", f"    k({expression})", ""]
-        value = eval(expression, {"np": np, "rng": np.random.default_rng(1)})
-        truth[name] = str(numba.typeof(value))
-    result = ws.analyze("gen_cases.py", "\n".join(lines) + "\n")
-    found = {
-        caller.function: signature.args[0]
-        for signature in _function(result, "k").signatures
-        for caller in signature.callers
-    }
+    found, truth = first_argument_by_caller(
+        ws,
+        "gen_cases.py",
+        EXPRESSIONS,
+        ["rng = np.random.default_rng(1)"],
+        lambda e: str(numba.typeof(eval(e, {"np": np, "rng": np.random.default_rng(1)}))),
+    )
     wrong = {name: (args, truth[name]) for name, args in found.items() if args != truth[name]}
     assert wrong == {}
     # Typed: all but what Numba cannot type (integers(high) alone, choice) or may see as C-contiguous
@@ -141,8 +97,8 @@ def test_a_generator_passed_to_a_kernel_as_the_dispatcher_types_it(ws) -> None:
     real = numba.njit(lambda rng, n: rng.normal() * n)
     real(np.random.default_rng(3), 100)
     expected = tuple(str(t) for t in real.signatures[0])
-    assert _signatures(result, "simulate") == [("python-caller", expected)]
-    signature = _function(result, "simulate").signatures[0]
+    assert signatures_of(result, "simulate") == [("python-caller", expected)]
+    signature = function_named(result, "simulate").signatures[0]
     assert signature.ok and signature.return_type == "float64"
     assert sorted(c.line for c in signature.callers) == [18, 19]
 
@@ -166,7 +122,7 @@ def test_a_function_of_the_users_own_named_default_rng_is_not_replaced(ws) -> No
         first(default_rng(0))
     """
     result = ws.analyze("gen_own.py", source)
-    assert _signatures(result, "first") == []
+    assert signatures_of(result, "first") == []
 
 
 def test_the_parsed_tree_is_never_changed() -> None:

@@ -4,7 +4,7 @@ parametrize beside a fixture, and what is refused and why."""
 
 from __future__ import annotations
 
-from analysis_helpers import by_code
+from analysis_helpers import by_code, function_named
 
 SOURCE = """
 import numpy as np
@@ -48,7 +48,7 @@ def test_shadowed(m):
 
 def test_parametrize_cases_and_what_is_refused(ws) -> None:
     result = ws.analyze("test_pc_parametrize.py", SOURCE)
-    kernel = next(f for f in result.functions if f.name == "kernel")
+    kernel = function_named(result, "kernel")
     by_caller: dict[str, set[tuple[str, ...]]] = {}
     for signature in kernel.signatures:
         for caller in signature.callers:
@@ -69,7 +69,7 @@ def test_the_reasons_a_case_gives_no_types(ws) -> None:
     source = source.replace("def test_with_a_fixture", "def unused").replace("other(data, scale)", "pass")
     source = source.replace("SIZES = [1, 2]", "SIZES = [1, 2]\nSIZES.append(2.5)")
     result = ws.analyze("test_pc_parametrize_refused.py", source)
-    assert not next(f for f in result.functions if f.name == "other").signatures
+    assert not function_named(result, "other").signatures
     [note] = by_code(result, "no-signature")
     # SIZES changes after it is made: its items are not read from the source
     assert "its parametrize arguments are not written out in the source" in note.message, note.message

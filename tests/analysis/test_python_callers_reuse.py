@@ -8,11 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
-
-def _signatures(result, name):
-    function = next(f for f in result.functions if f.name == name)
-    return [(s.source, tuple(s.args)) for s in function.signatures]
-
+from analysis_helpers import signatures_of
 
 KERNEL = """
 import numpy as np
@@ -48,7 +44,7 @@ backward()
 """
     )
     result = ws.analyze("pc_reuse_order.py", source)
-    assert _signatures(result, "pair") == [
+    assert signatures_of(result, "pair") == [
         ("python-caller", ("array(float64, 1d, C)", "float64")),
         ("python-caller", ("float64", "array(float64, 1d, C)")),
     ]
@@ -71,7 +67,7 @@ rebound(4)
 """
     )
     result = ws.analyze("pc_reuse_rebound.py", source)
-    assert _signatures(result, "pair") == [("python-caller", ("array(int32, 1d, C)", "float64"))]
+    assert signatures_of(result, "pair") == [("python-caller", ("array(int32, 1d, C)", "float64"))]
 
 
 def test_an_edit_of_the_statement_that_computes_an_argument_types_it_again(ws) -> None:
@@ -89,13 +85,13 @@ main()
 """
     )
     first = ws.analyze("pc_reuse_edit.py", template.format(dtype="", scale="2"))
-    assert _signatures(first, "pair") == [("python-caller", ("array(float64, 1d, C)", "int64"))]
+    assert signatures_of(first, "pair") == [("python-caller", ("array(float64, 1d, C)", "int64"))]
     again = ws.analyze("pc_reuse_edit.py", template.format(dtype="", scale="2"))
-    assert _signatures(again, "pair") == _signatures(first, "pair")
+    assert signatures_of(again, "pair") == signatures_of(first, "pair")
     edited = ws.analyze("pc_reuse_edit.py", template.format(dtype=", dtype=np.float32", scale="2.0"))
-    assert _signatures(edited, "pair") == [("python-caller", ("array(float32, 1d, C)", "float64"))]
+    assert signatures_of(edited, "pair") == [("python-caller", ("array(float32, 1d, C)", "float64"))]
     back = ws.analyze("pc_reuse_edit.py", textwrap.dedent(template.format(dtype="", scale="2")))
-    assert _signatures(back, "pair") == _signatures(first, "pair")
+    assert signatures_of(back, "pair") == signatures_of(first, "pair")
 
 
 def test_a_callee_is_typed_for_the_values_python_passes(ws) -> None:
@@ -124,8 +120,8 @@ def test_a_callee_is_typed_for_the_values_python_passes(ws) -> None:
     main()
     """
     result = ws.analyze("pc_reuse_runtime_types.py", textwrap.dedent(source))
-    assert _signatures(result, "first") == [("python-caller", ("Tuple(int64, float64)", "int64"))]
-    assert _signatures(result, "show") == []
+    assert signatures_of(result, "first") == [("python-caller", ("Tuple(int64, float64)", "int64"))]
+    assert signatures_of(result, "show") == []
 
 
 def test_constants_passed_directly(ws) -> None:
@@ -148,7 +144,7 @@ too_large()
 """
     )
     result = ws.analyze("pc_reuse_constants.py", source)
-    assert _signatures(result, "pair") == [
+    assert signatures_of(result, "pair") == [
         ("python-caller", ("int64", "unicode_type")),
         ("python-caller", ("bool", "none")),
         ("python-caller", ("float64", "uint64")),
@@ -173,4 +169,4 @@ early()
 """
     )
     result = ws.analyze("pc_reuse_early.py", source)
-    assert _signatures(result, "pair") == []
+    assert signatures_of(result, "pair") == []
