@@ -204,6 +204,16 @@ class DapClient:
         self.ok("configurationDone")
         return launch_response
 
+    def attach(self, pid: int) -> None:
+        """initialize, then attach to process `pid` (its breakpoints and configurationDone follow)."""
+        self.ok("initialize", {"adapterID": "numba", "linesStartAt1": True, "pathFormat": "path"})
+        seq = self.stream.request("attach", {"processId": pid})
+        self.event("initialized", timeout=180)
+        response = self.wait_for(
+            lambda m: m.get("request_seq") == seq and m.get("type") == "response", 180, "attach"
+        )
+        assert response["success"], response.get("message")
+
     def stopped(self, timeout: float = EVENT_TIMEOUT_S) -> dict[str, Any]:
         return self.event("stopped", timeout)
 

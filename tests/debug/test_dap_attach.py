@@ -33,13 +33,7 @@ def dap(tmp_path: Path) -> Iterator[DapClient]:
 
 
 def test_attach_by_process_id_then_detach(dap: DapClient, service: subprocess.Popen[str]) -> None:
-    dap.ok("initialize", {"adapterID": "numba", "linesStartAt1": True, "pathFormat": "path"})
-    seq = dap.stream.request("attach", {"processId": service.pid})
-    dap.event("initialized", timeout=180)
-    response = dap.wait_for(
-        lambda m: m.get("request_seq") == seq and m.get("type") == "response", 180, "attach"
-    )
-    assert response["success"], response.get("message")
+    dap.attach(service.pid)
     breakpoints = dap.ok("setBreakpoints", {"source": {"path": str(SERVICE)}, "breakpoints": [{"line": 12}]})[
         "breakpoints"
     ]

@@ -122,13 +122,7 @@ def test_record_argument_after_attach_stays_unavailable(
 ) -> None:
     """Attached to a running program: nothing exported its compiled signatures, so `p` stays
     unavailable with the reason (never a layout guessed from the pointer's size)."""
-    dap.ok("initialize", {"adapterID": "numba", "linesStartAt1": True, "pathFormat": "path"})
-    seq = dap.stream.request("attach", {"processId": record_service.pid})
-    dap.event("initialized", timeout=180)
-    response = dap.wait_for(
-        lambda m: m.get("request_seq") == seq and m.get("type") == "response", 180, "attach"
-    )
-    assert response["success"], response.get("message")
+    dap.attach(record_service.pid)
     dap.ok("setBreakpoints", {"source": {"path": str(RECORD_ARGS)}, "breakpoints": [{"line": STOP_LINE}]})
     dap.ok("configurationDone")
     frame = dap.top_frames(dap.stopped()["threadId"])[0]
