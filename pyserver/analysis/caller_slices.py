@@ -226,7 +226,7 @@ def close_by_name(by_name: dict[str, list[Simple]], needed: set[str], kept: set[
 INNER_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def _scopes_around(anchor: ast.stmt, call: ast.Call) -> list[ast.AST]:
+def scopes_around(anchor: ast.stmt, call: ast.Call) -> list[ast.AST]:
     """The lambdas and comprehensions of `anchor` that hold `call`, outermost first."""
     return [
         n for n in ast_nodes(anchor) if isinstance(n, INNER_SCOPES) and any(s is call for s in ast_nodes(n))
@@ -234,17 +234,17 @@ def _scopes_around(anchor: ast.stmt, call: ast.Call) -> list[ast.AST]:
 
 
 def inner_scope_failure(
-    scope: ast.AST, anchor: ast.stmt, call: ast.Call, rewrite: Callable[[ast.expr], ast.expr] | None
+    scope: ast.AST,
+    around: list[ast.AST],
+    call: ast.Call,
+    rewrite: Callable[[ast.expr], ast.expr] | None,
 ) -> str | None:
-    """Why the arguments of a call inside a lambda or comprehension of `anchor` cannot be typed where the
-    anchor stands; None if they can, or if the call is not inside one. They can when they read none of
+    """Why the arguments of a call inside the lambdas and comprehensions `around` it (scopes_around, not
+    empty) cannot be typed where their statement stands; None if they can. They can when they read none of
     the inner scopes' own names (a comprehension runs within its statement) or `rewrite` (see
     comprehension_rewrite) reads them as items; and, where the call may run later (in a lambda:
     `timeit.timeit(lambda: kernel(a))`, or a generator expression), when nothing after it in `scope`
     assigns the names it reads or calls a method of them."""
-    around = _scopes_around(anchor, call)
-    if not around:
-        return None
     own: set[str] = set()
     for node in around:
         for sub in ast_nodes(node.args if isinstance(node, ast.Lambda) else node):
@@ -290,13 +290,12 @@ def inner_scope_failure(
 ITER, NEXT = "__lens_iter__", "__lens_next__"
 
 
-def comprehension_rewrite(anchor: ast.stmt, call: ast.Call) -> Callable[[ast.expr], ast.expr] | None:
-    """For a call in the element of comprehensions (`[kernel(n) for n in sizes]`): a rewrite of an
+def comprehension_rewrite(around: list[ast.AST], call: ast.Call) -> Callable[[ast.expr], ast.expr] | None:
+    """For a call in the element of the comprehensions `around` it (`[kernel(n) for n in sizes]`): a rewrite of an
     argument that reads each comprehension variable as an item of its iterable, `next(iter(sizes))`
     (items of tuple targets by index), so that it types as the variable does in the loop. None where the
     call is not in comprehensions' elements only, or where a lambda, `:=`, `async` or a target other
     than names is involved."""
-    around = _scopes_around(anchor, call)
     arguments = [*call.args, *(k.value for k in call.keywords)]
     if any(isinstance(sub, INNER_SCOPES) for a in arguments for sub in ast_nodes(a)):
         return None  # an argument with scopes of its own, which may bind the same names

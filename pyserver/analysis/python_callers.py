@@ -50,6 +50,7 @@ from pyserver.analysis.caller_slices import (
     inner_scope_failure,
     is_test,
     names_read,
+    scopes_around,
     substitute_stand_ins,
 )
 from pyserver.analysis.caller_tests import TestParameterTypes
@@ -309,14 +310,12 @@ class PythonCallerTypes(TestParameterTypes):
             probe = _Probe(site, anchor or scope.node.body[0], [], {}, {})
             if anchor is None:
                 probe.failure = "the call is not in a statement of its caller"
-            elif site.anchor is None and (
-                inner := inner_scope_failure(
-                    scope.node, anchor, call, rewrite := comprehension_rewrite(anchor, call)
-                )
-            ):
-                probe.failure = inner
-            elif any(isinstance(a, ast.Starred) for a in call.args) or any(
-                k.arg is None for k in call.keywords
+            elif site.anchor is None and (around := scopes_around(anchor, call)):
+                rewrite = comprehension_rewrite(around, call)
+                probe.failure = inner_scope_failure(scope.node, around, call, rewrite)
+            if probe.failure is None and (
+                any(isinstance(a, ast.Starred) for a in call.args)
+                or any(k.arg is None for k in call.keywords)
             ):
                 probe.failure = "it passes *args or **kwargs, whose contents are not known"
             for index, arg in enumerate(call.args):
