@@ -183,6 +183,14 @@ def _patch_gdb_hooks() -> None:
     gdb_hook._confirm_gdb = lambda need_ptrace_attach=True: None
 
 
+def _user_file(func_ir) -> str | None:  # type: ignore[no-untyped-def]
+    """The file of a jitted function the user wrote; None for generated code and installed packages."""
+    filename = str(func_ir.func_id.filename or "")
+    if not filename or filename.startswith("<") or os.sep + "site-packages" + os.sep in filename:
+        return None
+    return filename
+
+
 def _export_live_versions(func_ir, path: str) -> None:  # type: ignore[no-untyped-def]
     """For each line of a user's jitted function: which SSA version holds each Python variable where
     the line starts, and whether Numba may have freed it (an `ir.Del` zeroes its slot) on a path there.
@@ -195,8 +203,8 @@ def _export_live_versions(func_ir, path: str) -> None:  # type: ignore[no-untype
     from numba.core import ir
 
     func_id = func_ir.func_id
-    filename = str(func_id.filename or "")
-    if not filename or filename.startswith("<") or os.sep + "site-packages" + os.sep in filename:
+    filename = _user_file(func_ir)
+    if filename is None:
         return
 
     def base_of(name: str) -> str | None:
@@ -325,8 +333,8 @@ def _export_record_arguments(func_ir, fndesc, path: str, escape) -> None:  # typ
             records[str(name)] = [int(argtype._code), str(argtype.name)]  # type: ignore[attr-defined]
     if not records:
         return
-    filename = str(func_ir.func_id.filename or "")
-    if not filename or filename.startswith("<") or os.sep + "site-packages" + os.sep in filename:
+    filename = _user_file(func_ir)
+    if filename is None:
         return
     filename = os.path.abspath(filename)  # the adapter runs in another folder
     # The tags as gdb prints them (`[abi:v2][abi:c8tJTC_2fW…]`): the function's unique id, then the
