@@ -51,7 +51,7 @@ export function registerProfiling(context: vscode.ExtensionContext, server: Serv
   const heat = new ProfileHeat();
   const tree = new ProfileTree();
   const hotSpotsView = vscode.window.createTreeView("numbaLens.hotSpots", { treeDataProvider: tree });
-  const flame = new ProfileFlame(context.extensionUri, storage);
+  const flame = new ProfileFlame(context.extensionUri);
   const output = vscode.window.createOutputChannel("Numba Lens Profile");
   let running = false;
 

@@ -11,10 +11,7 @@ export class ProfileFlame implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private file: vscode.Uri | undefined;
 
-  constructor(
-    private readonly extensionUri: vscode.Uri,
-    private readonly storage: vscode.Uri,
-  ) {}
+  constructor(private readonly extensionUri: vscode.Uri) {}
 
   private get speedscopeRoot(): vscode.Uri {
     return vscode.Uri.joinPath(this.extensionUri, "dist", "speedscope");
@@ -38,7 +35,7 @@ export class ProfileFlame implements vscode.Disposable {
     this.panel = vscode.window.createWebviewPanel("numbaLens.flameGraph", "Profile: flame graph", vscode.ViewColumn.Beside, {
       enableScripts: true,
       retainContextWhenHidden: true,
-      localResourceRoots: [this.speedscopeRoot, this.storage],
+      localResourceRoots: [this.speedscopeRoot], // the profile itself travels inside the page
     });
     this.panel.onDidDispose(() => (this.panel = undefined));
     this.panel.webview.html = this.html(this.panel.webview);
