@@ -19,7 +19,7 @@ PY_SOURCES := $(shell find pyserver -name '*.py' 2>/dev/null)
 # drives Debian's Chromium).
 APT_PACKAGES := gdb python3-venv chromium libkrb5-dev
 
-.PHONY: help setup venv npm vsix apt editor compat test test-python test-compat test-ts test-e2e screenshots lint format demo bench fuzz clean
+.PHONY: help setup venv npm vsix apt editor compat test test-python test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz clean
 
 help:
 	@echo "make demo   set everything up, check examples/, open them in VS Code (or code-server)"
@@ -137,6 +137,7 @@ test-python: $(STAMPS)/venv $(STAMPS)/apt
 	$(PY) -m ruff check pyserver tests bench
 	$(PY) -m ruff format --check pyserver tests bench
 	$(PY) -m mypy
+	$(MAKE) --no-print-directory lint-structure
 	$(PY) -m pytest -q -p no:cacheprovider tests
 
 test-ts: $(STAMPS)/npm
@@ -154,7 +155,13 @@ lint: $(STAMPS)/venv $(STAMPS)/npm
 	$(PY) -m ruff check pyserver tests bench
 	$(PY) -m ruff format --check pyserver tests bench
 	$(PY) -m mypy
+	$(MAKE) --no-print-directory lint-structure
 	npm run -s lint
+
+# The design's rules: import contracts (.importlinter), then file length, private names and cycles.
+lint-structure: $(STAMPS)/venv
+	$(VENV)/bin/lint-imports --no-cache
+	$(PY) scripts/lint_rules.py
 
 format: $(STAMPS)/venv
 	$(PY) -m ruff format pyserver tests bench

@@ -1,6 +1,6 @@
 """Debug adapter benchmark (make bench): launch -> first jitted breakpoint through the adapter against
 plain gdb doing the same launch/break/run, in the same run on the same program; then the p50 latency of
-stackTrace and scopes+variables in a jitted frame. Prints figures only (goals, issue 13: launch <= 1.1x
+stackTrace and scopes+variables in a jitted frame. Prints figures only (goals: launch <= 1.1x
 gdb by hand; stackTrace + scopes + variables p50 <= 15 ms)."""
 
 from __future__ import annotations

@@ -6,8 +6,8 @@
    function, many times; the time from didSave to publishDiagnostics (the edit's didChange is sent
    before the clock starts; analysis on type is off, so the save is what starts the analysis).
    The one-function-edit figure is the median of the saves whose text is new each time (the memory
-   saves below: the edited function is always inferred). Ratio = (1) / that median; goal >= 150x
-   (issue 11). The warm saves alternate two constants, so after the first two the inference memo
+   saves below: the edited function is always inferred). Ratio = (1) / that median; goal >= 150x.
+   The warm saves alternate two constants, so after the first two the inference memo
    answers: their median is printed as a secondary line, labelled so.
 3. Memory: RSS of the server plus its worker (psutil) after a warm-up and after 300 saves, each
    editing one function (a different constant every time, so nothing is answered from a cache it

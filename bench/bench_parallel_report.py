@@ -1,4 +1,4 @@
-"""What the parallel report (issue 16) costs: type inference of a parallel=True function with the report
+"""What the parallel report costs: type inference of a parallel=True function with the report
 (parfor fusion + Numba's hoisting rule) against the same inference without it, and against Numba's own
 full compile of the function, in one process. Goal: the report costs less than half a full compile.
 No asserts: this prints figures (medians of 7 warm runs).

@@ -72,7 +72,7 @@ def gdb_version_check(version: str | None, gdb: str) -> Check:
         return Check(
             "gdb",
             "warning",
-            f"gdb {version} cannot see Numba's jitted code (Numba issue 9817, fixed in gdb 16)",
+            f"gdb {version} cannot see Numba's jitted code (fixed in gdb 16)",
             "Run `python -m pyserver doctor --fix` (installs gdb 18 from PyPI for this Python), or use gdb "
             "13/14 or 16+ ('gdbPath'); Python-only debugging still works.",
         )

@@ -1,6 +1,6 @@
 """A gdb that can see Numba's jitted code, found or installed without editing a setting.
 
-gdb 15.x cannot see Numba's JIT code (Numba issue 9817, fixed in gdb 16) and is what Ubuntu 24.04 ships.
+gdb 15.x cannot see Numba's JIT code (fixed in gdb 16) and is what Ubuntu 24.04 ships.
 PyPI's `gdb-for-pwndbg` (16.3 to 18.1, manylinux wheels for CPython 3.11 to 3.13) installs a `gdb` into
 an environment's bin/ that embeds that environment's Python. `install_gdb` puts it either in a folder of
 Numba Lens's own (one venv per Python version under the gdb home: the extension passes its global

@@ -19,7 +19,7 @@ NUMBA_REQUIREMENT = "numba>=0.59,<0.69"
 # Python: [min, max), as pyproject's requires-python.
 PYTHON_MIN = (3, 10)
 PYTHON_MAX = (3, 14)
-# gdb: 15.x cannot see Numba's jitted code (Numba issue 9817, fixed in gdb 16); 13, 14, 16 and newer can.
+# gdb: 15.x cannot see Numba's jitted code (fixed in gdb 16); 13, 14, 16 and newer can.
 GDB_BROKEN_MAJORS = (15,)
 GDB_MIN = (12, 0)
 # A modern gdb from PyPI: the wheel installs bin/gdb into the environment and embeds its Python.
@@ -115,7 +115,7 @@ def python_supported(version: tuple[int, ...] = tuple(sys.version_info[:2])) -> 
 
 
 def gdb_can_see_jit(version: str | None) -> bool:
-    """False for gdb 15.x (Numba issue 9817) and for a gdb too old or unparsable to trust."""
+    """False for gdb 15.x and for a gdb too old or unparsable to trust."""
     parsed = version_tuple(version)
     return bool(parsed) and parsed[:2] >= GDB_MIN and parsed[0] not in GDB_BROKEN_MAJORS
 

@@ -1,6 +1,6 @@
 """The differences between supported Numba and Python releases, as `check` reports them. Runs on the
 main venv and on every compat venv (make test-compat): each combination gets the answer it should, and
-no difference ever shows up as a wrong diagnostic code (DESIGN.md, "Numba versions")."""
+no difference ever shows up as a wrong diagnostic code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-// The debugger in depth (issue 7), one debug session per feature, started as a user starts them: from
+// The debugger in depth, one debug session per feature, started as a user starts them: from
 // the launch configurations below ("Debug: Select and Start Debugging") or from the code lenses, with
 // breakpoints toggled in the editor (F9). Each step waits on the extension's `dap` events for the stop,
 // checks what the user sees (call stack, variables, exception widget) and what the adapter said, saves a

@@ -75,7 +75,7 @@ export async function mainScenario(): Promise<void> {
       return `hover: ${text.replace(/\s+/g, " ").slice(0, 120)}`;
     });
 
-    // Issue 16 in the editor: a plain-Python helper called from jitted code gets its cause and fix on hover,
+    // Explanations in the editor: a plain-Python helper called from jitted code gets its cause and fix on hover,
     // and a parallel=True loop says what Numba made of it (inlay hint). The file is written into the
     // workspace copy, so examples/ (checked by other tests) stays as it is.
     const insightSource = [

@@ -1,4 +1,4 @@
-"""Issue 16 through the real server over stdio (real Numba in its worker): why/fix in the diagnostic
+"""Explanations through the real server over stdio (real Numba in its worker): why/fix in the diagnostic
 data and the hover, a quick fix applied and re-checked, Hint diagnostics behind numbaLens.typeHints,
 the parallel report as inlay hints and hover, and the numbaLens/typeStability request."""
 
