@@ -61,8 +61,8 @@ export class LanguageServerClient implements ServerRequests, vscode.Disposable {
     return State[this.client.state].toLowerCase();
   }
 
-  /** The running client, for requests (IR views); undefined while stopped. */
-  get running(): LanguageClient | undefined {
+  /** The running client, for requests; undefined while stopped. */
+  private get running(): LanguageClient | undefined {
     return this.client?.state === State.Running ? this.client : undefined;
   }
 
