@@ -15,6 +15,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import type { ServerLaunch } from "./bootstrap";
+import { recordingMiddleware } from "./clientEvents";
 import { recordEvent } from "./events";
 import { serverSettings, Settings, shouldNotify } from "./settings";
 import { ServerStatus, StatusItem } from "./status";
@@ -35,10 +36,6 @@ export interface ClientDependencies {
 /** Requests to the running server (the IR, type-stability and compiles views). */
 export interface ServerRequests {
   request<R>(method: string, params: unknown): Promise<R>;
-}
-
-function describe(value: vscode.Diagnostic["code"]): string | number | undefined {
-  return typeof value === "object" ? value.value : value;
 }
 
 export class LanguageServerClient implements ServerRequests, vscode.Disposable {
@@ -154,47 +151,7 @@ export class LanguageServerClient implements ServerRequests, vscode.Disposable {
             return params.items.map((item) => (item.section === "numbaLens" ? resolved : null));
           },
         },
-        handleDiagnostics: (uri, diagnostics, next) => {
-          recordEvent("diagnostics", {
-            uri: uri.toString(),
-            items: diagnostics.map((d) => ({
-              line: d.range.start.line,
-              character: d.range.start.character,
-              endLine: d.range.end.line,
-              severity: vscode.DiagnosticSeverity[d.severity],
-              code: describe(d.code),
-              message: d.message,
-            })),
-          });
-          next(uri, diagnostics);
-        },
-        provideCodeLenses: async (document, token, next) => {
-          const lenses = await next(document, token);
-          recordEvent("codeLenses", {
-            uri: document.uri.toString(),
-            lenses: (lenses ?? []).map((l) => ({ line: l.range.start.line, title: l.command?.title, command: l.command?.command, arguments: l.command?.arguments })),
-          });
-          return lenses;
-        },
-        provideInlayHints: async (document, range, token, next) => {
-          const hints = await next(document, range, token);
-          recordEvent("inlayHints", {
-            uri: document.uri.toString(),
-            hints: (hints ?? []).map((h) => ({
-              line: h.position.line,
-              label: typeof h.label === "string" ? h.label : h.label.map((part) => part.value).join(""),
-            })),
-          });
-          return hints;
-        },
-        provideHover: async (document, position, token, next) => {
-          const hover = await next(document, position, token);
-          const text = (hover?.contents ?? [])
-            .map((c) => (typeof c === "string" ? c : "value" in c ? c.value : ""))
-            .join("\n");
-          recordEvent("hover", { uri: document.uri.toString(), line: position.line, character: position.character, text });
-          return hover;
-        },
+        ...recordingMiddleware,
       },
     };
 
