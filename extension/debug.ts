@@ -2,11 +2,11 @@
 // (`python -m pyserver dap` with the chosen interpreter), and the "Debug JIT function" lens command.
 import * as path from "node:path";
 import * as vscode from "vscode";
+import type { Bootstrap } from "./bootstrap";
 import { currentFileConfig, DEBUG_TYPE, DebugConfig, jitFunctionLaunch, Mode, MODES, resolveDebugConfig } from "./debugConfig";
 import { chooseEntry, Entry, stopTarget } from "./entry";
 import { recordEvent } from "./events";
 import { Recording } from "./recording";
-import { Server } from "./server";
 
 /** The lens command's argument (the contract's shape). */
 export interface DebugJitFunctionArgs {
@@ -21,7 +21,7 @@ const MAX_CANDIDATES = 2000;
 
 class ConfigurationProvider implements vscode.DebugConfigurationProvider {
   constructor(
-    private readonly server: Server,
+    private readonly bootstrap: Bootstrap,
     private readonly recording: Recording,
   ) {}
 
@@ -70,8 +70,8 @@ class ConfigurationProvider implements vscode.DebugConfigurationProvider {
     config: vscode.DebugConfiguration,
   ): Promise<vscode.DebugConfiguration | undefined> {
     const editor = vscode.window.activeTextEditor;
-    const settings = this.server.settings();
-    const choice = await this.server.pyserverCommand(["dap"]).then((c) => c.choice);
+    const settings = this.bootstrap.settings();
+    const choice = await this.bootstrap.command(["dap"]).then((c) => c.choice);
     const resolution = resolveDebugConfig(config as DebugConfig, {
       activeFile: editor?.document.uri.scheme === "file" ? editor.document.uri.fsPath : undefined,
       activeLanguage: editor?.document.languageId,
@@ -99,12 +99,12 @@ class ConfigurationProvider implements vscode.DebugConfigurationProvider {
 
 class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   constructor(
-    private readonly server: Server,
+    private readonly bootstrap: Bootstrap,
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
   async createDebugAdapterDescriptor(session: vscode.DebugSession): Promise<vscode.DebugAdapterDescriptor> {
-    const { command, args, env, choice } = await this.server.pyserverCommand(["dap"]);
+    const { command, args, env, choice } = await this.bootstrap.command(["dap"]);
     this.log.info(`Debug adapter for "${session.name}": ${[command, ...args].join(" ")} (${choice.reason})`);
     recordEvent("debugAdapter", { command: [command, ...args] });
     return new vscode.DebugAdapterExecutable(command, args, {
@@ -182,7 +182,7 @@ async function pickEntry(current: vscode.TextDocument, functionName: string): Pr
 }
 
 /** The "Debug JIT function" lens: run the file's entry and stop at the function's first line. */
-async function debugJitFunction(args: DebugJitFunctionArgs | undefined): Promise<boolean> {
+export async function debugJitFunction(args: DebugJitFunctionArgs | undefined): Promise<boolean> {
   const target = args ?? (await jitFunctionAtCursor());
   if (!target) {
     void vscode.window.showInformationMessage("Put the cursor in a jitted function (or use its \"Debug JIT function\" lens).");
@@ -227,11 +227,11 @@ async function jitFunctionAtCursor(): Promise<DebugJitFunctionArgs | undefined> 
 
 export function registerDebugging(
   context: vscode.ExtensionContext,
-  server: Server,
+  bootstrap: Bootstrap,
   recording: Recording,
   log: vscode.LogOutputChannel,
 ): void {
-  const provider = new ConfigurationProvider(server, recording);
+  const provider = new ConfigurationProvider(bootstrap, recording);
   context.subscriptions.push(
     // Three registrations so that resolution runs once: initial configurations (launch.json creation),
     // resolution, and the dynamic list in the Run view's drop-down.
@@ -249,7 +249,7 @@ export function registerDebugging(
       { provideDebugConfigurations: (f) => provider.provideDebugConfigurations(f) },
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
     ),
-    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new AdapterFactory(server, log)),
+    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new AdapterFactory(bootstrap, log)),
     vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, {
       createDebugAdapterTracker: (session) => ({
         onWillReceiveMessage: (message: Record<string, unknown>) => recordEvent("dap", { session: session.id, ...summarise(message) }),
@@ -263,6 +263,5 @@ export function registerDebugging(
         onExit: (code: number | undefined, signal: string | undefined) => recordEvent("dapExit", { code, signal }),
       }),
     }),
-    vscode.commands.registerCommand("numbaLens.debugJitFunction", (args?: DebugJitFunctionArgs) => debugJitFunction(args)),
   );
 }

@@ -3,10 +3,24 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { recordEvent } from "./events";
-import { IrViewParams, IrViewResult, Server } from "./server";
-import { TypeStabilityView } from "./typesView";
+import type { ServerRequests } from "./client";
 
 export const IR_SCHEME = "numba-lens-ir";
+
+/** The server's numbaLens/irView request and answer (the contract's shapes). */
+export interface IrViewParams {
+  uri: string;
+  line: number;
+  kind: "types" | "numba_ir" | "llvm" | "asm";
+  signature?: number;
+}
+export interface IrViewResult {
+  text: string;
+  language: string;
+  function: string;
+  signature: string;
+  lineMap: Record<string, number[]>;
+}
 export type IrKind = IrViewParams["kind"];
 
 const TITLES: Record<IrKind, string> = { types: "types", numba_ir: "Numba IR", llvm: "LLVM IR", asm: "assembly" };
@@ -37,14 +51,12 @@ export class IrViews implements vscode.TextDocumentContentProvider, vscode.Dispo
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly server: Server,
+    private readonly server: ServerRequests,
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.disposables.push(
       this.changed,
       this.highlight,
-      // The source-side companion of the types view: lines coloured by type stability (issue 16).
-      new TypeStabilityView(server, log),
       vscode.workspace.registerTextDocumentContentProvider(IR_SCHEME, this),
       vscode.window.onDidChangeTextEditorSelection((event) => this.follow(event.textEditor)),
       vscode.window.onDidChangeVisibleTextEditors(() => {

@@ -6,12 +6,12 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import type { Bootstrap } from "./bootstrap";
 import { recordEvent } from "./events";
 import { ProfileFlame } from "./profileFlame";
 import { ProfileHeat } from "./profileHeat";
 import { LaunchLike, launchArguments, parseProfile, profileArguments, summary, testTargets } from "./profileModel";
 import { ProfileTree } from "./profileTree";
-import { Server } from "./server";
 
 class ProfileLenses implements vscode.CodeLensProvider {
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
@@ -46,7 +46,16 @@ class ProfileLenses implements vscode.CodeLensProvider {
   }
 }
 
-export function registerProfiling(context: vscode.ExtensionContext, server: Server, log: vscode.LogOutputChannel): void {
+/** The profiling commands, for the command table. */
+export interface Profiler {
+  profileFile(uri?: vscode.Uri): Promise<void>;
+  profileTest(uri?: vscode.Uri, nodeId?: string): Promise<void>;
+  profileLaunch(): Promise<void>;
+  showFlameGraph(): void;
+  clearProfile(): void;
+}
+
+export function registerProfiling(context: vscode.ExtensionContext, bootstrap: Bootstrap, log: vscode.LogOutputChannel): Profiler {
   const storage = vscode.Uri.joinPath(context.globalStorageUri, "profile");
   const heat = new ProfileHeat();
   const tree = new ProfileTree();
@@ -69,9 +78,8 @@ export function registerProfiling(context: vscode.ExtensionContext, server: Serv
     await fs.promises.mkdir(storage.fsPath, { recursive: true });
     const jsonOut = path.join(storage.fsPath, "profile.json");
     const flameOut = path.join(storage.fsPath, "profile.speedscope.json");
-    const probe = await server.pyserverCommand([]);
-    const python = [probe.command, ...probe.args.slice(0, probe.args.indexOf("-m"))];
-    const { command, args, env } = await server.pyserverCommand(profileArguments(jsonOut, flameOut, [...python, ...programArgs]));
+    const python = (await bootstrap.interpreter()).command;
+    const { command, args, env } = await bootstrap.command(profileArguments(jsonOut, flameOut, [...python, ...programArgs]));
     output.clear();
     output.appendLine(`$ ${[command, ...args].join(" ")}`);
     running = true;
@@ -180,10 +188,6 @@ export function registerProfiling(context: vscode.ExtensionContext, server: Serv
     output,
     hotSpotsView,
     vscode.languages.registerCodeLensProvider({ language: "python", scheme: "file" }, new ProfileLenses()),
-    vscode.commands.registerCommand("numbaLens.profileFile", (uri?: vscode.Uri) => profileFile(uri)),
-    vscode.commands.registerCommand("numbaLens.profileTest", (uri?: vscode.Uri, nodeId?: string) => profileTest(uri, nodeId)),
-    vscode.commands.registerCommand("numbaLens.profileLaunch", () => profileLaunch()),
-    vscode.commands.registerCommand("numbaLens.showFlameGraph", () => flame.show()),
-    vscode.commands.registerCommand("numbaLens.clearProfile", () => heat.clear()),
   );
+  return { profileFile, profileTest, profileLaunch, showFlameGraph: () => flame.show(), clearProfile: () => heat.clear() };
 }

@@ -1,4 +1,4 @@
-// Recompiles explained (issue 16): the text of the view the "N compiles · T s" lens opens. The server's
+// Recompiles explained: the text of the view the "N compiles · T s" lens opens. The server's
 // numbaLens/compiles request gives each compile a recorded run made of one function, in order: its
 // argument types, how long it took, which argument's type made Numba compile again, and for cache=True
 // functions whether Numba's cache index holds it. No vscode import here: the unit tests run in node.

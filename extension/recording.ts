@@ -4,9 +4,9 @@
 // "Record signatures in a new terminal" opens a shell under `pyserver record` for a one-off.
 import { execFile } from "node:child_process";
 import * as vscode from "vscode";
+import type { Bootstrap } from "./bootstrap";
 import { recordEvent } from "./events";
 import { DUMP_ENVIRONMENT, diffEnvironment, Mutation, mutationsAsEnvironment } from "./recordEnv";
-import { Server } from "./server";
 
 export const SIGNATURES_FILE = ".numba-lens/signatures.json";
 
@@ -17,7 +17,7 @@ export class Recording implements vscode.Disposable {
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly server: Server,
+    private readonly bootstrap: Bootstrap,
     private readonly log: vscode.LogOutputChannel,
   ) {
     // Stale variables from an earlier session must not outlive it.
@@ -38,7 +38,7 @@ export class Recording implements vscode.Disposable {
   async update(): Promise<void> {
     const generation = ++this.generation;
     const collection = this.context.environmentVariableCollection;
-    const settings = this.server.settings();
+    const settings = this.bootstrap.settings();
     const file = this.signaturesFile();
     if (!settings.recordSignatures || !vscode.workspace.isTrusted || !file) {
       collection.clear();
@@ -75,9 +75,7 @@ export class Recording implements vscode.Disposable {
    * variable names are the record command's business, not ours.
    */
   private async learnVariables(file: vscode.Uri): Promise<Mutation[]> {
-    const { command, args, env } = await this.server.pyserverCommand(["record", "--signatures", file.fsPath, "--"]);
-    const python = command;
-    const pythonArgs = args.slice(0, args.indexOf("-m"));
+    const { command, args, env, choice } = await this.bootstrap.command(["record", "--signatures", file.fsPath, "--"]);
     // Baseline: the environment a terminal would start from. The server's extras (bundled PYTHONPATH)
     // count as additions, since the recording hook needs pyserver importable.
     const baseline: Record<string, string | undefined> = { ...process.env };
@@ -89,7 +87,7 @@ export class Recording implements vscode.Disposable {
     const output = await new Promise<string>((resolve, reject) => {
       execFile(
         command,
-        [...args, python, ...pythonArgs, "-c", DUMP_ENVIRONMENT],
+        [...args, ...choice.command, "-c", DUMP_ENVIRONMENT],
         { env: childEnv, timeout: 60_000, maxBuffer: 16 * 1024 * 1024, cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
         (error, stdout, stderr) => {
           if (error) reject(new Error(`${[command, ...args].join(" ")} failed: ${(stderr || error.message).trim()}`));
@@ -114,7 +112,7 @@ export class Recording implements vscode.Disposable {
       return;
     }
     const shell = vscode.env.shell || process.env.SHELL || "/bin/bash";
-    const { command, args, env } = await this.server.pyserverCommand(["record", "--signatures", file.fsPath, "--", shell]);
+    const { command, args, env } = await this.bootstrap.command(["record", "--signatures", file.fsPath, "--", shell]);
     const terminal = vscode.window.createTerminal({
       name: "Numba Lens: recording",
       shellPath: command,

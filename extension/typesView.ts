@@ -5,7 +5,7 @@
 // types and the reasons. A toggle per file; the colours follow each new analysis.
 import * as vscode from "vscode";
 import { recordEvent } from "./events";
-import { Server } from "./server";
+import type { ServerRequests } from "./client";
 
 type Level = "stable" | "unstable" | "problem";
 interface LineTypes {
@@ -30,7 +30,7 @@ export class TypeStabilityView implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
-    private readonly server: Server,
+    private readonly server: ServerRequests,
     private readonly log: vscode.LogOutputChannel,
   ) {
     const style = (level: Level) =>
@@ -43,7 +43,6 @@ export class TypeStabilityView implements vscode.Disposable {
     this.styles = { stable: style("stable"), unstable: style("unstable"), problem: style("problem") };
     this.disposables.push(
       ...Object.values(this.styles),
-      vscode.commands.registerCommand("numbaLens.showTypeStability", () => this.toggle()),
       // A new analysis publishes diagnostics: recolour from its types.
       vscode.languages.onDidChangeDiagnostics((event) => {
         for (const uri of event.uris) if (this.shown.has(uri.toString())) void this.refresh(uri);

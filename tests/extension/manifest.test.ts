@@ -3,6 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { COMMAND_IDS } from "../../extension/commandIds";
 import { DEFAULTS } from "../../extension/settings";
 
 const manifest = JSON.parse(readFileSync("package.json", "utf8"));
@@ -36,17 +37,22 @@ test("every setting the code resolves is contributed with the same default and a
 });
 
 test("every command the code registers or the server's lenses use is contributed, and vice versa", () => {
-  const registered = new Set<string>();
-  for (const file of readdirSync("extension")) {
-    const text = readFileSync(join("extension", file), "utf8");
-    for (const match of text.matchAll(/registerCommand\(\s*"([^"]+)"/g)) registered.add(match[1]);
-    for (const match of text.matchAll(/\["(numbaLens\.show[A-Za-z]+)",/g)) registered.add(match[1]);
-  }
+  // The command table (commands.ts) is typed by COMMAND_IDS: it registers exactly these.
+  const registered = new Set<string>(COMMAND_IDS);
   const contributed = new Set<string>(manifest.contributes.commands.map((c: { command: string }) => c.command));
   for (const lensCommand of ["numbaLens.debugJitFunction", "numbaLens.showTypes", "numbaLens.showNumbaIR", "numbaLens.showLLVM", "numbaLens.showAssembly"]) {
     assert.ok(registered.has(lensCommand), `${lensCommand} (a lens command) is not registered`);
   }
   assert.deepEqual([...registered].sort(), [...contributed].sort());
+});
+
+test("commands are registered only through the command table", () => {
+  for (const file of readdirSync("extension")) {
+    const calls = readFileSync(join("extension", file), "utf8").match(/registerCommand\(/g) ?? [];
+    assert.equal(calls.length, file === "commands.ts" ? 1 : 0, `${file} registers a command outside the table`);
+  }
+  const table = [...readFileSync(join("extension", "commands.ts"), "utf8").matchAll(/^\s*"(numbaLens\.[A-Za-z]+)":/gm)].map((m) => m[1]);
+  assert.deepEqual(table.sort(), [...COMMAND_IDS].sort());
 });
 
 test("the numba debugger declares every launch attribute of the contract with a description", () => {

@@ -1,5 +1,6 @@
-// The language server: `python -m pyserver lsp` over stdio through vscode-languageclient. Start, stop,
+// The language client: `python -m pyserver lsp` over stdio through vscode-languageclient. Start, stop,
 // restart (serialised), settings answered from the resolved numbaLens.* values, status and failures.
+// What to run (interpreter, environment with the gdb folder) is handed in by the bootstrap each start.
 import * as vscode from "vscode";
 import {
   CloseAction,
@@ -13,58 +14,43 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { execFile } from "node:child_process";
+import type { ServerLaunch } from "./bootstrap";
+import { recordingMiddleware } from "./clientEvents";
 import { recordEvent } from "./events";
-import { gdbHomeEnvironment } from "./gdbOffer";
-import { InterpreterChoice, serverEnvironment } from "./interpreter";
-import { PythonInterpreter } from "./python";
-import { resolveSettings, serverSettings, Settings, shouldNotify } from "./settings";
+import { serverSettings, Settings, shouldNotify } from "./settings";
 import { ServerStatus, StatusItem } from "./status";
 
 const MAX_CRASHES = 3;
 const CRASH_WINDOW_MS = 3 * 60_000;
 
-export interface IrViewParams {
-  uri: string;
-  line: number;
-  kind: "types" | "numba_ir" | "llvm" | "asm";
-  signature?: number;
-}
-export interface IrViewResult {
-  text: string;
-  language: string;
-  function: string;
-  signature: string;
-  lineMap: Record<string, number[]>;
+/** What the client needs from the rest of the extension, passed in rather than looked up. */
+export interface ClientDependencies {
+  log: vscode.LogOutputChannel;
+  status: StatusItem;
+  /** The resolved numbaLens.* settings: the server's initialization options and configuration answers. */
+  settings(): Settings;
+  /** The `pyserver lsp` command to start (asked again on every start: the interpreter may have changed). */
+  launch(): Promise<ServerLaunch>;
 }
 
-function describe(value: vscode.Diagnostic["code"]): string | number | undefined {
-  return typeof value === "object" ? value.value : value;
+/** Requests to the running server (the IR, type-stability and compiles views). */
+export interface ServerRequests {
+  request<R>(method: string, params: unknown): Promise<R>;
 }
 
-export class Server implements vscode.Disposable {
+export class LanguageServerClient implements ServerRequests, vscode.Disposable {
   private client: LanguageClient | undefined;
-  private lastChoice: InterpreterChoice | undefined;
   private pending: Promise<void> = Promise.resolve();
   private crashes: number[] = [];
   /** Messages already shown as notifications: each failure is shown once, not on every status. */
   private readonly shown = new Set<string>();
-  private readonly reportedProblems = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly log: vscode.LogOutputChannel;
+  private readonly status: StatusItem;
 
-  constructor(
-    private readonly context: vscode.ExtensionContext,
-    private readonly log: vscode.LogOutputChannel,
-    private readonly status: StatusItem,
-    private readonly python: PythonInterpreter,
-  ) {}
-
-  get bundledLibs(): string {
-    return vscode.Uri.joinPath(this.context.extensionUri, "dist", "bundled", "libs").fsPath;
-  }
-
-  get interpreter(): InterpreterChoice | undefined {
-    return this.lastChoice;
+  constructor(private readonly dependencies: ClientDependencies) {
+    this.log = dependencies.log;
+    this.status = dependencies.status;
   }
 
   get state(): string {
@@ -72,32 +58,9 @@ export class Server implements vscode.Disposable {
     return State[this.client.state].toLowerCase();
   }
 
-  /** The running client, for requests (IR views); undefined while stopped. */
-  get running(): LanguageClient | undefined {
+  /** The running client, for requests; undefined while stopped. */
+  private get running(): LanguageClient | undefined {
     return this.client?.state === State.Running ? this.client : undefined;
-  }
-
-  settings(): Settings {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    const resolved = resolveSettings(vscode.workspace.getConfiguration("numbaLens", folder?.uri), {
-      workspaceFolder: folder?.uri.fsPath,
-    });
-    for (const problem of resolved.problems) {
-      // Settings are read often (every workspace/configuration request): say each problem once.
-      if (this.reportedProblems.has(problem)) continue;
-      this.reportedProblems.add(problem);
-      this.log.warn(problem);
-    }
-    return resolved.settings;
-  }
-
-  /** The environment and command line for `python -m pyserver <sub>` with the chosen interpreter. */
-  async pyserverCommand(subcommand: string[]): Promise<{ command: string; args: string[]; env: Record<string, string>; choice: InterpreterChoice }> {
-    const choice = await this.python.choose(vscode.workspace.workspaceFolders?.[0]?.uri);
-    const settings = this.settings();
-    const env = gdbHomeEnvironment(serverEnvironment(settings.importStrategy, this.bundledLibs, process.env));
-    delete env[`NUMBA_LENS_TEST_EVENTS`];
-    return { command: choice.command[0], args: [...choice.command.slice(1), "-m", "pyserver", ...subcommand], env, choice };
   }
 
   /** Runs one start/stop at a time: a restart while starting waits for the start to finish. */
@@ -128,7 +91,7 @@ export class Server implements vscode.Disposable {
     if (this.shown.has(message)) return;
     this.shown.add(message);
     recordEvent("notification", { kind, message });
-    if (!shouldNotify(this.settings().showNotifications, kind)) return;
+    if (!shouldNotify(this.dependencies.settings().showNotifications, kind)) return;
     const show =
       kind === "error"
         ? vscode.window.showErrorMessage
@@ -145,41 +108,12 @@ export class Server implements vscode.Disposable {
     });
   }
 
-  /** Checks that the interpreter starts at all and is new enough, to give one clear message instead of a crash. */
-  private probe(command: string, args: string[], env: Record<string, string>): Promise<string | undefined> {
-    const script = "import sys; print('%d.%d' % sys.version_info[:2])";
-    return new Promise((resolve) => {
-      execFile(command, [...args.slice(0, args.indexOf("-m")), "-c", script], { env, timeout: 30_000 }, (error, stdout, stderr) => {
-        if (error) {
-          const code = (error as NodeJS.ErrnoException).code;
-          resolve(
-            code === "ENOENT"
-              ? `The Python interpreter "${command}" was not found. Set numbaLens.interpreter to a Python with Numba, or select one with the Python extension.`
-              : `The Python interpreter "${command}" failed to start: ${(stderr || String(error)).trim().split("\n").pop()}`,
-          );
-          return;
-        }
-        const [major, minor] = stdout.trim().split(".").map(Number);
-        if (!(major > 3 || (major === 3 && minor >= 10))) {
-          resolve(`Numba Lens needs Python 3.10 or newer; "${command}" is Python ${stdout.trim()}. Set numbaLens.interpreter.`);
-          return;
-        }
-        resolve(undefined);
-      });
-    });
-  }
-
   private async doStart(): Promise<void> {
     if (this.client) return;
     this.status.setClientState({ kind: "starting" });
-    const settings = this.settings();
     const trusted = vscode.workspace.isTrusted;
-    const { command, args, env, choice } = await this.pyserverCommand(["lsp"]);
-    this.lastChoice = choice;
-    this.log.info(`Interpreter: ${choice.command.join(" ")} (${choice.reason})`);
-    this.log.info(`Import strategy: ${settings.importStrategy}${settings.importStrategy === "useBundled" ? ` (${this.bundledLibs})` : ""}`);
-
-    const problem = await this.probe(command, args, env);
+    const { command: launch, problem } = await this.dependencies.launch();
+    const { command, args, env, choice } = launch;
     if (problem) {
       this.log.error(problem);
       this.status.setClientState({ kind: "failed", message: problem });
@@ -187,6 +121,7 @@ export class Server implements vscode.Disposable {
       this.notify("error", problem, "Open settings");
       return;
     }
+    const settings = this.dependencies.settings();
 
     const folder = vscode.workspace.workspaceFolders?.[0];
     const serverOptions: ServerOptions = {
@@ -212,51 +147,11 @@ export class Server implements vscode.Disposable {
           // Answer with resolved values (variables substituted, relative signature files made absolute).
           configuration: (params, token, next) => {
             if (params.items.every((item) => item.section !== "numbaLens")) return next(params, token);
-            const resolved = serverSettings(this.settings());
+            const resolved = serverSettings(this.dependencies.settings());
             return params.items.map((item) => (item.section === "numbaLens" ? resolved : null));
           },
         },
-        handleDiagnostics: (uri, diagnostics, next) => {
-          recordEvent("diagnostics", {
-            uri: uri.toString(),
-            items: diagnostics.map((d) => ({
-              line: d.range.start.line,
-              character: d.range.start.character,
-              endLine: d.range.end.line,
-              severity: vscode.DiagnosticSeverity[d.severity],
-              code: describe(d.code),
-              message: d.message,
-            })),
-          });
-          next(uri, diagnostics);
-        },
-        provideCodeLenses: async (document, token, next) => {
-          const lenses = await next(document, token);
-          recordEvent("codeLenses", {
-            uri: document.uri.toString(),
-            lenses: (lenses ?? []).map((l) => ({ line: l.range.start.line, title: l.command?.title, command: l.command?.command, arguments: l.command?.arguments })),
-          });
-          return lenses;
-        },
-        provideInlayHints: async (document, range, token, next) => {
-          const hints = await next(document, range, token);
-          recordEvent("inlayHints", {
-            uri: document.uri.toString(),
-            hints: (hints ?? []).map((h) => ({
-              line: h.position.line,
-              label: typeof h.label === "string" ? h.label : h.label.map((part) => part.value).join(""),
-            })),
-          });
-          return hints;
-        },
-        provideHover: async (document, position, token, next) => {
-          const hover = await next(document, position, token);
-          const text = (hover?.contents ?? [])
-            .map((c) => (typeof c === "string" ? c : "value" in c ? c.value : ""))
-            .join("\n");
-          recordEvent("hover", { uri: document.uri.toString(), line: position.line, character: position.character, text });
-          return hover;
-        },
+        ...recordingMiddleware,
       },
     };
 
