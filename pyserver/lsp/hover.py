@@ -169,7 +169,7 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
             facts.append("lifted loops at line " + ", ".join(str(n) for n in signature.lifted_loops))
         details.append(f"- `{signature.text}`: " + ", ".join(facts))
     parts.append("\n".join(details))
-    if info.compiles:  # issue 16: recompiles explained, from recorded runs
+    if info.compiles:  # recompiles explained, from recorded runs
         from pyserver.analysis.recompiles import hover_markdown
 
         parts.append(hover_markdown(info.compiles))
@@ -229,7 +229,7 @@ def diagnostic_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> s
 
 
 def diagnostic_advice_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> str | None:
-    """Why and how to fix, for diagnostics under the cursor (issue 16; pyserver.analysis.explain)."""
+    """Why and how to fix, for diagnostics under the cursor (pyserver.analysis.explain)."""
     from pyserver.analysis.explain import explain_diagnostic
 
     parts = []
@@ -274,7 +274,7 @@ def hover(
                 texts.append(text)
         elif line + 1 == view.current.decorator_line and view.current.kind != "jitclass-method":
             texts.append(function_markdown(view, view.info, context))
-        loop_report = parallel.markdown(view, line + 1)  # issue 16: the parallel report on a loop line
+        loop_report = parallel.markdown(view, line + 1)  # the parallel report on a loop line
         if loop_report:
             texts.append(loop_report)
     if latest is not None and latest.source == source:

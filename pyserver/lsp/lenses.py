@@ -97,7 +97,7 @@ def code_lenses(
             else status_title(view, busy)
         )
         lenses.append(Lens(line, title, ""))
-        lenses.extend(compiles_lenses(uri, view, line))  # issue 16: "3 compiles · 0.41 s"
+        lenses.extend(compiles_lenses(uri, view, line))  # "3 compiles · 0.41 s"
         for title, mode in debug_choices(function.kind):
             lenses.append(
                 Lens(
@@ -115,7 +115,7 @@ def code_lenses(
 
 
 def compiles_lenses(uri: str, view: FunctionView, line: int) -> list[Lens]:
-    """Recompiles explained (issue 16): how often a recorded run compiled the function and how long that
+    """Recompiles explained: how often a recorded run compiled the function and how long that
     took; the lens opens the list of compiles, each with why it compiled again."""
     from pyserver.analysis.recompiles import summary
 
