@@ -98,7 +98,7 @@ def _place(path: str, line: int, here: str | None) -> str:
     return place
 
 
-def _source_text(signature: SignatureResult, here: str | None = None, most: int = 3) -> str:
+def signature_origin(signature: SignatureResult, here: str | None = None, most: int = 3) -> str:
     """Where a signature's types come from. Python calls: "the call at line 42" (linked), first few."""
     if signature.source != "python-caller":
         text = SOURCE_TEXT.get(signature.source, signature.source) + _callers(signature)
@@ -154,7 +154,7 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
     parts = [header, _code([_signature_line(s) for s in info.signatures])]
     details = []
     for signature in info.signatures:
-        facts = [f"types from {_source_text(signature, info.path)}"]
+        facts = [f"types from {signature_origin(signature, info.path)}"]
         loop = kernels.loop_signature(function.kind, signature.args, signature.return_type)
         if loop is not None:  # a ufunc/gufunc kernel: the loop as its decorator would declare it
             layout = function.options.get("layout")

@@ -47,11 +47,11 @@ def status_title(view: FunctionView, busy: bool) -> str:
         status = "nopython ✓"
     else:
         status = "errors"
-    origin = _call_origin(info)
+    origin = call_origin(info)
     return (f"{shown} · {status}" if shown else status) + (f" · {origin}" if origin else "")
 
 
-def _call_origin(info: Any) -> str:
+def call_origin(info: Any) -> str:
     """Where Python-caller types come from: "types from the call at line 42" (or another file's call)."""
     sites = [c for s in info.signatures if s.source == "python-caller" for c in s.callers[:1]]
     if not sites:

@@ -88,10 +88,6 @@ class Session:
             numba_unavailable=self.engines.numba_unavailable,
         )
 
-    def analysis(self, uri: str) -> AnalysedDocument | None:
-        """The latest analysis of `uri` whose module loaded, open or not."""
-        return self._typed.get(uri)
-
     def close_document(self, uri: str) -> None:
         self.scheduler.forget(uri)
         self._analysed.pop(uri, None)
