@@ -35,13 +35,13 @@ SETTINGS_SECTION = "numbaLens"
 
 
 class Session:
-    def __init__(self, server: LanguageServer, engines: EngineHost | None = None) -> None:
+    def __init__(self, server: LanguageServer) -> None:
         self.server = server
         self.client = Client(server)
         self.settings = Settings()
         self.trusted = True
         self.root = os.getcwd()
-        self.engines = engines or EngineHost(on_numba_failed=self._numba_failed)
+        self.engines = EngineHost(on_numba_failed=self._numba_failed)
         self.engine_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="numba-lens-engine")
         self.scheduler: AnalysisScheduler[FileResult] = AnalysisScheduler(
             self.engine_executor,
