@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lsprotocol import types as lsp
-from pygls.uris import to_fs_path
 
 from pyserver.lsp.settings import Settings
 from pyserver.lsp.source_edits import Edit
@@ -30,10 +29,6 @@ class DocumentSnapshot:
     trusted: bool = True
     busy: bool = False  # an analysis of this document is pending or running
     numba_unavailable: str | None = None  # why no analysis can run (Numba missing, ...)
-
-    @property
-    def path(self) -> str:
-        return to_fs_path(self.uri) or self.uri
 
     @property
     def load_failed(self) -> bool:

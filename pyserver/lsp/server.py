@@ -5,6 +5,7 @@ code in its own worker process."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Iterable
@@ -15,6 +16,7 @@ from pygls.lsp.server import LanguageServer
 
 from pyserver import __version__
 from pyserver.lsp import client
+from pyserver.lsp.documents import DocumentSnapshot
 from pyserver.lsp.params import document_uri
 from pyserver.lsp.requests import ROUTES, DocumentRoute, Route
 from pyserver.lsp.session import Session
@@ -45,11 +47,25 @@ def handler_for(server: LanguageServer, session: Session, route: Route) -> Calla
     if isinstance(route, DocumentRoute):
         document_handler = route.handler
 
-        def on_document(params: Any) -> Any:
+        def snapshot_for(params: Any) -> DocumentSnapshot | None:
             uri = document_uri(params)
-            return document_handler(session.snapshot(uri) if uri is not None else None, params)
+            return session.snapshot(uri) if uri is not None else None
 
-        return server.thread()(on_document) if route.threaded else on_document
+        if not route.threaded:
+
+            def on_document(params: Any) -> Any:
+                return document_handler(snapshot_for(params), params)
+
+            return on_document
+
+        async def on_document_in_thread(params: Any) -> Any:
+            # The snapshot is taken on the loop, where the session changes; the handler runs on a worker
+            # thread, since parsing a large buffer must not stall the protocol.
+            snapshot = snapshot_for(params)
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(server.thread_pool, document_handler, snapshot, params)
+
+        return on_document_in_thread
     session_handler = route.handler
     if inspect.iscoroutinefunction(session_handler):
 

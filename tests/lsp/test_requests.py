@@ -4,9 +4,11 @@ the snapshot it is given (a real DocumentSnapshot over a hand-made analysis) and
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import pkgutil
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +149,32 @@ def test_a_document_route_gets_the_snapshot_of_the_document_in_its_params() -> N
     handle({"no": "uri"})
     assert session.asked == [URI, URI, "file:///tmp/not_open.py"]
     assert [s.version if s is not None else None for s in seen] == [3, 3, None, None]
+
+
+def test_a_threaded_document_route_snapshots_on_the_loop_and_answers_on_a_worker_thread() -> None:
+    threads: dict[str, int] = {}
+
+    class RecordingSession(SessionDouble):
+        def snapshot(self, uri: str) -> DocumentSnapshot | None:
+            threads["snapshot"] = threading.get_ident()
+            return super().snapshot(uri)
+
+    def handler(snapshot: DocumentSnapshot | None, params: Any) -> int | None:
+        threads["handler"] = threading.get_ident()
+        return snapshot.version if snapshot is not None else None
+
+    server = create_server()
+    handle = handler_for(server, RecordingSession(), DocumentRoute("test/method", handler))  # type: ignore[arg-type]
+
+    async def ask() -> Any:
+        threads["loop"] = threading.get_ident()
+        return await handle({"uri": URI})
+
+    try:
+        assert asyncio.run(ask()) == 3
+    finally:
+        server.thread_pool.shutdown()
+    assert threads["snapshot"] == threads["loop"] != threads["handler"]
 
 
 # --- document handlers over a snapshot ------------------------------------------------------------------

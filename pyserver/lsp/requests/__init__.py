@@ -4,10 +4,10 @@ notifications), and `ROUTES`: the one table from LSP method to handler that the 
 Two kinds of handler:
 
 - a document handler takes the `DocumentSnapshot` of the document the params name (None when it is
-  not open) and the params, and returns the result; it reads nothing else, so it runs on a worker
-  thread (parsing a large buffer must not stall the protocol loop);
-- a session handler takes the `Session` and the params: lifecycle, document notifications, settings,
-  and requests that run the engine.
+  not open), taken on the protocol loop, and the params, and returns the result; it reads nothing
+  else, so it runs on a worker thread (parsing a large buffer must not stall the protocol loop);
+- a session handler takes the `Session` and the params, on the protocol loop: lifecycle, document
+  notifications, settings, requests that run the engine, and inlayHint/resolve (which needs neither).
 """
 
 from __future__ import annotations
