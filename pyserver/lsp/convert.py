@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
@@ -15,7 +16,13 @@ from pygls.uris import from_fs_path
 from pyserver.analysis.codes import doc_link
 from pyserver.analysis.explain import explain_diagnostic
 from pyserver.analysis.model import Diagnostic, Range
+from pyserver.analysis.toplevel_slice import MAIN_BLOCK_REASON
 from pyserver.lsp.text import index_to_client, line_at, split_lines
+
+if TYPE_CHECKING:
+    from pyserver.analysis.model import FileResult
+    from pyserver.lsp.settings import Settings
+    from pyserver.lsp.views import AnalysedDocument
 
 SEVERITY = {
     "error": lsp.DiagnosticSeverity.Error,
@@ -122,4 +129,58 @@ def publishable(
         if level is None or level not in SEVERITY:
             continue
         published.append(to_lsp(diagnostic, level, ranges))
+    return published
+
+
+NOT_RUN = "not-run"  # the code of the faded hints on top-level statements the analysis did not run (codes.py)
+
+
+def not_run_hints(
+    path: str, source: str, result: FileResult, overrides: Mapping[str, str], ranges: RangeConverter
+) -> list[lsp.Diagnostic]:
+    """The top-level statements definitions-only loading did not run, faded (Unnecessary) with a hint
+    that says why; `"severity": {"not-run": "off"}` hides them."""
+    if overrides.get(NOT_RUN, "hint") == "off":
+        return []
+    lines = source.splitlines() or [""]
+    hints = []
+    for skipped in result.skipped:
+        if skipped.reason == MAIN_BLOCK_REASON:
+            continue  # never run in any mode, as every Python user expects: not worth fading
+        end = min(max(skipped.end_line, skipped.line), len(lines)) - 1
+        hints.append(
+            lsp.Diagnostic(
+                range=ranges.range(path, Range.of(skipped.line - 1, 0, end, len(lines[end]))),
+                message=(
+                    f"Not run by Numba Lens's analysis: {skipped.reason}. Only the top-level statements that "
+                    'defining the jitted functions needs run (numbaLens.moduleLoading: "definitions").'
+                ),
+                severity=lsp.DiagnosticSeverity.Hint,
+                code=NOT_RUN,
+                source="numba-lens",
+                tags=[lsp.DiagnosticTag.Unnecessary],
+            )
+        )
+    return hints
+
+
+def document_diagnostics(
+    analysed: AnalysedDocument, settings: Settings, encoding: str
+) -> list[lsp.Diagnostic]:
+    """Everything published for an analysed document: its diagnostics, the not-run hints, and the
+    type-instability hints when `numbaLens.typeHints` is on."""
+
+    def source_of(path: str) -> str | None:
+        if same_path(path, analysed.path):
+            return analysed.source
+        try:
+            return Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    ranges = RangeConverter(source_of, encoding)
+    published = publishable(analysed.path, analysed.result.diagnostics, settings.severity, ranges)
+    published += not_run_hints(analysed.path, analysed.source, analysed.result, settings.severity, ranges)
+    if settings.type_hints:  # off by default
+        published += type_hint_diagnostics(analysed, settings.severity, ranges)
     return published

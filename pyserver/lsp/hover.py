@@ -98,7 +98,7 @@ def _place(path: str, line: int, here: str | None) -> str:
     return place
 
 
-def _source_text(signature: SignatureResult, here: str | None = None, most: int = 3) -> str:
+def signature_origin(signature: SignatureResult, here: str | None = None, most: int = 3) -> str:
     """Where a signature's types come from. Python calls: "the call at line 42" (linked), first few."""
     if signature.source != "python-caller":
         text = SOURCE_TEXT.get(signature.source, signature.source) + _callers(signature)
@@ -154,7 +154,7 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
     parts = [header, _code([_signature_line(s) for s in info.signatures])]
     details = []
     for signature in info.signatures:
-        facts = [f"types from {_source_text(signature, info.path)}"]
+        facts = [f"types from {signature_origin(signature, info.path)}"]
         loop = kernels.loop_signature(function.kind, signature.args, signature.return_type)
         if loop is not None:  # a ufunc/gufunc kernel: the loop as its decorator would declare it
             layout = function.options.get("layout")
@@ -169,7 +169,7 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
             facts.append("lifted loops at line " + ", ".join(str(n) for n in signature.lifted_loops))
         details.append(f"- `{signature.text}`: " + ", ".join(facts))
     parts.append("\n".join(details))
-    if info.compiles:  # issue 16: recompiles explained, from recorded runs
+    if info.compiles:  # recompiles explained, from recorded runs
         from pyserver.analysis.recompiles import hover_markdown
 
         parts.append(hover_markdown(info.compiles))
@@ -229,7 +229,7 @@ def diagnostic_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> s
 
 
 def diagnostic_advice_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> str | None:
-    """Why and how to fix, for diagnostics under the cursor (issue 16; pyserver.analysis.explain)."""
+    """Why and how to fix, for diagnostics under the cursor (pyserver.analysis.explain)."""
     from pyserver.analysis.explain import explain_diagnostic
 
     parts = []
@@ -274,7 +274,7 @@ def hover(
                 texts.append(text)
         elif line + 1 == view.current.decorator_line and view.current.kind != "jitclass-method":
             texts.append(function_markdown(view, view.info, context))
-        loop_report = parallel.markdown(view, line + 1)  # issue 16: the parallel report on a loop line
+        loop_report = parallel.markdown(view, line + 1)  # the parallel report on a loop line
         if loop_report:
             texts.append(loop_report)
     if latest is not None and latest.source == source:

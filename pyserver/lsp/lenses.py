@@ -47,11 +47,11 @@ def status_title(view: FunctionView, busy: bool) -> str:
         status = "nopython ✓"
     else:
         status = "errors"
-    origin = _call_origin(info)
+    origin = call_origin(info)
     return (f"{shown} · {status}" if shown else status) + (f" · {origin}" if origin else "")
 
 
-def _call_origin(info: Any) -> str:
+def call_origin(info: Any) -> str:
     """Where Python-caller types come from: "types from the call at line 42" (or another file's call)."""
     sites = [c for s in info.signatures if s.source == "python-caller" for c in s.callers[:1]]
     if not sites:
@@ -97,7 +97,7 @@ def code_lenses(
             else status_title(view, busy)
         )
         lenses.append(Lens(line, title, ""))
-        lenses.extend(compiles_lenses(uri, view, line))  # issue 16: "3 compiles · 0.41 s"
+        lenses.extend(compiles_lenses(uri, view, line))  # "3 compiles · 0.41 s"
         for title, mode in debug_choices(function.kind):
             lenses.append(
                 Lens(
@@ -115,7 +115,7 @@ def code_lenses(
 
 
 def compiles_lenses(uri: str, view: FunctionView, line: int) -> list[Lens]:
-    """Recompiles explained (issue 16): how often a recorded run compiled the function and how long that
+    """Recompiles explained: how often a recorded run compiled the function and how long that
     took; the lens opens the list of compiles, each with why it compiled again."""
     from pyserver.analysis.recompiles import summary
 

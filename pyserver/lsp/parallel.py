@@ -1,4 +1,4 @@
-"""The parallel report inline (issue 16): for a parallel=True function, an inlay hint at the end of each
+"""The parallel report inline: for a parallel=True function, an inlay hint at the end of each
 loop line (parallel region, fused, or serial) and a hover on the loop with what Numba's parfor pass did:
 what fused into the region, nested loops run serially, allocations hoisted out of the loop (or kept in
 it, and why), and why a loop stayed serial. Data:

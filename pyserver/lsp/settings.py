@@ -1,4 +1,4 @@
-"""The server's view of the `numbaLens.*` settings (contract: issue 4 / the common brief).
+"""The server's view of the `numbaLens.*` settings.
 
 Settings arrive three ways: `initializationOptions.settings`, a `workspace/configuration` pull of the
 "numbaLens" section, and the payload of `workspace/didChangeConfiguration`. VS Code sends dotted keys
@@ -28,7 +28,7 @@ class Settings:
     code_lens_enable: bool = True
     signature_files: tuple[str, ...] = ()
     severity: Mapping[str, str] = field(default_factory=dict)
-    type_hints: bool = False  # issue 16: Hint-severity type-instability diagnostics
+    type_hints: bool = False  # Hint-severity type-instability diagnostics
     module_loading: str = "definitions"  # "definitions" | "full" (numbaLens.moduleLoading)
 
     def engine_key(self) -> tuple[float, tuple[str, ...], str]:

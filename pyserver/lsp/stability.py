@@ -1,4 +1,4 @@
-"""The "Show type stability" view (issue 16): each line of the file's jitted functions, coloured by its
+"""The "Show type stability" view: each line of the file's jitted functions, coloured by its
 types like Numba's `--annotate-html`, inside the editor. A line is
 
 - "problem": an error on it, or a value Numba types as a Python object (pyobject, object mode);

@@ -3,16 +3,19 @@
 Runs COMMAND with a `sitecustomize` hook on PYTHONPATH (chaining the user's own), so every Python
 process it starts, children included, records the signatures Numba compiles for workspace functions,
 failed compiles too. The file defaults to `.numba-lens/signatures.json` under the current directory
-(the workspace root); `check` and the editor read the same file. Exits with COMMAND's exit code.
+(the workspace root); `check` and the editor read the same file. Exits with COMMAND's exit code
+(128 + N when signal N ended it, or ended record); ending `record` ends COMMAND (pyserver.record.child).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+from pyserver.record.child import RecordedCommand
 
 HOOK_DIR = Path(__file__).resolve().parent / "hook"
 PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
@@ -70,9 +73,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"pyserver record: {exc}", file=sys.stderr)
         return 2
-    count_before = sum(len(v) for v in before["functions"].values())
+    recorded = RecordedCommand(command, recording_environment(signatures, root))
     try:
-        completed = subprocess.run(command, env=recording_environment(signatures, root))
+        code = recorded.run()
     except FileNotFoundError:
         print(f"pyserver record: command not found: {command[0]}", file=sys.stderr)
         return 2
@@ -82,10 +85,22 @@ def run(args: argparse.Namespace) -> int:
         with store.locked(signatures):
             pass  # a run that compiled nothing still leaves a valid, empty file to check against
     try:
+        summarize(signatures, before)
+    except OSError:
+        pass  # the terminal is gone (record was ended because it closed): nothing to tell
+    return code
+
+
+def summarize(signatures: Path, before: dict[str, Any]) -> None:
+    """What the run added to the signatures file, on stderr."""
+    from pyserver.record import store
+
+    try:
         after = store.load(signatures)
     except ValueError:
         after = before
     entries = [e for v in after["functions"].values() for e in v]
+    count_before = sum(len(v) for v in before["functions"].values())
     failed = sum(not e.get("ok", True) for e in entries)
     print(
         f"numba-lens: {len(entries) - count_before} new signature(s) recorded, {len(entries)} in all "
@@ -95,4 +110,3 @@ def run(args: argparse.Namespace) -> int:
     for note in after.get("notes", []):
         if note not in before.get("notes", []):
             print(f"numba-lens: note: {note}", file=sys.stderr)
-    return completed.returncode

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyserver.lsp.actions import signature_type, split_signature
 from pyserver.lsp.scheduler import AnalysisScheduler, Outcome
 from pyserver.lsp.settings import Settings, parse_settings
+from pyserver.lsp.signature_spelling import signature_type, split_signature
 from pyserver.lsp.syntax import names_in, reaching_store
 from pyserver.lsp.views import discover
 

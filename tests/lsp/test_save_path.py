@@ -8,10 +8,11 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis.discovery import with_analysed
+from pyserver.analysis.discovery import may_make_jitted, with_analysed
 from pyserver.analysis.model import FileResult, FunctionInfo
-from pyserver.lsp import server as server_module
-from pyserver.lsp.server import NumbaLensServer
+from pyserver.lsp.engine_host import Engine, EngineHost
+from pyserver.lsp.environment import NumbaCheck
+from pyserver.lsp.settings import Settings
 from pyserver.lsp.views import AnalysedDocument, discover, function_views
 
 SOURCE = """from numba import njit
@@ -31,6 +32,23 @@ class FakeEngine:
         self.calls.append((str(path), source))
         return FileResult(str(path))
 
+    def ir_view(self, path: Any, source: Any, function: str, signature_index: int, kind: str) -> Any:
+        raise AssertionError("not asked for")
+
+    def cancel(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def host_of(engine: Engine) -> EngineHost:
+    """An engine host over `engine`, whose Numba probe finds a usable Numba at once."""
+    return EngineHost(
+        numba_check=lambda: NumbaCheck(True, "0.61.0", "Numba 0.61.0"),
+        engine_factory=lambda settings, root: engine,
+    )
+
 
 def counting_parses(monkeypatch: Any) -> list[int]:
     parses: list[int] = []
@@ -45,24 +63,21 @@ def counting_parses(monkeypatch: Any) -> list[int]:
 
 
 def test_a_buffer_that_names_numba_goes_to_the_engine_unparsed(monkeypatch: Any) -> None:
-    server = NumbaLensServer()
     engine = FakeEngine()
-    monkeypatch.setattr(server, "_engine", lambda: engine)
-    monkeypatch.setattr(server, "check_environment", lambda wait=True: None)
+    host = host_of(engine)
     source = SOURCE + "\n# a new text: no cache of an earlier parse answers\n"
     parses = counting_parses(monkeypatch)
-    server._analyze_blocking("file:///tmp/save_path.py", source)
+    host.analyze("file:///tmp/save_path.py", source, Settings(), "/tmp")
     assert engine.calls == [("/tmp/save_path.py", source)]
     assert parses == []
 
 
 def test_a_buffer_with_nothing_jitted_still_never_reaches_the_engine(monkeypatch: Any) -> None:
-    server = NumbaLensServer()
     engine = FakeEngine()
-    monkeypatch.setattr(server, "_engine", lambda: engine)
-    result = server._analyze_blocking("file:///tmp/plain.py", "def g(x):\n    return x + 1\n")
+    host = host_of(engine)
+    result = host.analyze("file:///tmp/plain.py", "def g(x):\n    return x + 1\n", Settings(), "/tmp")
     assert engine.calls == [] and result.functions == [] and result.diagnostics == []
-    assert server_module.may_make_jitted("def g(x):\n    return x + 1\n") is False
+    assert may_make_jitted("def g(x):\n    return x + 1\n") is False
 
 
 def test_an_analysed_document_finds_its_functions_on_first_use(monkeypatch: Any) -> None:
