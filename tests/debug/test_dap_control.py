@@ -12,7 +12,7 @@ import psutil
 import pytest
 from dapclient import DapClient
 
-from pyserver.debug.entry_stop import first_body_line
+from pyserver.debug.jit.entry_stop import first_body_line
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 MIXED = PROGRAMS / "mixed.py"

@@ -40,7 +40,7 @@ def test_python_breakpoint_then_pending_jitted_breakpoint_one_stack(dap: DapClie
     thread = stop["threadId"]
     stack = frames_of(dap, thread)
     assert stack[0] == ("main", 19)
-    assert all("debuggee_boot" not in name for name, _ in stack)
+    assert all("boot" not in name for name, _ in stack)
     # Python frame variables come from debugpy.
     python_vars = dap.scope_variables(dap.top_frames(thread)[0]["id"])
     assert python_vars["Locals"]["n"]["value"] == "4"

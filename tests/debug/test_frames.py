@@ -13,7 +13,7 @@ sys.path.insert(0, str(PROGRAMS))
 
 from harness import run_to_line  # noqa: E402
 
-from pyserver.debug.frames import (  # noqa: E402
+from pyserver.debug.jit.frames import (  # noqa: E402
     c_type_to_numba,
     classify_frame,
     is_numba_library_frame,

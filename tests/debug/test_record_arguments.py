@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from dapclient import DapClient
 
-from pyserver.debug.record_arguments import RecordArguments
+from pyserver.debug.values.record_arguments import RecordArguments
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 RECORD_ARGS = PROGRAMS / "record_args.py"
