@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -17,13 +16,6 @@ from pyserver.debug.jit.entry_stop import first_body_line
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 MIXED = PROGRAMS / "mixed.py"
 SPIN = PROGRAMS / "spin.py"
-
-
-@pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient(str(tmp_path / "dap.log"))
-    yield client
-    client.close()
 
 
 def descendants(pid: int) -> list[psutil.Process]:

@@ -6,21 +6,12 @@ Line numbers refer to tests/debug/programs/*.py; asserts on jitted lines tolerat
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from dapclient import DapClient
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 MIXED = PROGRAMS / "mixed.py"
-
-
-@pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient(str(tmp_path / "dap.log"))
-    yield client
-    client.close()
 
 
 def frames_of(dap: DapClient, thread_id: int) -> list[tuple[str, int]]:

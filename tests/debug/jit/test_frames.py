@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-PROGRAMS = Path(__file__).resolve().parent / "values_programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "values_programs"
 sys.path.insert(0, str(PROGRAMS))
 
 from harness import run_to_line  # noqa: E402

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-PROGRAMS = Path(__file__).resolve().parent / "values_programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "values_programs"
 sys.path.insert(0, str(PROGRAMS))
 
 from harness import StoppedProgram, run_to_line, stop_line  # noqa: E402
