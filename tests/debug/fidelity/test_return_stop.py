@@ -1,7 +1,7 @@
-"""The Step Out to a Python caller (debuggee/inside/pydevd_ext/numba_lens_return_stop.py): the stop comes right when the
-call returns, in the caller, on the line of the call, before the rest of the line runs. pydevd is
-replaced by a recorder; the jitted callee by a plain function that arms the stop as the adapter does
-(through gdb, while the callee runs)."""
+"""The Step Out to a Python caller (debuggee/inside/pydevd_ext/numba_lens_return_stop.py): the stop
+comes right when the call returns, in the caller, on the line of the call, before the rest of the line
+runs. pydevd is replaced by a recorder; the jitted callee by a plain function that arms the stop as the
+adapter does (through gdb, while the callee runs)."""
 
 from __future__ import annotations
 

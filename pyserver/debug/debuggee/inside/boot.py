@@ -300,7 +300,8 @@ def _patch_record_arguments() -> None:
     `Record<CODE>`, CODE being the record type's `_code` (a number Numba's type interning hands out in
     order, per process). Here each user function's signature, as Numba mangles it, is written next to
     the live-versions map: `{"kind": "record_arguments", "pid", "file", "name", "abi_tags", "params",
-    "records": {param: [code, record type as Numba writes it]}}` (pyserver/debug/values/record_arguments.py)."""
+    "records": {param: [code, record type as Numba writes it]}}`
+    (read by pyserver/debug/values/record_arguments.py)."""
     path = os.environ.get("NUMBA_LENS_LIVE_VERSIONS", "")
     if not path:
         return
