@@ -99,7 +99,7 @@ COMPAT_ANALYSIS_K := not test_object_mode_and_lifted_loop and (not test_check_cl
 COMPAT_LSP := tests/lsp/test_trust_and_environment.py tests/lsp/test_features.py
 COMPAT_LSP_K := clean_file or typing_errors or unify_return or hover_shows or hover_lists or inlay_hints_for \
   or code_lenses_show or quick_fix_typed_empty or progress_and_status or unusable_numba
-COMPAT_DEBUG := tests/debug/test_dap_session.py tests/debug/test_dap_breakpoints.py tests/debug/test_frames.py tests/debug/test_record_arguments.py
+COMPAT_DEBUG := tests/debug/test_dap_session.py tests/debug/test_dap_breakpoints.py tests/debug/jit/test_frames.py tests/debug/values/test_record_arguments.py
 # On the analysis combinations too, with the system gdb: one mixed session, Python frames under jitted ones.
 COMPAT_DEBUG_ONE := tests/debug/test_dap_session.py::test_python_breakpoint_then_pending_jitted_breakpoint_one_stack
 COMPAT_PYTEST := -m pytest -q -p no:cacheprovider

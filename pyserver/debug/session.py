@@ -32,14 +32,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from pyserver.debug import jitframes
 from pyserver.debug import session_breakpoints as _breakpoints
 from pyserver.debug import session_launch as _launch
 from pyserver.debug import session_stops as _stops
 from pyserver.debug import session_threads as _threads
 from pyserver.debug.dap import DapError, DapStream, Message
-from pyserver.debug.debugpy_client import DebugpyClient, Reply
-from pyserver.debug.entry_stop import FirstStatementStop
+from pyserver.debug.debuggee.snippets import STOP_AT_PYTHON_CALLER_LINE, VISIBLE_DISPATCHERS
 from pyserver.debug.gdb.backend import GdbBackend, kill_group
 from pyserver.debug.gdb.launcher import (
     InferiorPty,
@@ -50,12 +48,15 @@ from pyserver.debug.gdb.mi import stack as mi_stack
 from pyserver.debug.gdb.mi import target as mi_target
 from pyserver.debug.gdb.mi.exec import Resume, ResumeKind
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
-from pyserver.debug.line_addresses import LoopHeaderBreakpoints
+from pyserver.debug.jit import frames as jitframes
+from pyserver.debug.jit.entry_stop import FirstStatementStop
+from pyserver.debug.jit.line_addresses import LoopHeaderBreakpoints
+from pyserver.debug.jit.stepping import LineStepKind, LineStepper
+from pyserver.debug.python.debugpy_client import DebugpyClient, Reply
 from pyserver.debug.session_common import (
     DEBUGPY_CONNECT_TIMEOUT_S,
     DEBUGPY_REPLY_TIMEOUT_S,
     GDB_TIMEOUT_S,
-    VISIBLE_DISPATCHERS,
     FrameRef,
     GdbBreakpoint,
     SourceBreakpoints,
@@ -65,11 +66,9 @@ from pyserver.debug.session_common import (
     ptrace_hint,
     reap_children,
 )
-from pyserver.debug.step_out_python import STOP_AT_PYTHON_CALLER_LINE
-from pyserver.debug.stepping import LineStepKind, LineStepper
 from pyserver.debug.stop_intent import IntentKind, StopIntent
 from pyserver.debug.terminal import TerminalHolder, holder_command, wait_for_holder
-from pyserver.debug.values_bridge import ValuesBridge
+from pyserver.debug.values import ValuesBridge
 
 __all__ = ["Session", "free_port", "prange_body_lines", "ptrace_hint"]
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyserver.debug.dap import DapError, Message
-from pyserver.debug.entry_stop import FirstStatementStop, same_file
 from pyserver.debug.gdb.mi import breakpoint as mi_breakpoint
 from pyserver.debug.gdb.mi.breakpoint import MIBreakpoint
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
+from pyserver.debug.jit.entry_stop import FirstStatementStop, same_file
 from pyserver.debug.session_common import (
     DEBUGPY_REPLY_TIMEOUT_S,
     GdbBreakpoint,

@@ -1,5 +1,4 @@
-"""What the session's parts share: timeouts, the code run inside the debuggee, frame and breakpoint
-records, and process helpers."""
+"""What the session's parts share: timeouts, frame and breakpoint records, and process helpers."""
 
 from __future__ import annotations
 
@@ -13,55 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyserver.debug.gdb.launcher import (
-    BOOTSTRAP,
-)
+from pyserver.debug.debuggee.inside import BOOTSTRAP
 
-PYFRAMES_SCRIPT = Path(__file__).resolve().parent / "gdb" / "pyframes_gdb.py"
 DEBUGPY_CONNECT_TIMEOUT_S = 90.0
 DEBUGPY_REPLY_TIMEOUT_S = 10.0
 GDB_TIMEOUT_S = 30.0
 SYNC_TIMEOUT_S = 10.0
-# debuggee_boot.py gives debugpy's own threads this native name; the thread list leaves them out.
+# The debuggee's boot script (debuggee/inside/boot.py) gives debugpy's own threads this native name;
+# the thread list leaves them out.
 DEBUGGER_THREAD_NAME = "debugpy"
 # Python frames of these files are the debugger's own machinery, hidden unless showInternalFrames.
 INTERNAL_PY_FILES = ("<frozen runpy>", str(BOOTSTRAP), "/debugpy/", "/pydevd", "_pydev")
-
-# Python run inside the debuggee by gdb (PyRun_SimpleString, GIL held, in a fresh namespace so that
-# nothing lands in the user's __main__). Both work in launched and attached programs alike.
-# Make debugpy stop at the next line of the Python frame that called the jitted code, the way
-# `debugpy.breakpoint()` stops at the next line of its caller.
-STOP_IN_PYTHON_CALLER = """
-import sys
-frame = sys._getframe(1)
-while frame is not None and frame.f_code.co_filename == "<string>":
-    frame = frame.f_back
-try:
-    from debugpy.server import api
-except ImportError:
-    api = None
-if api is not None and frame is not None and api.is_client_connected():
-    api._settrace(suspend=True, trace_only_current_thread=True, patch_multiprocessing=False, stop_at_frame=frame)
-frame = None
-"""
-# Sleep with the GIL released until the adapter creates `path` (debugpy has answered its backlog).
-WAIT_FOR_FILE = """
-import os, time
-deadline = time.monotonic() + {timeout}
-while not os.path.exists({path!r}) and time.monotonic() < deadline:
-    time.sleep(0.005)
-"""
-
-
-# Evaluated by debugpy in a Python frame: (module, qualname) of every Numba dispatcher it can see, in
-# its globals and locals and as attributes of modules it imported (`kernels.walk(...)`). Objects are
-# matched by their type's module first (numba's), so no user `__getattr__` runs. The first iterable of a
-# comprehension is evaluated in the frame itself, so locals() is the frame's.
-VISIBLE_DISPATCHERS = (
-    "sorted({(v.py_func.__module__, v.py_func.__qualname__) for v in [*globals().values(), *locals().values(), "
-    "*[a for m in list(globals().values()) if type(m).__name__ == 'module' for a in list(vars(m).values())]] "
-    "if type(v).__module__.startswith('numba.') and hasattr(v, 'py_func') and hasattr(v, 'overloads')})"
-)
 
 EXCEPTION_FILTERS = [
     {"filter": "raised", "label": "Raised Exceptions", "default": False},

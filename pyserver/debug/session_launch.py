@@ -14,14 +14,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pyserver.debug import jitframes
 from pyserver.debug.dap import DapError
-from pyserver.debug.debugpy_client import DebugpyClient
-from pyserver.debug.entry_stop import FirstStatementStop, candidate_files, locate_first_statement
+from pyserver.debug.debuggee.inside import BOOTSTRAP
 from pyserver.debug.gdb.backend import GdbBackend, set_parent_death_signal
+from pyserver.debug.gdb.inside import LLVM_SYMBOLS_SCRIPT, PYFRAMES_SCRIPT
 from pyserver.debug.gdb.launcher import (
-    BOOTSTRAP,
-    LLVM_SYMBOLS_SCRIPT,
     InferiorPty,
     configure_gdb,
     debuggee_argv,
@@ -32,19 +29,21 @@ from pyserver.debug.gdb.mi import target as mi_target
 from pyserver.debug.gdb.mi import thread as mi_thread
 from pyserver.debug.gdb.mi.exec import Resume
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
+from pyserver.debug.jit import frames as jitframes
+from pyserver.debug.jit.entry_stop import FirstStatementStop, candidate_files, locate_first_statement
+from pyserver.debug.jit.stepping import LineStepper
 from pyserver.debug.launch_spec import AttachSpec, LaunchSpec, launch_mode
+from pyserver.debug.python.debugpy_client import DebugpyClient
 from pyserver.debug.session_common import (
     DEBUGPY_CONNECT_TIMEOUT_S,
     DEBUGPY_REPLY_TIMEOUT_S,
     EXCEPTION_FILTERS,
     GDB_TIMEOUT_S,
-    PYFRAMES_SCRIPT,
     free_port,
     ptrace_hint,
 )
-from pyserver.debug.stepping import LineStepper
 from pyserver.debug.stop_intent import IntentKind
-from pyserver.debug.values_bridge import ValuesBridge
+from pyserver.debug.values import ValuesBridge
 from pyserver.gdb_install import resolve_gdb
 from pyserver.versions import gdb_can_see_jit, install_command, numba_verdict
 

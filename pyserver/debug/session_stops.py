@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pyserver.debug import jitframes
 from pyserver.debug.dap import Message
+from pyserver.debug.debuggee.snippets import STOP_IN_PYTHON_CALLER, WAIT_FOR_FILE
 from pyserver.debug.gdb.backend import MIRecord
 from pyserver.debug.gdb.mi import breakpoint as mi_breakpoint
 from pyserver.debug.gdb.mi import data as mi_data
@@ -22,15 +22,14 @@ from pyserver.debug.gdb.mi.breakpoint import MIBreakpoint
 from pyserver.debug.gdb.mi.exec import Resume
 from pyserver.debug.gdb.mi.thread import MIThread
 from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
-from pyserver.debug.line_addresses import LoopHeaderBreakpoints
+from pyserver.debug.jit import frames as jitframes
+from pyserver.debug.jit.line_addresses import LoopHeaderBreakpoints
 from pyserver.debug.session_common import (
     DEBUGPY_REPLY_TIMEOUT_S,
     GDB_TIMEOUT_S,
     NUMBA_OWN_SOURCE,
     PARFOR_GUFUNC,
-    STOP_IN_PYTHON_CALLER,
     SYNC_TIMEOUT_S,
-    WAIT_FOR_FILE,
     GdbBreakpoint,
     process_is_dead,
 )

@@ -7,13 +7,11 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from pyserver.debug import jitframes
 from pyserver.debug.dap import DapError
-from pyserver.debug.gdb.launcher import (
-    BOOTSTRAP,
-)
+from pyserver.debug.debuggee.inside import BOOTSTRAP
 from pyserver.debug.gdb.mi import stack as mi_stack
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
+from pyserver.debug.jit import frames as jitframes
 from pyserver.debug.session_common import (
     DEBUGGER_THREAD_NAME,
     DEBUGPY_REPLY_TIMEOUT_S,

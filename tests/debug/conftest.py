@@ -1,7 +1,7 @@
 """Debugger test fixtures: a real gdb launching a real Numba program, and a no-orphans check.
 
 `launch_stopped(program, line)` (fixture `gdb_at_line`) gives a GdbBackend stopped at a breakpoint
-in jitted code; the values/frames tests use it too.
+in jitted code; the values/frames tests use it too. `dap` is a DAP client of a running adapter.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from dapclient import DapClient
 
 from pyserver.debug.gdb.backend import GdbBackend, MIRecord
 from pyserver.debug.gdb.launcher import InferiorPty, configure_gdb, debuggee_argv, start_inferior
@@ -123,3 +124,11 @@ def no_orphans() -> Iterator[None]:
             for p in alive:
                 p.kill()
             raise AssertionError(f"processes left behind: {desc}")
+
+
+@pytest.fixture
+def dap(tmp_path: Path) -> Iterator[DapClient]:
+    """A running adapter (`python -m pyserver dap`) and a DAP client of it, closed after the test."""
+    client = DapClient(str(tmp_path / "dap.log"))
+    yield client
+    client.close()

@@ -25,13 +25,6 @@ def service() -> Iterator[subprocess.Popen[str]]:
     proc.wait(30)
 
 
-@pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient(str(tmp_path / "dap.log"))
-    yield client
-    client.close()
-
-
 def test_attach_by_process_id_then_detach(dap: DapClient, service: subprocess.Popen[str]) -> None:
     dap.attach(service.pid)
     breakpoints = dap.ok("setBreakpoints", {"source": {"path": str(SERVICE)}, "breakpoints": [{"line": 12}]})[

@@ -6,22 +6,13 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from dapclient import DapClient
 
 LOOPS = Path(__file__).resolve().parent / "programs" / "loops.py"
 JIT_LINE = 11  # total += a[i]    (inside the jitted accumulate)
 PY_LINE = 19  # results.append(accumulate(a) + k)
-
-
-@pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient(str(tmp_path / "dap.log"))
-    yield client
-    client.close()
 
 
 def value_of(dap: DapClient, thread: int, name: str) -> str:

@@ -5,25 +5,17 @@ from __future__ import annotations
 import ast
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
 from dapclient import DapClient
 
-from pyserver.debug.entry_stop import first_body_line
+from pyserver.debug.jit.entry_stop import first_body_line
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 MIXED = PROGRAMS / "mixed.py"
 SPIN = PROGRAMS / "spin.py"
-
-
-@pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient(str(tmp_path / "dap.log"))
-    yield client
-    client.close()
 
 
 def descendants(pid: int) -> list[psutil.Process]:

@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
-import pytest
 from dapclient import DapClient
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 IN_CODE = PROGRAMS / "in_code_breaks.py"
-
-
-@pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient(str(tmp_path / "dap.log"))
-    yield client
-    client.close()
 
 
 def gdb_count(dap: DapClient) -> int:

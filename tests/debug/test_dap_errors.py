@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import stat
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,11 +13,10 @@ MIXED = Path(__file__).resolve().parent / "programs" / "mixed.py"
 
 
 @pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient(str(tmp_path / "dap.log"))
-    client.ok("initialize", {"adapterID": "numba", "linesStartAt1": True, "pathFormat": "path"})
-    yield client
-    client.close()
+def dap(dap: DapClient) -> DapClient:
+    """This file's tests start from an initialized adapter."""
+    dap.ok("initialize", {"adapterID": "numba", "linesStartAt1": True, "pathFormat": "path"})
+    return dap
 
 
 def launch_error(dap: DapClient, **arguments: object) -> str:

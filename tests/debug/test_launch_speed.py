@@ -12,13 +12,11 @@ from pathlib import Path
 
 from dapclient import DapClient
 
-from pyserver.debug.debugpy_client import DebugpyClient
+from pyserver.debug.debuggee.inside import BOOTSTRAP
 from pyserver.debug.gdb.backend import GdbBackend
-from pyserver.debug.gdb.launcher import (
-    BOOTSTRAP,
-    LLVM_SYMBOLS_SCRIPT,
-    debuggee_argv,
-)
+from pyserver.debug.gdb.inside import LLVM_SYMBOLS_SCRIPT
+from pyserver.debug.gdb.launcher import debuggee_argv
+from pyserver.debug.python.debugpy_client import DebugpyClient
 from pyserver.debug.session_common import free_port
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"

@@ -15,7 +15,6 @@ import queue
 import signal
 import subprocess
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,7 +79,6 @@ class GdbBackend:
         self._write_lock = threading.Lock()
         self._listeners: list[AsyncListener] = []
         self._async_queue: queue.Queue[MIRecord | None] = queue.Queue()
-        self._stream_listeners: list[Callable[[str, str], None]] = []
         self._closed = threading.Event()
         self.exited = threading.Event()
         self.stderr_tail: list[str] = []
@@ -107,10 +105,6 @@ class GdbBackend:
     def add_listener(self, listener: AsyncListener) -> None:
         """Called (on the dispatcher thread) with every async record, in order."""
         self._listeners.append(listener)
-
-    def add_stream_listener(self, listener: Callable[[str, str], None]) -> None:
-        """Called with (stream, text) for console ('~'), target ('@') and log ('&') output."""
-        self._stream_listeners.append(listener)
 
     # --- commands ------------------------------------------------------------------------------------
     def execute(self, command: str, timeout: float = 10.0) -> dict[str, Any]:
@@ -207,17 +201,6 @@ class GdbBackend:
                 oldest = self._pending.get(self._pending_order[0]) if self._pending_order else None
             if kind == "console" and oldest is not None:
                 oldest.console.append(content)
-            for stream_listener in list(self._stream_listeners):
-                try:
-                    stream_listener(kind, content)
-                except Exception as exc:
-                    self._log(f"stream listener failed: {exc!r}")
-        elif kind == "output":
-            for stream_listener in list(self._stream_listeners):
-                try:
-                    stream_listener("target", text + "\n")
-                except Exception as exc:
-                    self._log(f"stream listener failed: {exc!r}")
 
     def _read_stderr(self) -> None:
         assert self.process.stderr is not None
@@ -270,10 +253,6 @@ class GdbBackend:
                     stream.close()
             except OSError:
                 pass
-
-    def wait_exited(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        return self.exited.wait(max(0.0, deadline - time.monotonic()))
 
 
 def kill_group(pgid: int) -> None:

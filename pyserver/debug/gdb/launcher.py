@@ -1,6 +1,6 @@
 """Launch a Python program (optionally with debugpy inside) under gdb, output through a pty.
 
-Facts this relies on (DESIGN.md, "Debugger facts"): `-file-exec-and-symbols` takes the venv's python
+What this relies on: `-file-exec-and-symbols` takes the venv's python
 path as given; breakpoints in jitted code are inserted with `-f` (pending until Numba registers the code
 through gdb's JIT interface); `-inferior-tty-set` keeps the program's output out of MI.
 """
@@ -12,8 +12,8 @@ import select
 import threading
 import tty
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
+from pyserver.debug.debuggee.inside import BOOTSTRAP
 from pyserver.debug.gdb.backend import GdbBackend
 from pyserver.debug.gdb.mi import exec as mi_exec
 from pyserver.debug.gdb.mi import target as mi_target
@@ -22,9 +22,6 @@ from pyserver.debug.gdb.mi_protocol import GdbCommandError
 # How long a partial line waits for the rest of it before it is shown anyway.
 PARTIAL_LINE_DELAY_S = 0.05
 
-BOOTSTRAP = Path(__file__).resolve().parent.parent / "debuggee_boot.py"
-# Sourced just before a launch runs the program: no demangling of libllvmlite's symbols (see the file).
-LLVM_SYMBOLS_SCRIPT = Path(__file__).resolve().parent / "llvm_symbols_gdb.py"
 # Set by gdb-for-pwndbg's wrapper script for gdb's embedded Python (see start_inferior).
 GDB_WRAPPER_VARIABLES = ("PYTHONHOME", "PYTHONPATH", "PYTHONNOUSERSITE")
 
@@ -109,7 +106,7 @@ def configure_gdb(backend: GdbBackend) -> None:
         backend.execute_console("set debuginfod enabled off")
     except GdbCommandError:
         pass  # a gdb without debuginfod support
-    # No `set auto-load safe-path /`: Python frames are decoded by pyframes_gdb.py, so gdb need not
+    # No `set auto-load safe-path /`: Python frames are decoded by inside/pyframes_gdb.py, so gdb need not
     # auto-load scripts found next to whatever libraries the program loads.
     # Thread start/exit chatter from Numba's thread pools would flood the console.
     backend.execute_console("set print thread-events off")

@@ -1,4 +1,4 @@
-"""The fidelity harness (issue 13): each program traced in pure Python, then run in a real mixed session
+"""The fidelity harness: each program traced in pure Python, then run in a real mixed session
 (gdb + debugpy + Numba) that stops at every marked line and steps through the marked ranges. Fails on
 any wrong value and on any stop out of Python's sequence; prints the counts."""
 

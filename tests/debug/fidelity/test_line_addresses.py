@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pyserver.debug.line_addresses import (
+from pyserver.debug.jit.line_addresses import (
     FunctionCode,
     Instruction,
     LineRow,
@@ -132,7 +132,7 @@ def test_recorded_functions_stop_as_python_reports_the_lines(name: str) -> None:
 
 
 def test_loop_header_breakpoints_drive_gdb_through_its_cli(tmp_path: Path) -> None:
-    from pyserver.debug.line_addresses import LoopHeaderBreakpoints, parse_cli_disassembly
+    from pyserver.debug.jit.line_addresses import LoopHeaderBreakpoints, parse_cli_disassembly
 
     source = tmp_path / "prog.py"
     source.write_text("def f(a):\n    s = 0\n    for x in a:\n        s += x\n    return s\n")

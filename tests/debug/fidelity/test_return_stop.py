@@ -1,7 +1,7 @@
-"""The Step Out to a Python caller (pydevd_ext/numba_lens_return_stop.py): the stop comes right when the
-call returns, in the caller, on the line of the call, before the rest of the line runs. pydevd is
-replaced by a recorder; the jitted callee by a plain function that arms the stop as the adapter does
-(through gdb, while the callee runs)."""
+"""The Step Out to a Python caller (debuggee/inside/pydevd_ext/numba_lens_return_stop.py): the stop
+comes right when the call returns, in the caller, on the line of the call, before the rest of the line
+runs. pydevd is replaced by a recorder; the jitted callee by a plain function that arms the stop as the
+adapter does (through gdb, while the callee runs)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,12 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(
-    0, str(__import__("pathlib").Path(__file__).resolve().parents[3] / "pyserver/debug/pydevd_ext")
-)
+from pyserver.debug.debuggee.inside import PYDEVD_EXTENSIONS
+from pyserver.debug.debuggee.snippets import STOP_AT_PYTHON_CALLER_LINE
+
+sys.path.insert(0, str(PYDEVD_EXTENSIONS))
 
 import numba_lens_return_stop
-
-from pyserver.debug.step_out_python import STOP_AT_PYTHON_CALLER_LINE
 
 
 class _Recorder:

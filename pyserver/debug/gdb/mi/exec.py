@@ -59,10 +59,6 @@ def exec_next(
     resume(mi, Resume("next", thread, reverse=reverse), timeout)
 
 
-def exec_step(mi: MIExecutor, thread: str | None = None, *, timeout: float = DEFAULT_TIMEOUT_S) -> None:
-    resume(mi, Resume("step", thread), timeout)
-
-
 def exec_finish(
     mi: MIExecutor, thread: str | None = None, frame: int | None = None, *, timeout: float = DEFAULT_TIMEOUT_S
 ) -> None:

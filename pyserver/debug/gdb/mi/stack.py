@@ -8,7 +8,7 @@ from pyserver.debug.gdb.mi.base import DEFAULT_TIMEOUT_S, command_line, thread_f
 from pyserver.debug.gdb.mi_protocol import MIExecutor
 
 # A frame as gdb's `frame={...}` tuple gives it (every value a string). A TypedDict, not a dataclass: the
-# frame code (jitframes, frames, stepping) reads the same shape from *stopped records.
+# frame code (jit/frames.py, jit/stepping.py) reads the same shape from *stopped records.
 MIFrame = TypedDict(
     "MIFrame",
     {

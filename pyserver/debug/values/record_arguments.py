@@ -1,5 +1,5 @@
 """The record type of a jitted function's record argument, from what the debuggee exports while Numba
-compiles (debuggee_boot.py `_patch_record_arguments`, lines of the live-versions file).
+compiles (debuggee/inside/boot.py `_patch_record_arguments`, lines of the live-versions file).
 
 Numba's DWARF types a record argument only as a pointer to N bytes. gdb's frame name (the demangled
 symbol) types it `Record<CODE>`, where CODE is the record type's `_code`: a number Numba's type
@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from pyserver.debug.brackets import split_top_level
-from pyserver.debug.numba_types import NumbaType, parse_numba_type
+from pyserver.debug.values.numba_types import NumbaType, parse_numba_type
 
 _ABI_TAGS = re.compile(r"\[abi:([^\]]*)\]")
 _RECORD_ARG = re.compile(r"Record<(\d+)>")

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-PROGRAMS = Path(__file__).resolve().parent / "values_programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "values_programs"
 sys.path.insert(0, str(PROGRAMS))
 
 from harness import StoppedProgram, run_to_line, stop_line  # noqa: E402
@@ -27,10 +27,10 @@ from pyserver.debug.values import (  # noqa: E402
     JitValueError,
     JitValueReader,
     JitVariable,
-    _SourceIndex,
     decode_scalar,
     parse_numba_type,
 )
+from pyserver.debug.values.report import SourceIndex  # noqa: E402
 
 pytestmark = pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is not installed")
 
@@ -473,7 +473,7 @@ def test_bool_and_datetime_bytes_decode():
 
 def test_ran_before_follows_statement_lists():
     source = (PROGRAMS / "ssa_versions.py").read_text()
-    index = _SourceIndex(source)
+    index = SourceIndex(source)
     lines = source.splitlines()
 
     def line_of(text: str) -> int:

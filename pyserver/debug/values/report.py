@@ -1,4 +1,4 @@
-"""The raw report of one jitted frame, as values_gdb.py's `-numba-lens-frame` returns it (variables,
+"""The raw report of one jitted frame, as gdb/inside/values_gdb.py's `-numba-lens-frame` returns it (variables,
 DWARF layouts, bytes, the dispatcher's arguments), and the source index the reader judges SSA versions
 with (which lines surely ran before the current one)."""
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyserver.debug.numba_types import NumbaType, parse_numba_type
+from pyserver.debug.values.numba_types import NumbaType, parse_numba_type
 
 # ----------------------------------------------------------------------------------------------------
 # The raw report of one frame (from values_gdb.py)
@@ -20,7 +20,7 @@ from pyserver.debug.numba_types import NumbaType, parse_numba_type
 
 
 @dataclass
-class _RawVar:
+class RawVar:
     name: str
     base: str  # name without the SSA suffix
     version: int  # 0 for `total`, 3 for `total$3`
@@ -49,14 +49,14 @@ class _RawVar:
 
 
 @dataclass
-class _FrameReport:
+class FrameReport:
     thread_id: int
     frame_level: int
     pc: int
     line: int
     file: str
     function: str
-    variables: list[_RawVar]
+    variables: list[RawVar]
     entry_args: list[dict[str, Any]] | None
     entry_note: str
     # Frame 0 stands where its line starts (a breakpoint's or a step's stop), not inside it (a Step
@@ -84,14 +84,14 @@ def _parse_hex(text: str) -> tuple[bytes, list[bool]]:
 _VERSIONED = re.compile(r"^(.*)\$(\d+)$")
 
 
-def _raw_var(entry: dict[str, Any]) -> _RawVar:
+def raw_var(entry: dict[str, Any]) -> RawVar:
     name = str(entry.get("name", ""))
     match = _VERSIONED.match(name)
     base, version = (match.group(1), int(match.group(2))) if match else (name, 0)
     layout = entry.get("layout") or {}
     data, known = _parse_hex(str(entry.get("bytes", "")))
     type_name = str(layout.get("type", ""))
-    return _RawVar(
+    return RawVar(
         name=name,
         base=base,
         version=version,
@@ -110,7 +110,7 @@ def _raw_var(entry: dict[str, Any]) -> _RawVar:
 # ----------------------------------------------------------------------------------------------------
 
 
-class _SourceIndex:
+class SourceIndex:
     """For a source file: the statement lists (bodies) of its AST, to answer "did the statement on line
     A surely run before line B in the current pass": A's statement and an ancestor-or-self of B's
     statement sit in the same body, A's first."""
@@ -201,11 +201,11 @@ class _SourceIndex:
         return False
 
 
-_source_cache: dict[tuple[str, float], _SourceIndex | None] = {}
+_source_cache: dict[tuple[str, float], SourceIndex | None] = {}
 _source_lock = threading.Lock()
 
 
-def _source_index(path: str) -> _SourceIndex | None:
+def source_index(path: str) -> SourceIndex | None:
     try:
         mtime = os.stat(path).st_mtime
     except OSError:
@@ -215,7 +215,7 @@ def _source_index(path: str) -> _SourceIndex | None:
         if key in _source_cache:
             return _source_cache[key]
     try:
-        index: _SourceIndex | None = _SourceIndex(Path(path).read_text(encoding="utf-8"))
+        index: SourceIndex | None = SourceIndex(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
         index = None
     with _source_lock:

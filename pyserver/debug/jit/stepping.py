@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pyserver.debug import jitframes
 from pyserver.debug.gdb.backend import GdbBackend
 from pyserver.debug.gdb.mi import breakpoint as mi_breakpoint
 from pyserver.debug.gdb.mi import stack as mi_stack
 from pyserver.debug.gdb.mi.exec import Resume
 from pyserver.debug.gdb.mi.stack import MIFrame
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
+from pyserver.debug.jit import frames as jitframes
 
 # A step from a line of jitted code that ends on the same line (an array expression's loop stops once
 # per element) is repeated this many times, then finished with breakpoints on the function's other lines.

@@ -141,7 +141,7 @@ def parse_numba_type(text: str) -> NumbaType:
 # ----------------------------------------------------------------------------------------------------
 
 
-def _format_float(value: float, size: int = 8) -> str:
+def format_float(value: float, size: int = 8) -> str:
     """Python's repr; for float32/float16 NumPy's shortest repr of that width (0.1, not 0.10000000149)."""
     if size in (2, 4) and math.isfinite(value):
         import numpy as np
@@ -150,7 +150,7 @@ def _format_float(value: float, size: int = 8) -> str:
     return repr(float(value))
 
 
-def _format_complex(value: complex, size: int = 16) -> str:
+def format_complex(value: complex, size: int = 16) -> str:
     if size == 8:
         import numpy as np
 
@@ -184,7 +184,7 @@ def decode_scalar(numba_type: NumbaType, data: bytes) -> tuple[str, Any]:
     if kind == "float":
         fmt = {8: "<d", 4: "<f", 2: "<e"}[size]
         number_f = struct.unpack(fmt, chunk)[0]
-        return _format_float(number_f, size), number_f
+        return format_float(number_f, size), number_f
     if kind == "bool":
         flag = chunk != b"\0" * size
         return ("True" if flag else "False"), flag
@@ -192,7 +192,7 @@ def decode_scalar(numba_type: NumbaType, data: bytes) -> tuple[str, Any]:
         fmt = "<dd" if size == 16 else "<ff"
         real, imag = struct.unpack(fmt, chunk)
         number_c = complex(real, imag)
-        return _format_complex(number_c, size), number_c
+        return format_complex(number_c, size), number_c
     if kind in ("datetime", "timedelta"):
         number = int.from_bytes(chunk, "little", signed=True)
         return _decode_datetime(kind, numba_type.unit, number), number
@@ -201,16 +201,16 @@ def decode_scalar(numba_type: NumbaType, data: bytes) -> tuple[str, Any]:
     raise ValueError(f"not a scalar: {numba_type.text}")
 
 
-def _is_scalar(numba_type: NumbaType) -> bool:
+def is_scalar(numba_type: NumbaType) -> bool:
     return numba_type.kind in ("int", "uint", "float", "bool", "complex", "datetime", "timedelta", "none")
 
 
-def _aligned(size: int) -> int:
+def aligned(size: int) -> int:
     return size + (8 - size % 8) % 8
 
 
-def _sizeof(numba_type: NumbaType) -> int:
+def sizeof(numba_type: NumbaType) -> int:
     """Bytes of a value of this type as stored in arrays and containers (Numba's data model)."""
-    if _is_scalar(numba_type) or numba_type.kind in ("record", "unicode"):
+    if is_scalar(numba_type) or numba_type.kind in ("record", "unicode"):
         return numba_type.size
     return 0

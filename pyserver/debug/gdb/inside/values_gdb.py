@@ -4,7 +4,7 @@ One round trip returns, for one jitted frame, every variable gdb knows with its 
 layout and its raw bytes as hex ("??" for bytes gdb cannot read: optimized out, synthetic pointers),
 plus, when the frame was entered from Python, the Python arguments read from the dispatcher frame
 (the `args` tuple of `compile_and_invoke`, or of CPython's call into `Dispatcher_call`). Interpretation (Numba types, liveness, folding) happens in
-pyserver/debug/values.py; this file only reads. It must import nothing but gdb and the standard
+pyserver/debug/values/; this file only reads. It must import nothing but gdb and the standard
 library: it runs in gdb's interpreter, not the adapter's.
 """
 

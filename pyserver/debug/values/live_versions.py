@@ -1,5 +1,5 @@
 """Which SSA version holds each Python variable where a line of a jitted function starts, from Numba's
-own IR: the debuggee writes the map while compiling (pyserver/debug/debuggee_boot.py,
+own IR: the debuggee writes the map while compiling (pyserver/debug/debuggee/inside/boot.py,
 `_export_live_versions`), one JSON line per function, to the file named by NUMBA_LENS_LIVE_VERSIONS.
 
 The value reader uses it to pick the live version among several (`total`, `total$1`, `total$4`) and to
@@ -16,8 +16,8 @@ import re
 import threading
 from dataclasses import dataclass
 
-from pyserver.debug.numba_types import NumbaType
-from pyserver.debug.record_arguments import RecordArguments
+from pyserver.debug.values.numba_types import NumbaType
+from pyserver.debug.values.record_arguments import RecordArguments
 
 _ABI_TAG = re.compile(r"\[abi:[^\]]*\]")
 

@@ -1,6 +1,6 @@
 """Runs inside the debuggee, before the user's program: standard library and debugpy only.
 
-`python debuggee_boot.py [--no-debugpy] <debugpy command line>`. It makes the debuggee die with its
+`python boot.py [--no-debugpy] <debugpy command line>`. It makes the debuggee die with its
 parent (gdb), so no program outlives a killed adapter, stops `numba.gdb()` from forking a second gdb,
 then hands over to debugpy's own command line (or runs the program directly with --no-debugpy).
 """
@@ -13,7 +13,8 @@ import sys
 import threading
 
 # The native name (/proc comm, what gdb lists) of debugpy's own threads: the adapter leaves them out of
-# the thread list, as a plain debugpy session does. Keep in sync with session.DEBUGGER_THREAD_NAME.
+# the thread list, as a plain debugpy session does. Keep in sync with
+# pyserver.debug.session_common.DEBUGGER_THREAD_NAME.
 DEBUGGER_THREAD_NAME = b"debugpy"
 PR_SET_NAME = 15
 
@@ -58,7 +59,7 @@ _REAL_SETTRACE = sys.settrace  # debugpy replaces sys.settrace with a wrapper th
 
 def _untraced(function):
     """Run `function` without debugpy's trace function. Numba's compiler is thousands of Python calls
-    that debugpy would trace for nothing: that was most of the time to the first jitted breakpoint."""
+    that debugpy would trace for nothing: most of the time to the first jitted breakpoint otherwise."""
 
     def wrapper(*args, **kwargs):
         trace = sys.gettrace()
@@ -198,7 +199,7 @@ def _export_live_versions(func_ir, path: str) -> None:  # type: ignore[no-untype
     Numba's IR is final here (phis stripped, dels placed). A forward pass over the blocks: an
     assignment to `name.N` makes it the current version of `name`; a del marks it possibly freed.
     Where predecessors disagree on the current version, it is unknown. One JSON line per function,
-    appended to `path` for the adapter (pyserver/debug/live_versions.py): `{"file", "name", "lines":
+    appended to `path` for the adapter (pyserver/debug/values/live_versions.py): `{"file", "name", "lines":
     {line: {name: [[version as in DWARF, not freed on any path], ...]}}}`."""
     from numba.core import ir
 
@@ -299,7 +300,8 @@ def _patch_record_arguments() -> None:
     `Record<CODE>`, CODE being the record type's `_code` (a number Numba's type interning hands out in
     order, per process). Here each user function's signature, as Numba mangles it, is written next to
     the live-versions map: `{"kind": "record_arguments", "pid", "file", "name", "abi_tags", "params",
-    "records": {param: [code, record type as Numba writes it]}}` (pyserver/debug/record_arguments.py)."""
+    "records": {param: [code, record type as Numba writes it]}}`
+    (read by pyserver/debug/values/record_arguments.py)."""
     path = os.environ.get("NUMBA_LENS_LIVE_VERSIONS", "")
     if not path:
         return
@@ -449,7 +451,7 @@ def _run_with_in_process_debugpy(rest: list) -> None:
 def main() -> None:
     _die_with_parent()
     _name_native_threads()
-    # sys.path[0] is this file's folder (pyserver/debug): it must not shadow the user's imports.
+    # sys.path[0] is this file's folder: it must not shadow the user's imports.
     if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
         del sys.path[0]
     # debugpy finds its plugins on sys.path (pydevd_plugins/extensions/): typed List/Dict read from memory.

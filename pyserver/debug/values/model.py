@@ -1,12 +1,12 @@
 """What the value reader gives the adapter: variables, scopes and the handles that expand them
-(pyserver/debug/values.py fills them; values_bridge.py turns them into DAP)."""
+(reader.py fills them; bridge.py turns them into DAP)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyserver.debug.numba_types import NumbaType
+from pyserver.debug.values.numba_types import NumbaType
 
 UNAVAILABLE = "<unavailable>"
 PREVIEW_ITEMS = 10

@@ -24,8 +24,8 @@ from pyserver.debug.gdb.mi.base import c_string
 from pyserver.debug.gdb.mi.exec import Resume
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
 
-PROGRAMS = Path(__file__).resolve().parent / "programs"
-DEBUG_PACKAGE = Path(__file__).resolve().parents[2] / "pyserver" / "debug"
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
+DEBUG_PACKAGE = Path(__file__).resolve().parents[3] / "pyserver" / "debug"
 MI_LAYER = DEBUG_PACKAGE / "gdb" / "mi"
 STOP_TIMEOUT_S = 120.0
 # kernels.py: `walk` sums a[i] * 2.0 over a loop; line 16 is its loop body's second line.

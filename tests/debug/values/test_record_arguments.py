@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from dapclient import DapClient
 
-from pyserver.debug.record_arguments import RecordArguments
+from pyserver.debug.values.record_arguments import RecordArguments
 
-PROGRAMS = Path(__file__).resolve().parent / "programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
 RECORD_ARGS = PROGRAMS / "record_args.py"
 STOP_LINE = 13
 sys.path.insert(0, str(PROGRAMS))
@@ -28,13 +28,6 @@ from record_args import make_particles  # noqa: E402
 pytestmark = pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is not installed")
 
 LAYOUT = "Record(id[type=int32;offset=0],m[type=float64;offset=4],vx[type=float64;offset=12],vy[type=float32;offset=20];24;False)"
-
-
-@pytest.fixture
-def dap(tmp_path: Path) -> Iterator[DapClient]:
-    client = DapClient(str(tmp_path / "dap.log"))
-    yield client
-    client.close()
 
 
 def _fields(record: np.void) -> list[tuple[str, str]]:

@@ -1,6 +1,6 @@
 """Variables in jitted frames, as the session needs them.
 
-`pyserver.debug.values.JitValueReader` does the real work (SSA versions folded, argument values
+`JitValueReader` (reader.py) does the real work (SSA versions folded, argument values
 recovered, arrays/tuples/records expanded); this bridge maps its results to DAP dicts. If the reader
 fails, a fallback over `-stack-list-variables` shows names and marks what it cannot trust unavailable:
 never a wrong value.
@@ -17,8 +17,8 @@ from pyserver.debug.gdb.mi import data as mi_data
 from pyserver.debug.gdb.mi import stack as mi_stack
 from pyserver.debug.gdb.mi.stack import MIVariable
 from pyserver.debug.gdb.mi_protocol import GdbCommandError, MIExecutor
-from pyserver.debug.live_versions import LiveVersions
-from pyserver.debug.values import JitValueReader
+from pyserver.debug.values.live_versions import LiveVersions
+from pyserver.debug.values.reader import JitValueReader
 
 # Side-effect free expressions for hover/watch: names, members, indexing, arithmetic, comparisons.
 _UNSAFE = re.compile(r"(?<![=!<>])=(?!=)|\+\+|--|\(\s*\)|\b\w+\s*\(")
@@ -106,7 +106,7 @@ class ValuesBridge:
         for item in mi_stack.stack_list_variables(self.gdb, gdb_thread, level):
             name = str(item.get("name", ""))
             if item.get("arg"):
-                # Numba's debug info reads arguments wrongly at NUMBA_OPT=0 (DESIGN.md): never show them.
+                # Numba's debug info reads a dead argument as 0 at NUMBA_OPT=0: never show them.
                 arguments.append({"name": name, "value": "unavailable", "variablesReference": 0})
                 continue
             base = name.split("$", 1)[0]

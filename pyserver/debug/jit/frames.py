@@ -219,6 +219,13 @@ def parse_jit_frame_name(func: str) -> JitFrameName | None:
     )
 
 
+def jit_frame_name(func: str) -> str:
+    """`__main__::walk[abi:v1][abi:c8t…](Array<double, 1, C, mutable, aligned>, long long)` ->
+    `walk(array(float64, 1d, C), int64)`; gdb's own text when the name is not a Numba symbol."""
+    parsed = parse_jit_frame_name(func)
+    return parsed.display if parsed is not None else func
+
+
 def _is_libpython_file(path: str) -> bool:
     return bool(
         re.search(r"(^|/)(Python|Objects|Modules|Parser|Programs|Include)/", path)

@@ -9,7 +9,7 @@ import pytest
 from pyserver.debug.gdb.backend import GdbBackend, MIRecord
 from pyserver.debug.gdb.mi_protocol import GdbCommandError
 
-PROGRAMS = Path(__file__).resolve().parent / "programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
 
 
 def test_token_matched_commands_and_errors() -> None:

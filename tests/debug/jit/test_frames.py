@@ -1,4 +1,4 @@
-"""Jitted frame names and frame classes, on names captured from real gdb and on DESIGN.md's literals."""
+"""Jitted frame names and frame classes, on names captured from real gdb."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-PROGRAMS = Path(__file__).resolve().parent / "values_programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "values_programs"
 sys.path.insert(0, str(PROGRAMS))
 
 from harness import run_to_line  # noqa: E402
 
-from pyserver.debug.frames import (  # noqa: E402
+from pyserver.debug.jit.frames import (  # noqa: E402
     c_type_to_numba,
     classify_frame,
     is_numba_library_frame,
@@ -36,16 +36,16 @@ NUMBA_LIBRARY_FRAME = {
     "fullname": "/venv/lib/python3.11/site-packages/numba/np/npyimpl.py",
     "line": "350",
 }
-DESIGN_NAME = "__main__::kernel[abi:v1][abi:c8tJTC_2fWwGaMLSgd6CjA4xXKR0tsqKIYSQsqDQwVMEsTAA_3d_3d](Array<double, 1, C, mutable, aligned>, long long)"
+KERNEL_NAME = "__main__::kernel[abi:v1][abi:c8tJTC_2fWwGaMLSgd6CjA4xXKR0tsqKIYSQsqDQwVMEsTAA_3d_3d](Array<double, 1, C, mutable, aligned>, long long)"
 
 
 def test_design_example():
-    parsed = parse_jit_frame_name(DESIGN_NAME)
+    parsed = parse_jit_frame_name(KERNEL_NAME)
     assert parsed is not None
     assert parsed.module == "__main__" and parsed.name == "kernel" and not parsed.wrapper
     assert parsed.arg_types == ("array(float64, 1d, C)", "int64")
     assert parsed.display == "kernel(array(float64, 1d, C), int64)"
-    wrapper = parse_jit_frame_name("cpython::" + DESIGN_NAME)
+    wrapper = parse_jit_frame_name("cpython::" + KERNEL_NAME)
     assert wrapper is not None and wrapper.wrapper and wrapper.display == parsed.display
 
 
@@ -87,8 +87,8 @@ def test_escaped_identifiers_are_decoded_only_where_unambiguous():
 @pytest.mark.parametrize(
     ("frame", "kind"),
     [
-        ({"func": DESIGN_NAME, "file": "prog.py", "line": "8"}, "jit"),
-        ({"func": "cpython::" + DESIGN_NAME}, "wrapper"),
+        ({"func": KERNEL_NAME, "file": "prog.py", "line": "8"}, "jit"),
+        ({"func": "cpython::" + KERNEL_NAME}, "wrapper"),
         ({"func": "compile_and_invoke", "file": "numba/_dispatcher.cpp", "line": "1222"}, "dispatcher"),
         ({"func": "Dispatcher_call", "file": "numba/_dispatcher.cpp", "line": "1459"}, "dispatcher"),
         ({"func": "_PyEval_EvalFrameDefault", "file": "Python/ceval.c", "line": "4769"}, "python-eval"),
@@ -107,7 +107,7 @@ def test_generated_kernels_and_numba_library_code_are_not_user_code():
     assert classify_frame(ARRAY_EXPR_KERNEL_FRAME) == "other"
     # Numba's library code is real jitted code with real sources, told apart by its module.
     assert classify_frame(NUMBA_LIBRARY_FRAME) == "jit" and is_numba_library_frame(NUMBA_LIBRARY_FRAME)
-    assert not is_numba_library_frame({"func": DESIGN_NAME, "file": "prog.py", "line": "8"})
+    assert not is_numba_library_frame({"func": KERNEL_NAME, "file": "prog.py", "line": "8"})
     assert not is_numba_library_frame({"func": "pkg::numba_tools::walk[abi:v1](double)", "line": "3"})
 
 
@@ -138,7 +138,7 @@ def test_real_stack_of_nested_jitted_calls():
 
 
 def test_names_carry_no_heap_address_and_defaults_as_in_source() -> None:
-    """Frame names as gdb 13 printed them (issue 13): a jitclass argument carries the class's heap
+    """Frame names as gdb 13 prints them: a jitclass argument carries the class's heap
     address and fields, an omitted argument Numba's `omitted(default=...)` with `1.0` split into
     scopes (`1::_0`). The call stack shows the class name and the default as the source spells it."""
     scale = parse_jit_frame_name(

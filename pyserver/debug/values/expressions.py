@@ -6,21 +6,22 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from pyserver.debug.numba_types import NumbaType, _format_complex, _format_float
-from pyserver.debug.value_model import ChildrenHandle, JitValueError, JitVariable
-
-if TYPE_CHECKING:
-    from pyserver.debug.value_report import _FrameReport
-    from pyserver.debug.values import JitValueReader
-
-# ----------------------------------------------------------------------------------------------------
-# Side-effect-free expressions
-# ----------------------------------------------------------------------------------------------------
+from pyserver.debug.values.model import ChildrenHandle, JitValueError, JitVariable
+from pyserver.debug.values.numba_types import NumbaType, format_complex, format_float
+from pyserver.debug.values.report import FrameReport
 
 
-class _NotInSubset(Exception):
+class ChildrenSource(Protocol):
+    """Where indexing an array or list reads the element (the value reader)."""
+
+    def children(
+        self, handle: ChildrenHandle, start: int = 0, count: int | None = None
+    ) -> list[JitVariable]: ...
+
+
+class NotInSubset(Exception):
     """The expression uses something the safe evaluator does not do (calls, assignments, ...)."""
 
 
@@ -46,7 +47,7 @@ _COMPARES: dict[type, Callable[[Any, Any], bool]] = {
 def tuple_variable(
     name: str,
     numba_type: NumbaType,
-    report: _FrameReport,
+    report: FrameReport,
     children: list[JitVariable],
     *,
     note: str = "",
@@ -74,20 +75,20 @@ def _scalar_variable(expression: str, value: Any) -> JitVariable:
     if isinstance(value, int):
         return JitVariable(expression, str(value), "int64", raw=value, evaluate_name=expression)
     if isinstance(value, float):
-        return JitVariable(expression, _format_float(value), "float64", raw=value, evaluate_name=expression)
+        return JitVariable(expression, format_float(value), "float64", raw=value, evaluate_name=expression)
     if isinstance(value, complex):
         return JitVariable(
-            expression, _format_complex(value), "complex128", raw=value, evaluate_name=expression
+            expression, format_complex(value), "complex128", raw=value, evaluate_name=expression
         )
     if isinstance(value, str):
         return JitVariable(expression, repr(value), "unicode_type", raw=value, evaluate_name=expression)
-    raise _NotInSubset(f"cannot show a value of type {type(value).__name__}")
+    raise NotInSubset(f"cannot show a value of type {type(value).__name__}")
 
 
-class _Evaluator:
+class Evaluator:
     def __init__(
         self,
-        reader: JitValueReader,
+        reader: ChildrenSource,
         thread_id: int,
         frame_level: int,
         names: dict[str, JitVariable],
@@ -129,7 +130,7 @@ class _Evaluator:
                 return self.names[node.id]
             if node.id in ("True", "False", "None"):
                 return {"True": True, "False": False, "None": None}[node.id]
-            raise _NotInSubset(f"name {node.id!r} is not a variable of this frame")
+            raise NotInSubset(f"name {node.id!r} is not a variable of this frame")
         if isinstance(node, ast.UnaryOp):
             operand = self.value(node.operand)
             if isinstance(node.op, ast.USub):
@@ -138,11 +139,11 @@ class _Evaluator:
                 return +operand
             if isinstance(node.op, ast.Not):
                 return not operand
-            raise _NotInSubset("operator not supported")
+            raise NotInSubset("operator not supported")
         if isinstance(node, ast.BinOp):
             op = _BINOPS.get(type(node.op))
             if op is None:
-                raise _NotInSubset("operator not supported")
+                raise NotInSubset("operator not supported")
             try:
                 return op(self.value(node.left), self.value(node.right))
             except (ArithmeticError, TypeError) as exc:
@@ -152,7 +153,7 @@ class _Evaluator:
             for op_node, right_node in zip(node.ops, node.comparators, strict=False):
                 compare = _COMPARES.get(type(op_node))
                 if compare is None:
-                    raise _NotInSubset("comparison not supported")
+                    raise NotInSubset("comparison not supported")
                 right = self.value(right_node)
                 try:
                     if not compare(left, right):
@@ -171,8 +172,8 @@ class _Evaluator:
         if isinstance(node, ast.Attribute):
             return self.attribute(node)
         if isinstance(node, (ast.Call, ast.NamedExpr, ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom)):
-            raise _NotInSubset("calls and assignments are not evaluated in watch or hover expressions")
-        raise _NotInSubset(f"{type(node).__name__} expressions are not supported")
+            raise NotInSubset("calls and assignments are not evaluated in watch or hover expressions")
+        raise NotInSubset(f"{type(node).__name__} expressions are not supported")
 
     def _index(self, node: ast.AST) -> list[int]:
         if isinstance(node, ast.Tuple):
@@ -181,7 +182,7 @@ class _Evaluator:
 
     def _one_index(self, node: ast.AST) -> int:
         if isinstance(node, ast.Slice):
-            raise _NotInSubset("slices are not supported")
+            raise NotInSubset("slices are not supported")
         value = self.value(node)
         if isinstance(value, bool) or not isinstance(value, int):
             raise JitValueError(f"index {ast.unparse(node)} is not an integer")
@@ -223,7 +224,7 @@ class _Evaluator:
         if not isinstance(target, JitVariable):
             if isinstance(target, complex) and attr in ("real", "imag"):
                 return getattr(target, attr)
-            raise _NotInSubset(f"attribute {attr} not supported")
+            raise NotInSubset(f"attribute {attr} not supported")
         if not target.available:
             raise JitValueError(f"{ast.unparse(node.value)} is unavailable ({target.note})")
         raw = target.raw

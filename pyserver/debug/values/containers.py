@@ -1,14 +1,13 @@
 """Containers and arrays of jitted frames, read from memory: typed List and Dict (NB_List, NB_Dict of
-numba/cext), jitclass instances, array elements and records. A part of JitValueReader (values.py)."""
+numba/cext), jitclass instances, array elements and records."""
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from pyserver.debug.numba_types import NumbaType, _aligned, _is_scalar, _sizeof, decode_scalar
-from pyserver.debug.value_model import (
+from pyserver.debug.values.decoding import MemoryReader
+from pyserver.debug.values.model import (
     DEFAULT_PAGE,
     MAX_READ,
     PREVIEW_ITEMS,
@@ -17,21 +16,16 @@ from pyserver.debug.value_model import (
     JitValueError,
     JitVariable,
 )
-from pyserver.debug.value_report import _FrameReport
+from pyserver.debug.values.numba_types import NumbaType, aligned, decode_scalar, is_scalar, sizeof
+from pyserver.debug.values.report import FrameReport
 
 
-class ContainerReader:
-    """The container and element half of JitValueReader; the reader provides memory and scalars."""
+class ElementDecoder(Protocol):
+    """What the containers need decoded that is not a container: strings, arrays and members."""
 
-    _log: Callable[[str], None]
+    def decode_unicode(self, data: bytes, layout: dict[str, Any], name: str) -> JitVariable | None: ...
 
-    def read_memory(self, address: int, size: int) -> bytes:
-        raise NotImplementedError
-
-    def _decode_unicode(self, data: bytes, layout: dict[str, Any], name: str) -> JitVariable | None:
-        raise NotImplementedError
-
-    def _array_variable(
+    def array_variable(
         self,
         thread_id: int,
         frame_level: int,
@@ -43,25 +37,30 @@ class ContainerReader:
         *,
         evaluate_name: str | None = None,
         display: str | None = None,
-    ) -> JitVariable:
-        raise NotImplementedError
+    ) -> JitVariable: ...
 
-    def _decode_bytes(
+    def decode_bytes(
         self,
-        report: _FrameReport,
+        report: FrameReport,
         numba_type: NumbaType,
         layout: dict[str, Any],
         data: bytes,
         name: str,
         expression: str,
-    ) -> JitVariable:
-        raise NotImplementedError
+    ) -> JitVariable: ...
 
-    def _decode_list(
-        self, report: _FrameReport, numba_type: NumbaType, pointer: int, name: str
-    ) -> JitVariable:
+
+class ContainerReader:
+    """Typed List and Dict, jitclass instances and the children of arrays, read from the debuggee's
+    memory; what is not a container is decoded by `elements`."""
+
+    def __init__(self, memory: MemoryReader, elements: ElementDecoder) -> None:
+        self._memory = memory
+        self._elements = elements
+
+    def decode_list(self, report: FrameReport, numba_type: NumbaType, pointer: int, name: str) -> JitVariable:
         # NB_List (numba/cext/listobject.h): size, item_size, allocated, is_mutable, methods[2], items.
-        header = self.read_memory(pointer, 56)
+        header = self._memory.read_memory(pointer, 56)
         size, item_size, allocated = struct.unpack("<qqq", header[:24])
         items = int.from_bytes(header[48:56], "little")
         item_type = numba_type.members[0]
@@ -77,8 +76,8 @@ class ContainerReader:
             dtype=item_type,
             expression=name,
         )
-        readable = _is_scalar(item_type) or item_type.kind == "unicode"
-        preview = self._list_children(handle, 0, min(size, PREVIEW_ITEMS)) if readable else []
+        readable = is_scalar(item_type) or item_type.kind == "unicode"
+        preview = self.list_children(handle, 0, min(size, PREVIEW_ITEMS)) if readable else []
         text = (
             "["
             + ", ".join(c.value for c in preview)
@@ -97,18 +96,16 @@ class ContainerReader:
             evaluate_name=name,
         )
 
-    def _decode_dict(
-        self, report: _FrameReport, numba_type: NumbaType, pointer: int, name: str
-    ) -> JitVariable:
+    def decode_dict(self, report: FrameReport, numba_type: NumbaType, pointer: int, name: str) -> JitVariable:
         # NB_Dict: used, keys -> NB_DictKeys: size, usable, nentries, key_size, val_size, entry_size,
         # entry_offset, methods[5], indices[] (numba/cext/dictobject.h); entries after the indices.
-        used, keys = struct.unpack("<qQ", self.read_memory(pointer, 16))
+        used, keys = struct.unpack("<qQ", self._memory.read_memory(pointer, 16))
         if keys == 0:
             raise JitValueError("typed dict has no key table")
-        header = self.read_memory(keys, 56)
+        header = self._memory.read_memory(keys, 56)
         _size, _usable, nentries, key_size, val_size, entry_size, entry_offset = struct.unpack("<7q", header)
         key_type, value_type = numba_type.members
-        if key_size != _sizeof(key_type) or val_size != _sizeof(value_type) or nentries < 0:
+        if key_size != sizeof(key_type) or val_size != sizeof(value_type) or nentries < 0:
             raise JitValueError("typed dict layout does not match its type")
         handle = ChildrenHandle(
             "dict",
@@ -120,10 +117,10 @@ class ContainerReader:
             key_type=key_type,
             dtype=value_type,
             key_offset=8,
-            value_offset=8 + _aligned(key_size),
+            value_offset=8 + aligned(key_size),
             expression=name,
         )
-        entries = self._dict_children(handle, 0, None)
+        entries = self.dict_children(handle, 0, None)
         handle.kind = "static"
         handle.items = entries
         preview = ", ".join(f"{c.name}: {c.value}" for c in entries[:PREVIEW_ITEMS])
@@ -139,8 +136,8 @@ class ContainerReader:
             note=f"{used} items",
         )
 
-    def _decode_jitclass(
-        self, report: _FrameReport, numba_type: NumbaType, layout: dict[str, Any], pointer: int, name: str
+    def decode_jitclass(
+        self, report: FrameReport, numba_type: NumbaType, layout: dict[str, Any], pointer: int, name: str
     ) -> JitVariable:
         data_layout: dict[str, Any] = {}
         for item in layout.get("fields", []):
@@ -150,7 +147,7 @@ class ContainerReader:
         size = int(data_layout.get("size", 0) or 0)
         if not fields or size <= 0:
             raise JitValueError("jitclass layout unknown")
-        memory = self.read_memory(pointer, size)
+        memory = self._memory.read_memory(pointer, size)
         by_name = {str(f.get("name", "")): f for f in fields}
         children: list[JitVariable] = []
         for field_name, field_type in zip(numba_type.names, numba_type.members, strict=False):
@@ -160,7 +157,9 @@ class ContainerReader:
                 continue
             offset = int(item["offset"])
             chunk = memory[offset : offset + int(item.get("size", 0) or 0)]
-            child = self._decode_bytes(report, field_type, item, chunk, field_name, f"{name}.{field_name}")
+            child = self._elements.decode_bytes(
+                report, field_type, item, chunk, field_name, f"{name}.{field_name}"
+            )
             children.append(child)
         text = (
             f"{numba_type.class_name.split('.')[-1]}("
@@ -179,7 +178,7 @@ class ContainerReader:
         )
 
     # --- children ------------------------------------------------------------------------------------
-    def _array_children(self, handle: ChildrenHandle, start: int, count: int | None) -> list[JitVariable]:
+    def array_children(self, handle: ChildrenHandle, start: int, count: int | None) -> list[JitVariable]:
         assert handle.dtype is not None
         length = handle.shape[0] if handle.shape else 0
         start = max(0, start)
@@ -202,7 +201,7 @@ class ContainerReader:
             )
             rows = []
             for index in range(start, end):
-                row = self._array_variable(
+                row = self._elements.array_variable(
                     handle.thread_id,
                     handle.frame_level,
                     f"[{index}]",
@@ -212,20 +211,20 @@ class ContainerReader:
                     handle.strides[1:],
                     evaluate_name=f"{base}[{index}]",
                 )
-                if row_ndim == 1 and _is_scalar(handle.dtype) and handle.shape[1] <= PREVIEW_ITEMS:
-                    items = self._array_children(row.raw, 0, None)
+                if row_ndim == 1 and is_scalar(handle.dtype) and handle.shape[1] <= PREVIEW_ITEMS:
+                    items = self.array_children(row.raw, 0, None)
                     row.value = "[" + ", ".join(i.value for i in items) + "]"
                 rows.append(row)
             return rows
         dtype = handle.dtype
-        itemsize = _sizeof(dtype)
+        itemsize = sizeof(dtype)
         if itemsize <= 0:
             raise JitValueError(f"cannot read elements of dtype {dtype.text}")
         addresses = [handle.data + index * stride0 for index in range(start, end)]
         low = min(addresses)
         high = max(addresses) + itemsize
         if high - low <= MAX_READ:
-            block = self.read_memory(low, high - low)
+            block = self._memory.read_memory(low, high - low)
 
             def element(address: int) -> bytes:
                 return block[address - low : address - low + itemsize]
@@ -233,21 +232,21 @@ class ContainerReader:
         else:
 
             def element(address: int) -> bytes:
-                return self.read_memory(address, itemsize)
+                return self._memory.read_memory(address, itemsize)
 
         out: list[JitVariable] = []
         for index, address in zip(range(start, end), addresses, strict=False):
             out.append(
-                self._element_variable(
+                self.element_variable(
                     handle, dtype, element(address), f"[{index}]", f"{base}[{index}]", address
                 )
             )
         return out
 
-    def _element_variable(
+    def element_variable(
         self, handle: ChildrenHandle, dtype: NumbaType, data: bytes, name: str, expression: str, address: int
     ) -> JitVariable:
-        if _is_scalar(dtype):
+        if is_scalar(dtype):
             text, value = decode_scalar(dtype, data)
             return JitVariable(name, text, dtype.text, raw=value, evaluate_name=expression)
         if dtype.kind == "record":
@@ -255,7 +254,7 @@ class ContainerReader:
             for field_name, field_type, offset in zip(
                 dtype.names, dtype.members, dtype.offsets, strict=False
             ):
-                if _is_scalar(field_type):
+                if is_scalar(field_type):
                     text, value = decode_scalar(field_type, data[offset : offset + field_type.size])
                     children.append(
                         JitVariable(
@@ -289,7 +288,7 @@ class ContainerReader:
             )
         return JitVariable(name, UNAVAILABLE, dtype.text, available=False, note="dtype not supported")
 
-    def _list_children(self, handle: ChildrenHandle, start: int, count: int | None) -> list[JitVariable]:
+    def list_children(self, handle: ChildrenHandle, start: int, count: int | None) -> list[JitVariable]:
         assert handle.dtype is not None
         end = handle.count if count is None else min(handle.count, start + max(0, count))
         if count is None and end - start > DEFAULT_PAGE:
@@ -297,18 +296,20 @@ class ContainerReader:
         if start >= end:
             return []
         dtype = handle.dtype
-        if (not _is_scalar(dtype) and dtype.kind != "unicode") or handle.item_size != _sizeof(dtype):
+        if (not is_scalar(dtype) and dtype.kind != "unicode") or handle.item_size != sizeof(dtype):
             return [
                 JitVariable(
                     f"[{i}]", UNAVAILABLE, dtype.text, available=False, note="item type not supported"
                 )
                 for i in range(start, end)
             ]
-        block = self.read_memory(handle.data + start * handle.item_size, (end - start) * handle.item_size)
+        block = self._memory.read_memory(
+            handle.data + start * handle.item_size, (end - start) * handle.item_size
+        )
         out = []
         for index in range(start, end):
             offset = (index - start) * handle.item_size
-            if not _is_scalar(dtype):
+            if not is_scalar(dtype):
                 item = self._container_item(
                     handle, dtype, block[offset : offset + handle.item_size], f"[{index}]"
                 )
@@ -323,19 +324,19 @@ class ContainerReader:
             )
         return out
 
-    def _dict_children(self, handle: ChildrenHandle, start: int, count: int | None) -> list[JitVariable]:
+    def dict_children(self, handle: ChildrenHandle, start: int, count: int | None) -> list[JitVariable]:
         assert handle.dtype is not None and handle.key_type is not None
         if handle.count <= 0:
             return []
         total = min(handle.count, 100_000)
-        block = self.read_memory(handle.data, total * handle.item_size)
+        block = self._memory.read_memory(handle.data, total * handle.item_size)
         out: list[JitVariable] = []
         for index in range(total):
             entry = block[index * handle.item_size : (index + 1) * handle.item_size]
             if int.from_bytes(entry[:8], "little", signed=True) == -1:
                 continue  # DKIX_EMPTY: a deleted entry
-            key_bytes = entry[handle.key_offset : handle.key_offset + _sizeof(handle.key_type)]
-            value_bytes = entry[handle.value_offset : handle.value_offset + _sizeof(handle.dtype)]
+            key_bytes = entry[handle.key_offset : handle.key_offset + sizeof(handle.key_type)]
+            value_bytes = entry[handle.value_offset : handle.value_offset + sizeof(handle.dtype)]
             key = self._container_item(handle, handle.key_type, key_bytes, "key")
             value = self._container_item(handle, handle.dtype, value_bytes, "value")
             label = key.value if key.available else f"<key {index}>"
@@ -348,7 +349,7 @@ class ContainerReader:
     def _container_item(
         self, handle: ChildrenHandle, numba_type: NumbaType, data: bytes, name: str
     ) -> JitVariable:
-        if _is_scalar(numba_type):
+        if is_scalar(numba_type):
             text, value = decode_scalar(numba_type, data)
             return JitVariable(name, text, numba_type.text, raw=value)
         if numba_type.kind == "unicode":
@@ -359,7 +360,7 @@ class ContainerReader:
                     {"name": "kind", "offset": "16"},
                 ]
             }
-            decoded = self._decode_unicode(data, layout, name)
+            decoded = self._elements.decode_unicode(data, layout, name)
             if decoded is not None:
                 return decoded
         return JitVariable(name, UNAVAILABLE, numba_type.text, available=False, note="type not supported")
