@@ -135,7 +135,7 @@ def discovery_figures() -> None:
     `ast.parse` of the same text, which it cannot beat; and the cached answer for an unchanged text."""
     import ast
 
-    from pyserver.analysis import discovery
+    from pyserver.analysis.worker.discover import discovery
 
     parts = ["import numpy as np", "from numba import njit", ""]
     for i in range(1000):

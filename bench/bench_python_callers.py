@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pyserver.analysis import numba_api  # noqa: E402
-from pyserver.analysis.analyzer import Analyzer  # noqa: E402
+from pyserver.analysis.worker.infer.analyzer import Analyzer  # noqa: E402
 
 KERNELS = 12
 CALLERS = 46

@@ -138,7 +138,7 @@ def _files_json(results: list[Any], base: Path) -> list[dict[str, Any]]:
 def _diagnostic_json(diagnostic: Any, base: Path) -> dict[str, Any]:
     from dataclasses import asdict
 
-    from pyserver.analysis.explain import explain_diagnostic
+    from pyserver.analysis.worker.report.explain import explain_diagnostic
 
     data = asdict(diagnostic)
     data["path"] = _display(diagnostic.path, base)
@@ -152,8 +152,8 @@ def _diagnostic_json(diagnostic: Any, base: Path) -> dict[str, Any]:
 
 def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
     from pyserver.analysis.codes import CODE_TABLE
-    from pyserver.analysis.explain import explain_diagnostic
     from pyserver.analysis.model import CODES
+    from pyserver.analysis.worker.report.explain import explain_diagnostic
 
     codes = list(CODES) + [code for code in CODE_TABLE if code not in CODES]
 
@@ -232,9 +232,9 @@ def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from pyserver import __version__
-    from pyserver.analysis.discovery import find_jitted_functions, may_make_jitted
     from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable, read_source
     from pyserver.analysis.model import FileResult, has_errors
+    from pyserver.analysis.worker.discover.discovery import find_jitted_functions, may_make_jitted
     from pyserver.versions import numba_verdict
 
     base = Path(args.root or os.getcwd()).resolve()
@@ -297,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         engine.close()
     if args.type_hints:  # issue 16: Hint-severity diagnostics, off unless asked for
-        from pyserver.analysis.insight import type_hints
+        from pyserver.analysis.worker.report.insight import type_hints
 
         for result in results:
             try:

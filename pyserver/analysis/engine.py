@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from pyserver.analysis.codes import doc_link
-from pyserver.analysis.discovery import find_jitted_functions
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, IRView, Range
+from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 
 STARTUP_TIMEOUT_S = 120.0
 # A third-party import does not count against the file's time-out, up to this long (then it does: a

@@ -161,13 +161,13 @@ class FunctionInfo:
     params: list[str] = field(default_factory=list)
     signatures: list[SignatureResult] = field(default_factory=list)
     # From recorded runs (issue 16): each compile in the order it happened, its time, why it recompiled and
-    # whether Numba's cache holds it (pyserver.analysis.recompiles.CompileRecord)
+    # whether Numba's cache holds it (pyserver.analysis.worker.infer.recompiles.CompileRecord)
     compiles: list[Any] = field(default_factory=list)
 
 
 @dataclass
 class SkippedStatement:
-    """A top-level statement the analysis did not run (definitions-only loading, pyserver.analysis.toplevel_slice)."""
+    """A top-level statement the analysis did not run (definitions-only loading, pyserver.analysis.worker.load.toplevel_slice)."""
 
     line: int  # 1-based first line
     end_line: int  # 1-based last line

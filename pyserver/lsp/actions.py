@@ -4,7 +4,7 @@
   `numba.typed.List.empty_list(numba.float64)`, with the element type the list gets elsewhere;
 - no-signature: a decorator signature or parameter annotations from the recorded signatures;
 - deprecation / nopython-false: remove `nopython=False`, which has no effect since Numba 0.59;
-- error classes of pyserver.analysis.explain (data["errorClass"]): `@njit` on a plain Python helper the
+- error classes of pyserver.analysis.worker.report.explain (data["errorClass"]): `@njit` on a plain Python helper the
   jitted code calls, `.astype(np.float64)` on an integer array passed to np.linalg, a global list
   turned into a tuple, a typed empty dict (placeholder types).
 """
@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pyserver.analysis.discovery import JitFunction
+from pyserver.analysis.worker.discover.discovery import JitFunction
 from pyserver.lsp.syntax import function_node
 from pyserver.lsp.text import utf8_to_index
 from pyserver.lsp.views import cached_lines, discover, parse_module

@@ -13,8 +13,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from pyserver.analysis.discovery import JitFunction, find_jitted_functions_in_tree, with_analysed
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
+from pyserver.analysis.worker.discover.discovery import (
+    JitFunction,
+    find_jitted_functions_in_tree,
+    with_analysed,
+)
 from pyserver.lsp.text import split_lines
 
 ViewState = Literal["current", "shifted", "changed", "not-analysed"]

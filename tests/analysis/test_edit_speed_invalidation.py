@@ -12,7 +12,10 @@ import textwrap
 
 from analysis_helpers import by_code
 
-from pyserver.analysis import discovery, engine, report, toplevel_slice
+from pyserver.analysis import engine
+from pyserver.analysis.worker.discover import discovery
+from pyserver.analysis.worker.load import toplevel_slice
+from pyserver.analysis.worker.report import report
 
 CONSTANT_READER = textwrap.dedent(
     """
@@ -230,7 +233,7 @@ def test_extension_check_without_parsing_agrees_with_the_parse() -> None:
 def test_kept_annotation_and_signature_texts_follow_what_their_names_stand_for() -> None:
     from numba.core import types as nbtypes
 
-    from pyserver.analysis import numba_api
+    from pyserver import numba_api
 
     assert str(numba_api.annotation_type("float64[::1]", {})) == "array(float64, 1d, C)"
     assert str(numba_api.annotation_type("float64[::1]", {})) == "array(float64, 1d, C)"

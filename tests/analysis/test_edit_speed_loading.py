@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pyserver.analysis import loader, toplevel_slice
+from pyserver.analysis.worker.load import loader, toplevel_slice
 
 PATH = "/tmp/numba_lens_stepwise.py"
 

@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis import numba_api
-from pyserver.analysis.analyzer import Analyzer
-from pyserver.analysis.numba_api import core
+from pyserver import numba_api
+from pyserver.analysis.worker.infer.analyzer import Analyzer
+from pyserver.numba_api import core
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from analysis_helpers import by_code, function_named, signatures_of
 
-from pyserver.analysis.call_index import CallIndex
+from pyserver.analysis.worker.signatures.call_index import CallIndex
 from pyserver.record import store
 
 

@@ -13,7 +13,7 @@ from numba import njit
 from numba.core import compiler
 from numba.core import types as nbtypes
 
-from pyserver.analysis.numba_api import slices
+from pyserver.numba_api import slices
 
 
 @njit

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 from numba.core import types as nbtypes
 
-from pyserver.analysis.call_index import CallIndex
-from pyserver.analysis.numba_api import slices
-from pyserver.analysis.python_callers import PythonCallerTypes
+from pyserver.analysis.worker.signatures.call_index import CallIndex
+from pyserver.analysis.worker.signatures.python_callers import PythonCallerTypes
+from pyserver.numba_api import slices
 
 HEADER = """
 import numpy as np

@@ -8,8 +8,8 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis.discovery import with_analysed
 from pyserver.analysis.model import FileResult, FunctionInfo
+from pyserver.analysis.worker.discover.discovery import with_analysed
 from pyserver.lsp import server as server_module
 from pyserver.lsp.server import NumbaLensServer
 from pyserver.lsp.views import AnalysedDocument, discover, function_views

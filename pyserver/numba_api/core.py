@@ -37,7 +37,7 @@ from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
 
 if TYPE_CHECKING:
-    from pyserver.analysis.numba_api.parfors import ParforFact
+    from pyserver.numba_api.parfors import ParforFact
 
 NUMBA_VERSION = numba.__version__
 NUMBA_VERSION_TUPLE = tuple(int(p) for p in re.findall(r"\d+", NUMBA_VERSION)[:2])
@@ -824,7 +824,7 @@ class LensTypeInference(FunctionPass):
                 result.errors.append(_error_info(exc, filename))
         state.typemap = typemap or {}
         state.calltypes = calltypes or {}
-        from pyserver.analysis.numba_api.containers import _UNTYPED_NAME, untyped_list_element
+        from pyserver.numba_api.containers import _UNTYPED_NAME, untyped_list_element
 
         list_param = getattr(state, "lens_list_param", None)
         if list_param is not None:
@@ -883,7 +883,7 @@ class _LensPipeline(CompilerBase):
             if not self.state.flags.no_rewrites:
                 pm.add_pass(NopythonRewrites, "nopython rewrites")
             pm.add_pass(ParforPass, "convert to parfors")
-            from pyserver.analysis.numba_api.parfors import LensParforReport  # imports this module
+            from pyserver.numba_api.parfors import LensParforReport  # imports this module
 
             pm.add_pass(LensParforReport, "numba-lens: parfor fusion and report")
         pm.add_pass(LensFinish, "numba-lens: stop before lowering")

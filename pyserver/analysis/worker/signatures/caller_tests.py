@@ -13,9 +13,9 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from pyserver.analysis import numba_api
-from pyserver.analysis.call_index import CallIndex, CallSite, Scope
-from pyserver.analysis.caller_slices import names_read
+from pyserver import numba_api
+from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, Scope
+from pyserver.analysis.worker.signatures.caller_slices import names_read
 
 MAX_CASES = 8  # parametrize cases typed per test (the product of stacked decorators included)
 

@@ -32,8 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis import discovery, numba_api, toplevel_slice
+from pyserver import numba_api
 from pyserver.analysis.model import SkippedStatement
+from pyserver.analysis.worker.discover import discovery
+from pyserver.analysis.worker.load import toplevel_slice
 
 _FILE_LOADERS = (
     importlib.machinery.SourceFileLoader,

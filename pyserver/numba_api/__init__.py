@@ -18,10 +18,10 @@ What lives here:
 
 # The fence is one package: the core (decorator hooks, inference, signatures, version shims) and the
 # parts that build on it. Everything is re-exported here, so callers write `numba_api.infer(...)`.
-from pyserver.analysis.numba_api.containers import *  # noqa: F403
-from pyserver.analysis.numba_api.core import *  # noqa: F403
-from pyserver.analysis.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
-from pyserver.analysis.numba_api.parfors import *  # noqa: F403
-from pyserver.analysis.numba_api.signatures import *  # noqa: F403
-from pyserver.analysis.numba_api.slices import *  # noqa: F403
-from pyserver.analysis.numba_api.views import *  # noqa: F403
+from pyserver.numba_api.containers import *  # noqa: F403
+from pyserver.numba_api.core import *  # noqa: F403
+from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
+from pyserver.numba_api.parfors import *  # noqa: F403
+from pyserver.numba_api.signatures import *  # noqa: F403
+from pyserver.numba_api.slices import *  # noqa: F403
+from pyserver.numba_api.views import *  # noqa: F403

@@ -36,7 +36,7 @@ _DECORATOR_KINDS: dict[str, str] = {
     "numba.core.decorators.generated_jit": "generated_jit",
     "numba.stencil": "stencil",
     "numba.cuda.jit": "cuda",
-    # @overload implementations: typed from the calls that resolve to them (pyserver.analysis.kernels)
+    # @overload implementations: typed from the calls that resolve to them (pyserver.analysis.worker.infer.kernels)
     "numba.extending.overload": "overload",
     "numba.core.extending.overload": "overload",
     "numba.extending.overload_method": "overload-method",

@@ -27,8 +27,8 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from pyserver.analysis.discovery import ImportNames, dotted_name
 from pyserver.analysis.model import SkippedStatement
+from pyserver.analysis.worker.discover.discovery import ImportNames, dotted_name
 
 # ast.TryStar (except*) exists from Python 3.11 on.
 if sys.version_info >= (3, 11):

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pyserver.analysis.call_index import IndexedFile, Scope, ast_nodes
+from pyserver.analysis.worker.signatures.call_index import IndexedFile, Scope, ast_nodes
 
 
 def names_read(node: ast.AST) -> set[str]:

@@ -19,7 +19,7 @@ from numba.core import types as nbtypes
 from numba.core.registry import cpu_target
 from numba.core.typing.templates import CallableTemplate
 
-from pyserver.analysis.numba_api.core import WITH_OPCODES
+from pyserver.numba_api.core import WITH_OPCODES
 
 # --------------------------------------------------------------------------------------------------
 # Python callers (python_callers.py): a slice of a Python caller, typed by inference; nothing runs
@@ -526,7 +526,7 @@ def warm_up_python_callers() -> SliceTyping | None:
     global _warm_kernel_jit
     if _warm_kernel_jit is not None:
         return None
-    from pyserver.analysis.numba_api.core import (
+    from pyserver.numba_api.core import (
         callee_resolver,
         infer,
         mark_workspace_dispatcher,

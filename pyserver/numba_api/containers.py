@@ -13,7 +13,7 @@ from typing import Any
 from numba.core import ir
 from numba.core import types as nbtypes
 
-from pyserver.analysis.numba_api.core import infer
+from pyserver.numba_api.core import infer
 
 _UNTYPED_NAME = re.compile(r"variable '([^']+)'")
 

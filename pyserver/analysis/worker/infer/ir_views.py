@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import re
 
-from pyserver.analysis import numba_api
-from pyserver.analysis.analyzer import Analyzer
+from pyserver import numba_api
 from pyserver.analysis.model import IRView
+from pyserver.analysis.worker.infer.analyzer import Analyzer
 
 KINDS = ("types", "numba_ir", "llvm", "asm")
 

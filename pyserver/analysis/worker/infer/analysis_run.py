@@ -13,11 +13,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyserver.analysis import numba_api, report
-from pyserver.analysis.discovery import JitFunction
-from pyserver.analysis.loader import LoadResult
+from pyserver import numba_api
 from pyserver.analysis.model import FileResult, FunctionInfo
-from pyserver.analysis.signature_sources import Candidate
+from pyserver.analysis.worker.discover.discovery import JitFunction
+from pyserver.analysis.worker.load.loader import LoadResult
+from pyserver.analysis.worker.report import report
+from pyserver.analysis.worker.signatures.signature_sources import Candidate
 
 
 @dataclass

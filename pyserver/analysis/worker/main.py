@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
     sys.stdout = sys.stderr
     started = time.perf_counter()
     try:
-        from pyserver.analysis.analyzer import Analyzer
+        from pyserver.analysis.worker.infer.analyzer import Analyzer
 
         signature_files = [p for p in os.environ.get("NUMBA_LENS_SIGNATURE_FILES", "").split(os.pathsep) if p]
         analyzer = Analyzer(root, signature_files)
@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
         return 1
     import numba
 
-    from pyserver.analysis.loader import IMPORT_CLOCK
+    from pyserver.analysis.worker.load.loader import IMPORT_CLOCK
 
     responses.send(
         {
@@ -153,7 +153,7 @@ def main(argv: list[str]) -> int:
                 _note_loading(result, analyzer.loader.last_load)
                 reply["result"] = result
             elif op == "ir_view":
-                from pyserver.analysis.ir_views import ir_view
+                from pyserver.analysis.worker.infer.ir_views import ir_view
 
                 reply["result"] = ir_view(
                     analyzer,

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from pyserver.analysis.loader import module_name_for
+from pyserver.analysis.worker.load.loader import module_name_for
 from pyserver.record import types_codec
 
 

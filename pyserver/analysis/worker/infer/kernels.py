@@ -183,8 +183,8 @@ def type_overloads(analyzer: Any, run: Any) -> None:
     types become the overload function's signatures, so its hover and lens show them."""
     from numba.core.registry import CPUDispatcher
 
-    from pyserver.analysis import numba_api
-    from pyserver.analysis.signature_sources import Candidate
+    from pyserver import numba_api
+    from pyserver.analysis.worker.signatures.signature_sources import Candidate
     from pyserver.record import store, types_codec
 
     module = run.load.module if run.load is not None else None
@@ -250,7 +250,7 @@ def add_recorded_only(load: Any, path: str, root: str, stores: list[dict[str, An
 
     from numba.core.registry import CPUDispatcher
 
-    from pyserver.analysis import numba_api
+    from pyserver import numba_api
     from pyserver.record import store, types_codec
 
     module = getattr(load, "module", None)

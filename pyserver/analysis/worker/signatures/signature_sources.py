@@ -18,13 +18,14 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyserver.analysis import numba_api, report
-from pyserver.analysis.call_index import CallIndex
-from pyserver.analysis.discovery import JitFunction
-from pyserver.analysis.incremental_parse import IncrementalParser
+from pyserver import numba_api
 from pyserver.analysis.model import Range
-from pyserver.analysis.python_callers import CallLink, PythonCallerTypes
-from pyserver.analysis.recorded_objects import RecordedObjects
+from pyserver.analysis.worker.discover.discovery import JitFunction
+from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
+from pyserver.analysis.worker.report import report
+from pyserver.analysis.worker.signatures.call_index import CallIndex
+from pyserver.analysis.worker.signatures.python_callers import CallLink, PythonCallerTypes
+from pyserver.analysis.worker.signatures.recorded_objects import RecordedObjects
 from pyserver.record import store, types_codec
 
 MAX_CROSS_FILE_CALLS = 64  # per callee: the distinct (argument types, call site) pairs kept

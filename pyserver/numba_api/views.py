@@ -16,7 +16,7 @@ from typing import Any
 from numba.core import errors, ir
 from numba.core import types as nbtypes
 
-from pyserver.analysis.numba_api.core import (
+from pyserver.numba_api.core import (
     ErrorInfo,
     _error_info,
     _hooks,

@@ -27,16 +27,16 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyserver.analysis import numba_api
-from pyserver.analysis.call_index import CallIndex, CallSite, IndexedFile, Scope
-from pyserver.analysis.caller_probes import (
+from pyserver import numba_api
+from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, IndexedFile, Scope
+from pyserver.analysis.worker.signatures.caller_probes import (
     LeftOut,
     constant_shape,
     leave_out_copies,
     python_call_types,
     same_numba_types,
 )
-from pyserver.analysis.caller_slices import (
+from pyserver.analysis.worker.signatures.caller_slices import (
     ITER,
     NEXT,
     Simple,
@@ -53,7 +53,7 @@ from pyserver.analysis.caller_slices import (
     scopes_around,
     substitute_stand_ins,
 )
-from pyserver.analysis.caller_tests import TestParameterTypes
+from pyserver.analysis.worker.signatures.caller_tests import TestParameterTypes
 
 COND = "__lens_cond"
 MAX_DEPTH = 2  # parameters of a caller typed from its own callers: this many levels up

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyserver.analysis import numba_api
+from pyserver import numba_api
 from pyserver.analysis.model import CallType, VariableType
 from pyserver.record import types_codec
 

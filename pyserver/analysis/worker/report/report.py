@@ -12,8 +12,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from pyserver.analysis.explain import clean_text
 from pyserver.analysis.model import Range
+from pyserver.analysis.worker.report.explain import clean_text
 
 # Numba's operator function names -> the AST operator classes they come from.
 _BINOPS: dict[str, type[ast.operator]] = {

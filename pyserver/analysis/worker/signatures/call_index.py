@@ -16,8 +16,8 @@ import ast
 import os
 from dataclasses import dataclass, field
 
-from pyserver.analysis.discovery import find_jitted_functions
-from pyserver.analysis.incremental_parse import IncrementalParser
+from pyserver.analysis.worker.discover.discovery import find_jitted_functions
+from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
 
 _EXCLUDED_DIRS = {
     "site-packages",

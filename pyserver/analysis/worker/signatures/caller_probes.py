@@ -20,9 +20,9 @@ import numba
 from numba.core import types as nbtypes
 from numba.core.registry import cpu_target
 
-from pyserver.analysis import numba_api
-from pyserver.analysis.call_index import ast_nodes
-from pyserver.analysis.numba_api import core as numba_api_core
+from pyserver import numba_api
+from pyserver.analysis.worker.signatures.call_index import ast_nodes
+from pyserver.numba_api import core as numba_api_core
 
 
 @contextmanager

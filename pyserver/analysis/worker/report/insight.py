@@ -20,12 +20,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from pyserver.analysis.codes import CODE_TABLE, doc_link
-from pyserver.analysis.discovery import nested_statements
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, ParallelLoop, Range, SignatureResult
-from pyserver.analysis.report import SourceIndex
+from pyserver.analysis.worker.discover.discovery import nested_statements
+from pyserver.analysis.worker.report.report import SourceIndex
 
 if TYPE_CHECKING:  # the language server imports this module without Numba (it may be missing)
-    from pyserver.analysis.numba_api import ParforFact
+    from pyserver.numba_api import ParforFact
 
 _OBJECT_TEXT = re.compile(r"<object type:([\w\[\]() ,]+?)>")
 _INT = re.compile(r"^u?int\d+$|^intp$|^uintp$")

@@ -23,11 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from pyserver.analysis import codes, insight, kernels, numba_api, recompiles, report
-from pyserver.analysis.analysis_run import AnalysisRun, CalleeAnswer, CutoffMemo, Memo, shifted
-from pyserver.analysis.discovery import JitFunction, find_jitted_functions, place_created
-from pyserver.analysis.incremental_parse import IncrementalParser
-from pyserver.analysis.loader import Loader, LoadResult, created_functions
+from pyserver import numba_api
+from pyserver.analysis import codes
 from pyserver.analysis.model import (
     CallerSite,
     Diagnostic,
@@ -37,9 +34,20 @@ from pyserver.analysis.model import (
     RelatedInformation,
     SignatureResult,
 )
-from pyserver.analysis.recorded_objects import RecordedObjects
-from pyserver.analysis.shown_types import ShownTypes
-from pyserver.analysis.signature_sources import CallerLink, Candidate, SignatureSources, recorded_stores
+from pyserver.analysis.worker.discover.discovery import JitFunction, find_jitted_functions, place_created
+from pyserver.analysis.worker.infer import kernels, recompiles
+from pyserver.analysis.worker.infer.analysis_run import AnalysisRun, CalleeAnswer, CutoffMemo, Memo, shifted
+from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
+from pyserver.analysis.worker.load.loader import Loader, LoadResult, created_functions
+from pyserver.analysis.worker.report import insight, report
+from pyserver.analysis.worker.report.shown_types import ShownTypes
+from pyserver.analysis.worker.signatures.recorded_objects import RecordedObjects
+from pyserver.analysis.worker.signatures.signature_sources import (
+    CallerLink,
+    Candidate,
+    SignatureSources,
+    recorded_stores,
+)
 from pyserver.record import store
 
 MEMO_LIMIT = 4000
