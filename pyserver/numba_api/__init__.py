@@ -1,5 +1,6 @@
 """Every use of Numba internals, fenced in one package (runs in the analysis worker only).
 
+Nothing is patched at import: the analysis worker calls `install()` at start (patches.py).
 An upgrade of Numba should touch this package and nothing else. Supported range: pyserver/versions.py
 (numba >=0.59,<0.69; differences between releases live in the "version shims" block);
 tests/analysis exercise each entry point against the installed Numba.
@@ -16,12 +17,19 @@ What lives here:
   parallel report (parfors.py), object-mode compiles and IR views (views.py).
 """
 
-# The fence is one package: the core (decorator hooks, inference, signatures, version shims) and the
-# parts that build on it. Everything is re-exported here, so callers write `numba_api.infer(...)`.
+# The fence is one package: the core (version shims, registries), the decorator hooks, the callee
+# resolver, inference, the replaced Numba methods (installed by `install()`, never at import) and the
+# parts that build on them. Everything public is re-exported here: callers write `numba_api.infer(...)`.
+from pyserver.numba_api.callees import *  # noqa: F403
 from pyserver.numba_api.containers import *  # noqa: F403
 from pyserver.numba_api.core import *  # noqa: F403
 from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
+from pyserver.numba_api.decorator_hooks import *  # noqa: F403
+from pyserver.numba_api.inference import *  # noqa: F403
+from pyserver.numba_api.overloads import *  # noqa: F403
 from pyserver.numba_api.parfors import *  # noqa: F403
+from pyserver.numba_api.patches import install  # noqa: F401
+from pyserver.numba_api.probes import *  # noqa: F403
 from pyserver.numba_api.signatures import *  # noqa: F403
 from pyserver.numba_api.slices import *  # noqa: F403
 from pyserver.numba_api.views import *  # noqa: F403

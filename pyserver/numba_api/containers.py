@@ -13,9 +13,9 @@ from typing import Any
 from numba.core import ir
 from numba.core import types as nbtypes
 
-from pyserver.numba_api.core import infer
+from pyserver.numba_api.inference import infer
 
-_UNTYPED_NAME = re.compile(r"variable '([^']+)'")
+UNTYPED_NAME = re.compile(r"variable '([^']+)'")
 
 
 def _list_aliases(func_ir: Any, name: str) -> set[str]:

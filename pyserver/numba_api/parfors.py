@@ -12,7 +12,7 @@ from numba.core import ir, typed_passes
 from numba.core import types as nbtypes
 from numba.core.compiler_machinery import FunctionPass, register_pass
 
-from pyserver.numba_api.core import Inference, source_name
+from pyserver.numba_api.inference import Inference, source_name
 
 # --------------------------------------------------------------------------------------------------
 # The parallel report (issue 16): after ParforPass, run parfor fusion and read Numba's own parfor

@@ -10,6 +10,7 @@ import os
 import pickle
 import re
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numba
@@ -150,3 +151,30 @@ def _directory_names(directory: str) -> list[str]:
         _listings.clear()
     _listings[directory] = (stamp, listed_at, names)
     return names
+
+
+@dataclass
+class CacheIndex:
+    """Where Numba's on-disk cache (cache=True) keeps a function's index, and what it checks on load."""
+
+    path: str
+    codegen_magic: Any  # this machine's codegen key: an entry for another one is not reused
+    code_hash: str
+    closure_hash: str
+    version: Any  # the Numba version an index must have been written by
+    source_stamp: Any  # the source file's stamp an index must have been written with
+
+
+def cache_index_of(py_func: Any) -> CacheIndex:
+    """The cache index location and keys of a function, as Numba's FunctionCache computes them."""
+    from numba.core.caching import FunctionCache
+    from numba.core.registry import cpu_target
+
+    cache = FunctionCache(py_func)
+    cache_file: Any = cache._cache_file
+    codegen = cpu_target.target_context.codegen()
+    key = cache._index_key((), codegen)  # (sig, magic tuple, (code hash, closure hash))
+    code_hash, closure_hash = key[2]
+    return CacheIndex(
+        cache_file._index_path, key[1], code_hash, closure_hash, cache_file._version, cache_file._source_stamp
+    )

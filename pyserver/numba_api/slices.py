@@ -526,12 +526,9 @@ def warm_up_python_callers() -> SliceTyping | None:
     global _warm_kernel_jit
     if _warm_kernel_jit is not None:
         return None
-    from pyserver.numba_api.core import (
-        callee_resolver,
-        infer,
-        mark_workspace_dispatcher,
-        refresh_contexts,
-    )
+    from pyserver.numba_api.callees import callee_resolver
+    from pyserver.numba_api.core import mark_workspace_dispatcher, refresh_contexts
+    from pyserver.numba_api.inference import infer
 
     def resolve(dispatcher: Any, args: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
         args = tuple(nbtypes.unliteral(a) for a in args)  # as python_call_types passes them

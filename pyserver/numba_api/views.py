@@ -5,9 +5,7 @@ Part of the numba_api fence (see its __init__): Numba internals live only in thi
 
 from __future__ import annotations
 
-import importlib
 import io
-import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -16,12 +14,9 @@ from typing import Any
 from numba.core import errors, ir
 from numba.core import types as nbtypes
 
-from pyserver.numba_api.core import (
-    ErrorInfo,
-    _error_info,
-    _hooks,
-    callee_resolver_disabled,
-)
+from pyserver.numba_api.callees import callee_resolver_disabled
+from pyserver.numba_api.decorator_hooks import original_jit_factory
+from pyserver.numba_api.inference import ErrorInfo, error_info
 
 # --------------------------------------------------------------------------------------------------
 # Object mode (forceobj=True): a real compile with generic object types, to list lifted loops
@@ -49,7 +44,7 @@ def compile_object_mode(dispatcher: Any, nargs: int) -> ObjectModeResult:
                 loc = lifted.func_ir.loc
                 lines.append(_first_loop_line(lifted.func_ir) or int(loc.line))
         except Exception as exc:
-            error = _error_info(exc, filename)
+            error = error_info(exc, filename)
             if error.kind == "other" and not isinstance(exc, errors.NumbaError):
                 # Numba's own compiler crashed (e.g. loop lifting on Python >= 3.12 in some releases):
                 # kind "other", never the user's typing error; the exception's type says what it was.
@@ -68,11 +63,10 @@ def _first_loop_line(func_ir: Any) -> int | None:
 
 def compile_for_view(dispatcher: Any, args: tuple[Any, ...]) -> Any:
     """A real compile (LLVM included) of a fresh debug-info dispatcher, for the source-line maps."""
-    nb_decorators: Any = importlib.import_module("numba.core.decorators")
     options = dict(dispatcher.targetoptions)
     options["debug"] = True
     # Numba's own factory, not the recording hook: this dispatcher must not replace the recorded one.
-    factory = _hooks.get("original_jit_factory", nb_decorators._jit)
+    factory = original_jit_factory()
     fresh = factory(None, dict(dispatcher.locals), "cpu", False, options)(dispatcher.py_func)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -114,7 +108,3 @@ def view_llvm(fresh: Any, args: tuple[Any, ...]) -> str:
 def view_asm(fresh: Any, args: tuple[Any, ...]) -> str:
     text: str = fresh.inspect_asm(args)
     return text
-
-
-def python_version_tag() -> str:
-    return f"py{sys.version_info[0]}{sys.version_info[1]}"

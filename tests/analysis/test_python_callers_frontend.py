@@ -13,7 +13,10 @@ from numba import njit
 from numba.core import compiler
 from numba.core import types as nbtypes
 
+from pyserver import numba_api
 from pyserver.numba_api import slices
+
+numba_api.install()  # as the analysis worker does at start
 
 
 @njit

@@ -16,9 +16,12 @@ from typing import Any
 import numpy as np
 from numba.core import types as nbtypes
 
+from pyserver import numba_api
 from pyserver.analysis.worker.signatures.call_index import CallIndex
 from pyserver.analysis.worker.signatures.python_callers import PythonCallerTypes
 from pyserver.numba_api import slices
+
+numba_api.install()  # as the analysis worker does at start
 
 HEADER = """
 import numpy as np

@@ -87,8 +87,10 @@ def main(argv: list[str]) -> int:
     sys.stdout = sys.stderr
     started = time.perf_counter()
     try:
+        from pyserver import numba_api
         from pyserver.analysis.worker.infer.analyzer import Analyzer
 
+        numba_api.install()  # Numba's methods the analysis replaces, before anything is typed
         signature_files = [p for p in os.environ.get("NUMBA_LENS_SIGNATURE_FILES", "").split(os.pathsep) if p]
         analyzer = Analyzer(root, signature_files)
         # The engine starts us outside the workspace (see engine._spawn); user code runs in the root.
@@ -100,15 +102,13 @@ def main(argv: list[str]) -> int:
     except BaseException:
         responses.send({"op": "ready", "ok": False, "error": traceback.format_exc()})
         return 1
-    import numba
-
     from pyserver.analysis.worker.load.loader import IMPORT_CLOCK
 
     responses.send(
         {
             "op": "ready",
             "ok": True,
-            "numba": numba.__version__,
+            "numba": numba_api.NUMBA_VERSION,
             "startup_ms": (time.perf_counter() - started) * 1000.0,
             "pid": os.getpid(),
         }
@@ -118,7 +118,7 @@ def main(argv: list[str]) -> int:
     current = [0]  # the id of the request in progress
 
     def on_import_clock(paused: bool, name: str) -> None:
-        # The engine stops this request's time-out clock while a third-party module imports (issue 12).
+        # The engine stops this request's time-out clock while a third-party module imports.
         try:
             responses.send({"id": current[0], "clock": "pause" if paused else "resume", "module": name})
         except (OSError, ValueError):

@@ -130,40 +130,6 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
 # @overload implementations: typed from the calls that resolved to them
 
 OVERLOAD_KINDS = ("overload", "overload-method")
-MAX_OVERLOAD_CALLS = 32  # per typing function: the distinct argument types kept
-
-# (file, qualname) of a typing function -> the argument types Numba's typing passed to it, in this worker
-_overload_calls: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
-
-
-def install_overload_capture() -> None:
-    """Remember the argument types of every call Numba's typing resolves to an @overload (or
-    @overload_method) implementation, so the analysis of a jitted caller gives the implementation types."""
-    from numba.core.typing import templates
-
-    template: Any = getattr(templates, "_OverloadFunctionTemplate", None)
-    if template is None or not hasattr(template, "_build_impl"):
-        return  # another Numba: implementations are typed from recorded runs only
-    if getattr(template._build_impl, "_numba_lens_capture", False):
-        return
-    original = template._build_impl
-
-    def build_impl(self: Any, cache_key: Any, args: Any, kws: Any) -> Any:
-        typing_function: Any = getattr(self, "_overload_func", None)
-        code = getattr(typing_function, "__code__", None)
-        if code is not None and not kws and not _library_file(code.co_filename):
-            calls = _overload_calls.setdefault((code.co_filename, str(typing_function.__qualname__)), [])
-            if tuple(args) not in calls and len(calls) < MAX_OVERLOAD_CALLS:
-                calls.append(tuple(args))
-        return original(self, cache_key, args, kws)
-
-    build_impl._numba_lens_capture = True  # type: ignore[attr-defined]
-    template._build_impl = build_impl
-
-
-def _library_file(filename: str) -> bool:
-    """Numba's own overloads and installed libraries: never a workspace implementation."""
-    return filename.startswith("<") or any(part in filename for part in ("site-packages", "dist-packages"))
 
 
 def _implementation(typing_function: Any, args: tuple[Any, ...]) -> Any:
@@ -181,8 +147,6 @@ def type_overloads(analyzer: Any, run: Any) -> None:
     """Type each @overload / @overload_method function of the file once per argument types that reached it:
     recorded runs (the implementation's compiles) and calls typed by this analysis. The implementation's
     types become the overload function's signatures, so its hover and lens show them."""
-    from numba.core.registry import CPUDispatcher
-
     from pyserver import numba_api
     from pyserver.analysis.worker.signatures.signature_sources import Candidate
     from pyserver.record import store, types_codec
@@ -212,7 +176,7 @@ def type_overloads(analyzer: Any, run: Any) -> None:
                     except (ValueError, KeyError, TypeError):
                         continue
                     found.append((args, "recorded"))
-        for args in _overload_calls.get((code.co_filename, name), []):
+        for args in numba_api.overload_calls(code.co_filename, name):
             found.append((args, "caller"))
         seen: set[tuple[Any, ...]] = set()
         for args, source in found:
@@ -222,10 +186,10 @@ def type_overloads(analyzer: Any, run: Any) -> None:
             implementation = _implementation(typing_function, args)
             if implementation is None:
                 continue
-            dispatcher = CPUDispatcher(implementation, targetoptions={"nopython": True})
+            dispatcher = numba_api.nopython_dispatcher(implementation)
             run.records[name] = numba_api.Recorded(implementation, dispatcher, "jit", [], {})
             try:
-                analyzer._run_candidate(run, name, Candidate(args, None, source))
+                analyzer.run_candidate(run, name, Candidate(args, None, source))
             finally:
                 run.records.pop(name, None)
 
@@ -247,8 +211,6 @@ def add_recorded_only(load: Any, path: str, root: str, stores: list[dict[str, An
     ufunc or gufunc kernel when its recorded entries are loops), so it is found, placed and typed from
     the recorded signatures like any other."""
     import os
-
-    from numba.core.registry import CPUDispatcher
 
     from pyserver import numba_api
     from pyserver.record import store, types_codec
@@ -273,5 +235,5 @@ def add_recorded_only(load: Any, path: str, root: str, stores: list[dict[str, An
             options: dict[str, Any] = (
                 {"layout": kernel.layout} if kernel is not None and kernel.layout else {}
             )
-            dispatcher = CPUDispatcher(py_func, targetoptions={"nopython": True})
+            dispatcher = numba_api.nopython_dispatcher(py_func)
             load.recorded[qualname] = numba_api.Recorded(py_func, dispatcher, str(kind), [], options)

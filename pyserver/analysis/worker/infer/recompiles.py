@@ -151,15 +151,15 @@ class CacheIndex:
             self.problem = f"the cache index could not be read ({type(exc).__name__}: {exc})"
 
     def _load(self) -> None:
-        from numba.core.caching import FunctionCache
-        from numba.core.registry import cpu_target
+        from pyserver import numba_api
 
-        cache = FunctionCache(self.py_func)
-        cache_file: Any = cache._cache_file
-        index_path = cache_file._index_path
-        codegen = cpu_target.target_context.codegen()
-        key = cache._index_key((), codegen)  # (sig, magic tuple, (code hash, closure hash))
-        self.codegen_magic, (self.code_hash, self.closure_hash) = key[1], key[2]
+        index = numba_api.cache_index_of(self.py_func)
+        index_path = index.path
+        self.codegen_magic, self.code_hash, self.closure_hash = (
+            index.codegen_magic,
+            index.code_hash,
+            index.closure_hash,
+        )
         if not os.path.exists(index_path):
             moved = self._other_lines(index_path)
             self.problem = (
@@ -174,13 +174,11 @@ class CacheIndex:
         with open(index_path, "rb") as handle:
             version = pickle.load(handle)
             data = handle.read()
-        if version != cache_file._version:
-            self.problem = (
-                f"the cache index was written by Numba {version}, not this one ({cache_file._version})"
-            )
+        if version != index.version:
+            self.problem = f"the cache index was written by Numba {version}, not this one ({index.version})"
             return
         stamp, overloads = pickle.loads(data)
-        if stamp != cache_file._source_stamp:
+        if stamp != index.source_stamp:
             self.problem = (
                 "the source file changed since the cache index was written: Numba drops the whole index, "
                 "so every signature compiles again"

@@ -5,46 +5,17 @@ of a constant, and of a local Numba keeps as one variable, are left out of the s
 and read from what they copied. A workspace kernel the slice calls is typed for the types Python passes
 its dispatcher at run time.
 
-The Numba-internal helpers here (constant_type, python_call_types) belong in numba_api.
+What they read of Numba is in pyserver.numba_api (probes.py, callees.python_call_types).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import numba
-from numba.core import types as nbtypes
-from numba.core.registry import cpu_target
-
 from pyserver import numba_api
 from pyserver.analysis.worker.signatures.call_index import ast_nodes
-from pyserver.numba_api import core as numba_api_core
-
-
-@contextmanager
-def python_call_types() -> Iterator[None]:
-    """Within a slice, a workspace callee is typed for the types its dispatcher gives the Python values
-    passed at run time: `steps = 3; kernel(a, steps)` compiles kernel for int64, not Literal[int](3)
-    (Numba-to-Numba calls keep literals: the analysis installs its own resolver for those). The
-    callee's inference is then the one the analysis of that signature reuses from its memo.
-
-    Wraps the resolver installed around it (PythonCallerTypes._run); belongs in numba_api next to callee_resolver
-    (it reads that module's current resolver)."""
-    installed = numba_api_core._callee_resolver[0]
-    if installed is None:
-        yield
-        return
-    resolve = installed
-
-    def at_run_time(dispatcher: Any, args: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
-        return resolve(dispatcher, tuple(numba_api.unliteral(a) for a in args))
-
-    with numba_api.callee_resolver(at_run_time):
-        yield
 
 
 @dataclass
@@ -64,7 +35,7 @@ def leave_out_copies(function: ast.FunctionDef, copies: list[ast.Assign], walrus
     - the copy of a local (or parameter) that Numba keeps as one variable (_count_bindings): its type is
       the copy's; a name that may be split into versions (`data.1`) keeps its copy (and should Numba
       split one all the same, _run types the slice again with every copy);
-    - the copy of a constant: its type is the one Numba's inference gives a constant (constant_type)."""
+    - the copy of a constant: its type is the one Numba's inference gives a constant (numba_api.inferred_constant_type)."""
     bound: dict[str, int] = {a.arg: 1 for a in function.args.args}
     _count_bindings(function.body, {id(c) for c in copies}, walrus, bound)
     found = LeftOut()
@@ -75,7 +46,7 @@ def leave_out_copies(function: ast.FunctionDef, copies: list[ast.Assign], walrus
             found.aliases[name] = value.id
             left_out.add(id(copy))
         elif isinstance(value, ast.Constant):
-            ty = constant_type(value.value)
+            ty = numba_api.inferred_constant_type(value.value)
             if ty is not None:
                 found.constants[name] = ty
                 left_out.add(id(copy))
@@ -136,16 +107,6 @@ def _count_walrus(node: ast.AST, bound: dict[str, int]) -> None:
             bound[sub.target.id] = 2
 
 
-def constant_type(value: Any) -> Any | None:
-    """The type Numba's inference gives a constant assigned to a variable (TypeInferer.typeof_const: its
-    literal type where it has one, else its value's type); None where it raises, which the slice then
-    reports as Numba would. Belongs in numba_api (slices.py)."""
-    try:
-        return nbtypes.maybe_literal(value) or cpu_target.typing_context.resolve_value_type(value)
-    except Exception:
-        return None
-
-
 def _leave_out(body: list[ast.stmt], left_out: set[int]) -> None:
     body[:] = [s for s in body if id(s) not in left_out]
     for stmt in body:
@@ -170,14 +131,3 @@ def constant_shape(code: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         tuple(type(c) if type(c) in (int, float) else c for c in code.co_consts),
     )
     return shape, numbers
-
-
-def same_numba_types(numbers: tuple[Any, ...], others: tuple[Any, ...]) -> bool:
-    """Do these constants have the same Numba types, position by position (int64 both, not uint64)?"""
-    try:
-        return all(
-            type(a) is type(b) and numba.typeof(a) == numba.typeof(b)
-            for a, b in zip(numbers, others, strict=True)
-        )
-    except (ValueError, TypeError):  # an int too large for any integer type
-        return False

@@ -33,8 +33,6 @@ from pyserver.analysis.worker.signatures.caller_probes import (
     LeftOut,
     constant_shape,
     leave_out_copies,
-    python_call_types,
-    same_numba_types,
 )
 from pyserver.analysis.worker.signatures.caller_slices import (
     ITER,
@@ -742,13 +740,13 @@ class PythonCallerTypes(TestParameterTypes):
         known = self._shapes.get(shape_key)
         if known is not None:
             typing, typed_numbers = known
-            if same_numba_types(numbers, typed_numbers) and all(
+            if numba_api.same_numba_types(numbers, typed_numbers) and all(
                 a == b or (type(a), a) in typing.free_constants
                 for a, b in zip(typed_numbers, numbers, strict=True)
             ):
                 self.slices_shared += 1
                 return typing
-        with self._resolver(), python_call_types():
+        with self._resolver(), numba_api.python_call_types():
             typing = numba_api.type_python_slice(py_func, (numba_api.boolean_type(), *param_types.values()))
         self.slices_typed += 1
         if typing.error is None and typing.free_constants:
