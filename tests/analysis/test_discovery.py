@@ -222,7 +222,7 @@ def test_a_large_file_is_discovered_without_a_regex_per_function_and_cached(monk
     from pyserver.analysis.worker.discover import discovery
 
     source = _many_functions(1000)
-    discovery._find_cached.cache_clear()
+    discovery.clear_found_cache()
     assert len(source.splitlines()) >= 10_000
     compiled: list[object] = []
     parsed: list[object] = []

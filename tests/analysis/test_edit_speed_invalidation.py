@@ -187,9 +187,9 @@ def test_source_index_lookups_match_a_walk_of_the_tree() -> None:
 
 
 def test_discovery_from_a_parsed_tree_equals_discovery_from_text() -> None:
-    discovery._find_cached.cache_clear()
+    discovery.clear_found_cache()
     from_text = discovery.find_jitted_functions(SAMPLE, "sample.py")
-    discovery._find_cached.cache_clear()
+    discovery.clear_found_cache()
     from_tree = discovery.find_jitted_functions(SAMPLE, "sample.py", ast.parse(SAMPLE))
     assert from_tree == from_text
     assert [f.name for f in from_text] == ["Box.m", "f"]

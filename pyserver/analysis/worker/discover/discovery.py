@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import ast
 import re
-import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from pyserver.caches import BoundedCache, bounded_cache
+from pyserver.pysource import NEVER_JITTING_DECORATORS
 
 # Fully qualified decorator -> kind. Aliases (`import numba as nb`, `from numba import njit as fast`)
 # are resolved to these names first.
@@ -367,36 +368,25 @@ def find_jitted_functions(
     return list(_find_cached(source, path, tree))
 
 
-class _FoundCache:
-    """The functions found per (source, path), the 8 most recent (an LRU, as functools.lru_cache, but
-    one that can take the caller's parsed tree, which is not part of the key)."""
+# The functions found per (source, path), the 8 most recent; the caller's parsed tree, when it has one,
+# is not part of the key. Hovers and lenses ask from the server's threads (the cache locks).
+_found: BoundedCache[tuple[str, str], tuple[JitFunction, ...]] = bounded_cache("discovery.found", 8)
 
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._found: OrderedDict[tuple[str, str], tuple[JitFunction, ...]] = OrderedDict()
-        self._lock = threading.Lock()  # hovers and lenses ask from the server's threads
 
-    def __call__(self, source: str, path: str, tree: ast.Module | None = None) -> tuple[JitFunction, ...]:
-        key = (source, path)
-        with self._lock:
-            found = self._found.get(key)
-            if found is not None:
-                self._found.move_to_end(key)
-                return found
-        parsed = tree if tree is not None else ast.parse(source, filename=path)
-        found = tuple(find_jitted_functions_in_tree(parsed, source))
-        with self._lock:
-            self._found[key] = found
-            while len(self._found) > self.size:
-                self._found.popitem(last=False)
+def _find_cached(source: str, path: str, tree: ast.Module | None = None) -> tuple[JitFunction, ...]:
+    key = (source, path)
+    found = _found.get(key)
+    if found is not None:
         return found
+    parsed = tree if tree is not None else ast.parse(source, filename=path)
+    found = tuple(find_jitted_functions_in_tree(parsed, source))
+    _found[key] = found
+    return found
 
-    def cache_clear(self) -> None:
-        with self._lock:
-            self._found.clear()
 
-
-_find_cached = _FoundCache(8)
+def clear_found_cache() -> None:
+    """Forget the functions found so far (for measuring a first discovery)."""
+    _found.clear()
 
 
 def find_jitted_functions_in_tree(tree: ast.Module, source: str) -> list[JitFunction]:
@@ -591,38 +581,7 @@ def _defs(tree: ast.Module) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctio
         decorators = [
             dotted_name(d.func if isinstance(d, ast.Call) else d) or "" for d in node.decorator_list
         ]
-        yield node, any(d.split(".")[-1] not in _PLAIN_DECORATORS for d in decorators)
-
-
-# Decorators that never make a jitted function (a module whose only decorators are these is not loaded).
-_PLAIN_DECORATORS = frozenset(
-    {
-        "property",
-        "staticmethod",
-        "classmethod",
-        "abstractmethod",
-        "cached_property",
-        "setter",
-        "getter",
-        "deleter",
-        "lru_cache",
-        "cache",
-        "wraps",
-        "contextmanager",
-        "asynccontextmanager",
-        "dataclass",
-        "total_ordering",
-        "singledispatch",
-        "overload",
-        "override",
-        "fixture",
-        "parametrize",
-        "skip",
-        "skipif",
-        "xfail",
-        "usefixtures",
-    }
-)
+        yield node, any(d.split(".")[-1] not in NEVER_JITTING_DECORATORS for d in decorators)
 
 
 def with_analysed(

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from pyserver import numba_api
-from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.analysis.model import (
     CallerSite,
     FileResult,
@@ -48,6 +47,7 @@ from pyserver.analysis.worker.signatures.signature_sources import (
     SignatureSources,
     recorded_stores,
 )
+from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.record import store
 
 ANALYSED_KINDS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass-method"}

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover.discovery import ImportNames, dotted_name
+from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
 
 # ast.TryStar (except*) exists from Python 3.11 on.
 if sys.version_info >= (3, 11):
@@ -53,30 +54,6 @@ JIT_BUILDERS = frozenset(
         "overload_classmethod",
         "register_jitable",
         "intrinsic",
-    }
-)
-# Decorators that make nothing jitted: the bodies they decorate are not roots of the slice.
-_PLAIN_DECORATORS = frozenset(
-    {
-        "property",
-        "staticmethod",
-        "classmethod",
-        "abstractmethod",
-        "cached_property",
-        "lru_cache",
-        "cache",
-        "wraps",
-        "contextmanager",
-        "dataclass",
-        "total_ordering",
-        "singledispatch",
-        "overload_typing",  # typing.overload
-        "fixture",
-        "mark",
-        "parametrize",
-        "setter",
-        "getter",
-        "deleter",
     }
 )
 _SYS_PATH_METHODS = frozenset({"append", "insert", "extend", "remove"})
@@ -289,7 +266,7 @@ def _definitions_in(
                 for decorator in node.decorator_list:
                     target = decorator.func if isinstance(decorator, ast.Call) else decorator
                     dotted = dotted_name(target)
-                    if dotted and dotted.split(".")[-1] not in _PLAIN_DECORATORS:
+                    if dotted and dotted.split(".")[-1] not in NOT_SLICE_ROOT_DECORATORS:
                         decorator_names.add(dotted)
         found = _DEFINITIONS_IN[top] = (tuple(sets_globals), frozenset(def_names), frozenset(decorator_names))
     return found
@@ -398,7 +375,7 @@ class _Slicer:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             decorated = any(
                 (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
-                not in _PLAIN_DECORATORS
+                not in NOT_SLICE_ROOT_DECORATORS
                 for d in node.decorator_list
             )
             reads, later_reads = _definition_names(node, self.lines)
