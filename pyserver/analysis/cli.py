@@ -95,7 +95,7 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
                             {"path": _display(c.path, base), "function": c.function, "line": c.line}
                             for c in s.callers
                         ],
-                        # issue 16: the parallel report, for parallel=True functions only
+                        # the parallel report, for parallel=True functions only
                         **(
                             {"parallel_loops": [vars(loop) for loop in s.parallel_loops]}
                             if s.parallel_loops
@@ -104,7 +104,7 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
                     }
                     for s in function.signatures
                 ],
-                **_compiles_json(function),  # issue 16: recompiles explained, from recorded runs
+                **_compiles_json(function),  # recompiles explained, from recorded runs
             }
         )
     return out
@@ -142,7 +142,7 @@ def _diagnostic_json(diagnostic: Any, base: Path) -> dict[str, Any]:
 
     data = asdict(diagnostic)
     data["path"] = _display(diagnostic.path, base)
-    explanation = explain_diagnostic(diagnostic)  # contract (issue 16): plain-language cause and fix
+    explanation = explain_diagnostic(diagnostic)  # contract: plain-language cause and fix
     data["why"] = explanation.why
     data["fix"] = explanation.fix
     for related in data["relatedInformation"]:
@@ -296,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     finally:
         engine.close()
-    if args.type_hints:  # issue 16: Hint-severity diagnostics, off unless asked for
+    if args.type_hints:  # Hint-severity diagnostics, off unless asked for
         from pyserver.analysis.worker.report.insight import type_hints
 
         for result in results:

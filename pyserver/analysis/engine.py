@@ -1,4 +1,4 @@
-"""AnalysisEngine: the parent side of the analysis worker (shared contract, see the common brief).
+"""AnalysisEngine: the parent side of the analysis worker.
 
 The engine never imports Numba and never runs user code itself: a warm worker process does
 (pyserver.analysis.worker). The engine starts it on demand, sends it the editor buffer, and turns
@@ -105,12 +105,12 @@ _EXTENSION_API = {
 }
 
 
-# Every name _extends_numba looks for: text with none of them (and only ASCII, so that no identifier
+# Every name extends_numba looks for: text with none of them (and only ASCII, so that no identifier
 # normalises into one) cannot use the extension API, and is not parsed.
 _EXTENSION_WORDS = re.compile("|".join(["extending", *sorted(_EXTENSION_API)]))
 
 
-def _extends_numba(source: str) -> bool:
+def extends_numba(source: str) -> bool:
     """Does the module use Numba's extension API (so that re-executing it in one process goes stale)?"""
     if source.isascii() and _EXTENSION_WORDS.search(source) is None:
         return False
@@ -566,7 +566,7 @@ class AnalysisEngine:
             if partial is not None:
                 partial.elapsed_ms = (time.perf_counter() - started) * 1000.0
                 return partial
-        if _extends_numba(source):
+        if extends_numba(source):
             digest = hashlib.sha256(source.encode()).hexdigest()
             previous = self._extension_sources.get(path)
             if previous is not None and previous != digest and self.worker_pid is not None:

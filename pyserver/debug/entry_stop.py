@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pyserver import pysource
+
 # The condition of the stop: true for the first thread that reaches the line, false for every other,
 # decided inside the program (dict.setdefault is atomic), so no second thread stops there before the adapter
 # has removed the breakpoint.
@@ -78,7 +80,7 @@ def locate_first_statement(name: str, candidates: list[Path]) -> tuple[Path, int
         try:
             source = path.read_text(encoding="utf-8")
             functions = find_jitted_functions(source, str(path))
-            tree = ast.parse(source)
+            tree = pysource.parse(source)
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
             continue
         function = next((f for f in functions if f.name == name), None)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pyserver import pysource
 from pyserver.debug import jitframes
 from pyserver.debug.gdb.backend import GdbBackend
 from pyserver.debug.gdb.mi import breakpoint as mi_breakpoint
@@ -152,7 +153,7 @@ class LineStepper:
 
             source = Path(step.path).read_text(encoding="utf-8")
             function = jitted_function_at(find_jitted_functions(source, step.path), step.line)
-            tree = ast.parse(source)
+            tree = pysource.parse(source)
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError, ImportError) as exc:
             self.log(f"line step: no lines of {step.path}: {exc}")
             return []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
+from pyserver import pysource
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
 from pyserver.analysis.worker.discover.discovery import (
     JitFunction,
@@ -25,10 +26,9 @@ ViewState = Literal["current", "shifted", "changed", "not-analysed"]
 
 
 # ASTs are heavy (a 10,000-line module's is tens of MB): keep only the few in use.
-@lru_cache(maxsize=6)
 def parse_module(source: str) -> ast.Module | None:
     try:
-        return ast.parse(source)
+        return pysource.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
 

@@ -15,7 +15,7 @@ from numba.core.compiler_machinery import FunctionPass, register_pass
 from pyserver.numba_api.inference import Inference, source_name
 
 # --------------------------------------------------------------------------------------------------
-# The parallel report (issue 16): after ParforPass, run parfor fusion and read Numba's own parfor
+# The parallel report: after ParforPass, run parfor fusion and read Numba's own parfor
 # diagnostics (the data behind `parallel_diagnostics(level=...)`), without lowering. Hoisting is decided
 # during lowering, so it is not part of this report.
 

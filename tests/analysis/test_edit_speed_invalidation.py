@@ -227,7 +227,7 @@ def test_extension_check_without_parsing_agrees_with_the_parse() -> None:
         "ｘ = 1\nfrom numba import generated_jit\n": False,  # not ASCII: parsed
     }
     for source, expected in cases.items():
-        assert engine._extends_numba(source) is expected, source
+        assert engine.extends_numba(source) is expected, source
 
 
 def test_kept_annotation_and_signature_texts_follow_what_their_names_stand_for() -> None:

@@ -432,7 +432,7 @@ def jitted_function_at(functions: list[JitFunction], line: int) -> JitFunction |
 
 
 # --------------------------------------------------------------------------------------------------
-# Functions Numba created while the module loaded (issue 12): placed in the source by name and line.
+# Functions Numba created while the module loaded: placed in the source by name and line.
 
 _CREATED_KINDS = {
     "jit": "njit",

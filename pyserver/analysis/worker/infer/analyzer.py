@@ -213,7 +213,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
         for name in records:
             identifier = numba_api.function_id(records[name].py_func)
             (result.inferred if identifier in self._run.fresh else result.reused).append(name)
-        result.diagnostics.extend(insight.surprises(result, index))  # issue 16: compiles, but surprises
+        result.diagnostics.extend(insight.surprises(result, index))  # compiles, but surprises
         result.diagnostics = dedupe(result.diagnostics)
         result.callers_changed = self.sources.cross_file.changed_since(run.real_path)
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
@@ -263,7 +263,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
         result.diagnostics.extend(
             self._report_inference(path, function, inference, signature_text, index, candidate)
         )
-        if inference.parallel is not None:  # issue 16: the parallel report
+        if inference.parallel is not None:  # the parallel report
             info.signatures[-1].parallel_loops = insight.parallel_loops(
                 inference.parallel, function.def_line, index
             )

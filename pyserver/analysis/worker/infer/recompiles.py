@@ -1,4 +1,4 @@
-"""Recompiles explained (issue 16): from recorded runs, each compile of a function in the order it
+"""Recompiles explained: from recorded runs, each compile of a function in the order it
 happened, how long it took, and for every compile after the first, which argument's type made Numba
 compile again. For `cache=True` functions, whether Numba's cache index holds the signature (a hit next
 time) or why not.

@@ -337,8 +337,8 @@ class Loader:
                         sliced, path, self.skip_lines, result.skipped_statements, missing
                     )
                 else:
-                    codes = _module_codes(sliced, path, source, {id(statement) for statement in parsed.body})
-                    if _annotates(sliced.tree.body):
+                    codes = module_codes(sliced, path, source, {id(statement) for statement in parsed.body})
+                    if annotates(sliced.tree.body):
                         # What the module's code does first (SETUP_ANNOTATIONS); its statements run apart.
                         module.__annotations__ = {}
             else:
@@ -456,7 +456,7 @@ _STATEMENT_CODES_LIMIT = 4096
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
 
 
-def _module_codes(
+def module_codes(
     sliced: toplevel_slice.TopLevelSlice, path: str, source: str, original: set[int]
 ) -> list[tuple[ast.stmt | None, Any]]:
     """The kept module as code objects to run in order, a failure stopping the rest as in one module:
@@ -524,7 +524,7 @@ def _is_future_import(statement: ast.stmt) -> bool:
     return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
 
 
-def _annotates(body: list[ast.stmt]) -> bool:
+def annotates(body: list[ast.stmt]) -> bool:
     """Does the module's own code (not its defs or classes) hold an annotated assignment? (CPython's
     find_ann: the module then starts by making `__annotations__`.)"""
     return any(isinstance(statement, ast.AnnAssign) for statement in discovery.statements_shallow(body))

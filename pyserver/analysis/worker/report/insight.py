@@ -116,7 +116,7 @@ def _bool_invert(path: str, function: FunctionInfo, index: SourceIndex) -> list[
     return list(found.values())
 
 
-def _module_assignments(tree: ast.Module) -> tuple[dict[str, list[int]], set[str]]:
+def module_assignments(tree: ast.Module) -> tuple[dict[str, list[int]], set[str]]:
     """Assignment lines per name on one path through the module's top level (the branches of an `if` or
     a `try` are alternatives: the longer one counts; a loop's body counts twice, as it re-assigns);
     a `global` statement in a function counts as one more; names bound by def/import/class."""
@@ -179,7 +179,7 @@ def _module_assignments(tree: ast.Module) -> tuple[dict[str, list[int]], set[str
 def _frozen_globals(path: str, functions: list[FunctionInfo], index: SourceIndex) -> list[Diagnostic]:
     if index.tree is None:
         return []
-    assigned, bound_otherwise = _module_assignments(index.tree)
+    assigned, bound_otherwise = module_assignments(index.tree)
     changed = {
         name: lines for name, lines in assigned.items() if len(lines) > 1 and name not in bound_otherwise
     }

@@ -336,7 +336,7 @@ class SignatureSources:
         index: report.SourceIndex,
     ) -> None:
         """Keep the types a caller of this file passes to a jitted function of another workspace file,
-        for when that file is analysed (issue 3, source 5, across modules)."""
+        for when that file is analysed (source 5, across modules)."""
         if record is None or not self.is_workspace_file(callee[0]) or not line:
             return
         call_range = index._call_on_line(line, callee[1].split(".")[-1]) or index.line_range(line)
