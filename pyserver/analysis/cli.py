@@ -232,8 +232,9 @@ def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from pyserver import __version__
-    from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable, read_source
+    from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable
     from pyserver.analysis.model import FileResult, has_errors
+    from pyserver.analysis.static_results import read_source
     from pyserver.analysis.worker.discover.discovery import find_jitted_functions, may_make_jitted
     from pyserver.versions import numba_verdict
 

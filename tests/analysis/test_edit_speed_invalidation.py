@@ -12,7 +12,7 @@ import textwrap
 
 from analysis_helpers import by_code
 
-from pyserver.analysis import engine
+from pyserver.analysis import static_results
 from pyserver.analysis.worker.discover import discovery
 from pyserver.analysis.worker.load import toplevel_slice
 from pyserver.analysis.worker.report import report
@@ -227,7 +227,7 @@ def test_extension_check_without_parsing_agrees_with_the_parse() -> None:
         "ｘ = 1\nfrom numba import generated_jit\n": False,  # not ASCII: parsed
     }
     for source, expected in cases.items():
-        assert engine.extends_numba(source) is expected, source
+        assert static_results.extends_numba(source) is expected, source
 
 
 def test_kept_annotation_and_signature_texts_follow_what_their_names_stand_for() -> None:

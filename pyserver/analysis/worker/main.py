@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
         numba_api.install()  # Numba's methods the analysis replaces, before anything is typed
         signature_files = [p for p in os.environ.get("NUMBA_LENS_SIGNATURE_FILES", "").split(os.pathsep) if p]
         analyzer = Analyzer(root, signature_files)
-        # The engine starts us outside the workspace (see engine._spawn); user code runs in the root.
+        # The engine starts us outside the workspace (see worker_process.spawn_worker); user code runs in the root.
         os.chdir(root)
         # Numba's start-up objects and the warm-up's leave the collector's generations now (~40 ms, before
         # any file arrives), or a full collection walks them during the first file's analysis.
