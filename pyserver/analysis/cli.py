@@ -138,7 +138,7 @@ def _files_json(results: list[Any], base: Path) -> list[dict[str, Any]]:
 def _diagnostic_json(diagnostic: Any, base: Path) -> dict[str, Any]:
     from dataclasses import asdict
 
-    from pyserver.analysis.worker.report.explain import explain_diagnostic
+    from pyserver.analysis.api import explain_diagnostic
 
     data = asdict(diagnostic)
     data["path"] = _display(diagnostic.path, base)
@@ -151,9 +151,9 @@ def _diagnostic_json(diagnostic: Any, base: Path) -> dict[str, Any]:
 
 
 def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
+    from pyserver.analysis.api import explain_diagnostic
     from pyserver.analysis.codes import CODE_TABLE
     from pyserver.analysis.model import CODES
-    from pyserver.analysis.worker.report.explain import explain_diagnostic
 
     codes = list(CODES) + [code for code in CODE_TABLE if code not in CODES]
 
@@ -232,10 +232,10 @@ def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from pyserver import __version__
+    from pyserver.analysis.api import find_jitted_functions, may_make_jitted
     from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable
     from pyserver.analysis.model import FileResult, has_errors
     from pyserver.analysis.static_results import read_source
-    from pyserver.analysis.worker.discover.discovery import find_jitted_functions, may_make_jitted
     from pyserver.versions import numba_verdict
 
     base = Path(args.root or os.getcwd()).resolve()
@@ -298,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         engine.close()
     if args.type_hints:  # Hint-severity diagnostics, off unless asked for
-        from pyserver.analysis.worker.report.insight import type_hints
+        from pyserver.analysis.api import type_hints
 
         for result in results:
             try:

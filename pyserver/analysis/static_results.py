@@ -11,9 +11,9 @@ import re
 import tokenize
 from pathlib import Path
 
+from pyserver.analysis.api import find_jitted_functions
 from pyserver.analysis.codes import doc_link
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, Range
-from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 
 
 def read_source(path: str | Path) -> str:

@@ -74,7 +74,7 @@ def candidate_files(
 
 def locate_first_statement(name: str, candidates: list[Path]) -> tuple[Path, int] | None:
     """The file and first body line of the jitted function `name`, found without running anything."""
-    from pyserver.analysis.worker.discover.discovery import find_jitted_functions
+    from pyserver.analysis.api import find_jitted_functions
 
     for path in candidates:
         try:

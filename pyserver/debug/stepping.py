@@ -149,7 +149,7 @@ class LineStepper:
         """Temporary breakpoints (this thread only) on every other statement line of the jitted function
         being stepped: the loop of one line runs at full speed instead of one stop per iteration."""
         try:
-            from pyserver.analysis.worker.discover.discovery import find_jitted_functions, jitted_function_at
+            from pyserver.analysis.api import find_jitted_functions, jitted_function_at
 
             source = Path(step.path).read_text(encoding="utf-8")
             function = jitted_function_at(find_jitted_functions(source, step.path), step.line)

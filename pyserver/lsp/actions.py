@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pyserver.analysis.worker.discover.discovery import JitFunction
+from pyserver.analysis.api import JitFunction
 from pyserver.lsp.syntax import function_node
 from pyserver.lsp.text import utf8_to_index
 from pyserver.lsp.views import cached_lines, discover, parse_module

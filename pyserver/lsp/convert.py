@@ -12,9 +12,9 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
+from pyserver.analysis.api import explain_diagnostic
 from pyserver.analysis.codes import doc_link
 from pyserver.analysis.model import Diagnostic, Range
-from pyserver.analysis.worker.report.explain import explain_diagnostic
 from pyserver.lsp.text import index_to_client, line_at, split_lines
 
 SEVERITY = {
@@ -105,7 +105,7 @@ def type_hint_diagnostics(
 ) -> list[lsp.Diagnostic]:
     """Type-instability hints (pyserver.analysis.worker.report.insight.type_hints) of an AnalysedDocument, published
     when `numbaLens.typeHints` is on; `severity` can still switch a code off or raise it."""
-    from pyserver.analysis.worker.report.insight import type_hints
+    from pyserver.analysis.api import type_hints
 
     return publishable(analysed.path, type_hints(analysed.result, analysed.source), overrides, ranges)
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyserver.analysis.api import JitFunction, kernels
 from pyserver.analysis.model import Diagnostic, FunctionInfo, SignatureResult
-from pyserver.analysis.worker.discover.discovery import JitFunction
-from pyserver.analysis.worker.infer import kernels
 from pyserver.lsp import parallel
 from pyserver.lsp.syntax import NameAt, name_at, names_in, reaching_store
 from pyserver.lsp.typeinfo import occurrence_types
@@ -170,7 +169,7 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
         details.append(f"- `{signature.text}`: " + ", ".join(facts))
     parts.append("\n".join(details))
     if info.compiles:  # issue 16: recompiles explained, from recorded runs
-        from pyserver.analysis.worker.infer.recompiles import hover_markdown
+        from pyserver.analysis.api import compiles_hover_markdown as hover_markdown
 
         parts.append(hover_markdown(info.compiles))
     return "\n\n".join(parts) + _freshness(view, context)
@@ -230,7 +229,7 @@ def diagnostic_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> s
 
 def diagnostic_advice_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> str | None:
     """Why and how to fix, for diagnostics under the cursor (issue 16; pyserver.analysis.worker.report.explain)."""
-    from pyserver.analysis.worker.report.explain import explain_diagnostic
+    from pyserver.analysis.api import explain_diagnostic
 
     parts = []
     for diagnostic in diagnostics:

@@ -25,9 +25,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from pyserver import __version__
+from pyserver.analysis.api import MAIN_BLOCK_REASON, may_make_jitted
 from pyserver.analysis.model import Diagnostic, FileResult, Range
-from pyserver.analysis.worker.discover.discovery import may_make_jitted
-from pyserver.analysis.worker.load.toplevel_slice import MAIN_BLOCK_REASON
 from pyserver.lsp import actions, convert, hover, inlay, lenses, stability
 from pyserver.lsp.environment import NumbaCheck, check_numba
 from pyserver.lsp.scheduler import AnalysisScheduler, Outcome
@@ -480,7 +479,7 @@ class NumbaLensServer(LanguageServer):
                 source = Path(path).read_text(encoding="utf-8")
             except OSError as exc:
                 raise JsonRpcInvalidParams(f"cannot read {path}: {exc}") from exc
-        from pyserver.analysis.worker.discover.discovery import jitted_function_at
+        from pyserver.analysis.api import jitted_function_at
 
         function = jitted_function_at(list(discover(source)), line + 1)
         if function is None:
@@ -820,7 +819,7 @@ def register_features(server: NumbaLensServer) -> None:
     @server.feature("numbaLens/compiles")
     @server.thread()  # issue 16: recompiles explained, the view behind the "N compiles · T s" lens
     def on_compiles(ls: NumbaLensServer, params: Any) -> dict[str, Any]:
-        from pyserver.analysis.worker.infer.recompiles import payload
+        from pyserver.analysis.api import compiles_payload as payload
 
         raw = plain(params)
         uri = raw.get("uri") if isinstance(raw, dict) else None

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyserver.analysis.api import type_hints
 from pyserver.analysis.model import FileResult
-from pyserver.analysis.worker.report.insight import type_hints
 from pyserver.lsp.views import AnalysedDocument, function_views
 
 LEVELS = ("stable", "unstable", "problem")

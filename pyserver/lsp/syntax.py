@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from pyserver.analysis.worker.discover.discovery import JitFunction
+from pyserver.analysis.api import JitFunction
 from pyserver.lsp.text import utf8_to_index
 from pyserver.lsp.views import cached_lines, parse_module
 

@@ -14,12 +14,12 @@ from functools import lru_cache
 from typing import Literal
 
 from pyserver import pysource
-from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
-from pyserver.analysis.worker.discover.discovery import (
+from pyserver.analysis.api import (
     JitFunction,
     find_jitted_functions_in_tree,
     with_analysed,
 )
+from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
 from pyserver.lsp.text import split_lines
 
 ViewState = Literal["current", "shifted", "changed", "not-analysed"]
