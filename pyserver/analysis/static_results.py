@@ -11,6 +11,7 @@ import re
 import tokenize
 from pathlib import Path
 
+from pyserver import pysource
 from pyserver.analysis.api import find_jitted_functions
 from pyserver.analysis.codes import doc_link
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, Range
@@ -42,7 +43,7 @@ def failed_result(
 def import_time_fingerprint(source: str) -> str | None:
     """A digest of the code that runs when the module is imported (not function bodies); None if unparsable."""
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError):
         return None
     parts = []
@@ -86,7 +87,7 @@ def extends_numba(source: str) -> bool:
     if source.isascii() and _EXTENSION_WORDS.search(source) is None:
         return False
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except (SyntaxError, ValueError):
         return False
     for node in ast.walk(tree):

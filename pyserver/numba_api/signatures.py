@@ -18,6 +18,8 @@ import numpy as np
 from numba.core import sigutils, typing
 from numba.core import types as nbtypes
 
+from pyserver.caches import BoundedCache, bounded_cache
+
 
 def parse_signature(sig: Any) -> tuple[tuple[Any, ...], Any]:
     """(argument types, return type or None) from any signature form Numba accepts; ValueError if bad."""
@@ -31,8 +33,6 @@ def parse_signature(sig: Any) -> tuple[tuple[Any, ...], Any]:
         raise ValueError(f"{type(exc).__name__}: {exc}") from exc
     parsed = tuple(args), return_type
     if isinstance(sig, str):
-        if len(_parsed_signatures) >= 4096:
-            _parsed_signatures.clear()
         names = tuple((n, _signature_name(n)) for n in set(_IDENTIFIER.findall(sig)))
         _parsed_signatures[sig] = (parsed, names)
     return parsed
@@ -40,7 +40,9 @@ def parse_signature(sig: Any) -> tuple[tuple[Any, ...], Any]:
 
 # A signature string is evaluated among Numba's types (then builtins), and its types are interned: the
 # same text gives the same types while the names it uses stand for the same objects (checked on reuse).
-_parsed_signatures: dict[str, tuple[tuple[tuple[Any, ...], Any], tuple[tuple[str, Any], ...]]] = {}
+_parsed_signatures: BoundedCache[str, tuple[tuple[tuple[Any, ...], Any], tuple[tuple[str, Any], ...]]] = (
+    bounded_cache("numba_api.parsed_signatures", 4096)
+)
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _MISSING = object()
 
@@ -59,7 +61,10 @@ _PYTHON_SCALARS: dict[Any, Any] = {
 }
 
 
-_annotation_values: dict[str, tuple[Any, tuple[tuple[str, Any], ...]]] = {}  # see annotation_type
+# see annotation_type
+_annotation_values: BoundedCache[str, tuple[Any, tuple[tuple[str, Any], ...]]] = bounded_cache(
+    "numba_api.annotation_values", 4096
+)
 
 
 def annotation_type(annotation: Any, namespace: dict[str, Any]) -> Any | None:
@@ -85,8 +90,6 @@ def annotation_type(annotation: Any, namespace: dict[str, Any]) -> Any | None:
             except Exception:
                 return None
             if own:
-                if len(_annotation_values) >= 4096:
-                    _annotation_values.clear()
                 _annotation_values[annotation] = (value, tuple((n, nbtypes.__dict__[n]) for n in names))
     if isinstance(value, nbtypes.Type):
         if isinstance(value, nbtypes.NumberClass):  # e.g. `types.float64` used as a class
@@ -130,7 +133,7 @@ def cache_index_signatures(py_func: Any, path: str) -> list[tuple[Any, ...]]:
 
 # directory -> (its mtime_ns, when it was listed, its names): listed again when it changed, or when it
 # had changed within RACY_S of the listing (a timestamp too coarse to tell two changes apart, as git does).
-_listings: dict[str, tuple[int, float, list[str]]] = {}
+_listings: BoundedCache[str, tuple[int, float, list[str]]] = bounded_cache("numba_api.cache_listings", 256)
 RACY_S = 2.0
 
 
@@ -147,8 +150,6 @@ def _directory_names(directory: str) -> list[str]:
         names = os.listdir(directory)
     except OSError:
         return []
-    if len(_listings) >= 256:
-        _listings.clear()
     _listings[directory] = (stamp, listed_at, names)
     return names
 

@@ -196,7 +196,7 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
         cpu_target.typing_context.refresh()
         _stand_ins_loaded = True
     try:
-        func_ir = _slice_frontend(py_func)
+        func_ir = slice_frontend(py_func)
         state = typed_passes.type_inference_stage(
             cpu_target.typing_context, cpu_target.target_context, func_ir, arg_types, None, raise_errors=False
         )
@@ -282,13 +282,13 @@ _ARITHMETIC = (
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
     operator.pow,
 )  # fmt: skip
-_numba_templates: dict[Any, tuple[Any, ...]] = {}
+numba_operator_templates: dict[Any, tuple[Any, ...]] = {}
 
 
 _NUMBA_DIR = os.path.dirname(numba.__file__) + os.sep
 
 
-def _numbas_own(template: Any) -> bool:
+def numbas_own_template(template: Any) -> bool:
     """Is this typing template Numba's (its typing code in Numba's package), not a workspace's overload?"""
     function = getattr(template, "_overload_func", None)
     if function is None:
@@ -310,16 +310,18 @@ def _snapshot_operator_templates() -> None:
     context = cpu_target.typing_context
     for op in _ARITHMETIC:
         templates = tuple(context.resolve_value_type(op).templates)
-        if all(_numbas_own(t) for t in templates):
-            _numba_templates[op] = templates
+        if all(numbas_own_template(t) for t in templates):
+            numba_operator_templates[op] = templates
 
 
 def _operators_are_numbas() -> bool:
     """Are the arithmetic operators typed by Numba's templates of the warm-up only (no overload since)?"""
-    if len(_numba_templates) != len(_ARITHMETIC):
+    if len(numba_operator_templates) != len(_ARITHMETIC):
         return False
     context = cpu_target.typing_context
-    return all(tuple(context.resolve_value_type(op).templates) == _numba_templates[op] for op in _ARITHMETIC)
+    return all(
+        tuple(context.resolve_value_type(op).templates) == numba_operator_templates[op] for op in _ARITHMETIC
+    )
 
 
 def value_free_constants(
@@ -393,7 +395,7 @@ class _SliceInterpreter(interpreter.Interpreter):  # type: ignore[misc]
         return super().post_process(kept, func_ir)
 
 
-def _slice_frontend(py_func: Any) -> Any:
+def slice_frontend(py_func: Any) -> Any:
     """compiler.run_frontend for a slice, less what only lowering reads: the variables' lifetimes (the
     PostProcessor's liveness analysis); the CFG is canonicalized as it does. A generator (a slice holding
     a `yield`) takes Numba's own front end."""
@@ -510,11 +512,11 @@ def _warm_caller(cond, n, x):  # pragma: no cover - typed by Numba as a caller's
     narrow = (np.ones(n, dtype=np.float32), np.zeros(n, dtype=np.float32), np.empty(n, dtype=np.int64))
     steps = 3
     while cond:
-        data = _warm_kernel_jit(data, x, steps)
+        data = warm_kernel_jit(data, x, steps)
     return data, ints, row, made, narrow, n + 1
 
 
-_warm_kernel_jit: Any = None  # the jitted _warm_kernel, made by the warm-up
+warm_kernel_jit: Any = None  # the jitted _warm_kernel, made by the warm-up
 
 
 def warm_up_python_callers() -> SliceTyping | None:
@@ -523,8 +525,8 @@ def warm_up_python_callers() -> SliceTyping | None:
     arithmetic and a kernel's loops over C arrays load here, not in the first file's analysis (tens of
     ms there; the analysis worker builds its analyzer, and so this, before any file arrives). Returns
     the slice's typing the first time, else None."""
-    global _warm_kernel_jit
-    if _warm_kernel_jit is not None:
+    global warm_kernel_jit
+    if warm_kernel_jit is not None:
         return None
     from pyserver.numba_api.callees import callee_resolver
     from pyserver.numba_api.core import mark_workspace_dispatcher, refresh_contexts
@@ -536,11 +538,11 @@ def warm_up_python_callers() -> SliceTyping | None:
 
     try:
         refresh_contexts()
-        _warm_kernel_jit = numba.njit(_warm_kernel)
-        mark_workspace_dispatcher(_warm_kernel_jit)  # typed through the resolver, as a workspace kernel is
+        warm_kernel_jit = numba.njit(_warm_kernel)
+        mark_workspace_dispatcher(warm_kernel_jit)  # typed through the resolver, as a workspace kernel is
         _snapshot_operator_templates()
         with callee_resolver(resolve):
             return type_python_slice(_warm_caller, (nbtypes.boolean, nbtypes.int64, nbtypes.float64))
     except Exception:  # a speed-up only: the analyses that follow pay for what it did not load
-        _warm_kernel_jit = _warm_kernel_jit or _warm_kernel
+        warm_kernel_jit = warm_kernel_jit or _warm_kernel
         return None

@@ -7,7 +7,7 @@ import ast
 
 from pyserver.caches import BoundedCache, bounded_cache
 
-PARSE_CACHE_SIZE = 8
+PARSE_CACHE_SIZE = 6
 
 _trees: BoundedCache[tuple[str, str], ast.Module] = bounded_cache("pysource.parse", PARSE_CACHE_SIZE)
 

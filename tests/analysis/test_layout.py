@@ -66,3 +66,25 @@ def test_numba_api_patches_numba_only_when_installed() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_the_worker_stages_import_each_other_without_cycles() -> None:
+    worker = PYSERVER / "analysis" / "worker"
+    edges: dict[str, set[str]] = {}
+    for path in worker.rglob("*.py"):
+        parts = path.relative_to(worker).parts
+        if len(parts) < 2:
+            continue  # the worker's entry point
+        for name in _imports(path):
+            if name.startswith("pyserver.analysis.worker."):
+                stage = name.split(".")[3]
+                if stage != parts[0]:
+                    edges.setdefault(parts[0], set()).add(stage)
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(
+            s == goal or (s not in seen and reaches(s, goal, seen | {s})) for s in edges.get(start, ())
+        )
+
+    assert [stage for stage in edges if reaches(stage, stage, set())] == []
+    assert edges["load"] == {"discover"} and "discover" not in edges  # discovery reads source only

@@ -152,10 +152,10 @@ def test_no_constant_is_free_once_an_operator_has_another_overload(monkeypatch) 
     exec("def f(cond, n):\n    a = np.ones(n) * 7\n    return None\n", namespace)
     arg_types = (nbtypes.boolean, nbtypes.int64)
     assert slices.type_python_slice(namespace["f"], arg_types).free_constants == {(int, 7)}
-    changed = dict(slices._numba_templates)
+    changed = dict(slices.numba_operator_templates)
     first = next(iter(changed))
     changed[first] = changed[first][1:]  # as if the templates were not Numba's own any more
-    monkeypatch.setattr(slices, "_numba_templates", changed)
+    monkeypatch.setattr(slices, "numba_operator_templates", changed)
     assert slices.type_python_slice(namespace["f"], arg_types).free_constants == frozenset()
 
 
@@ -204,8 +204,8 @@ def test_only_numbas_own_templates_are_trusted() -> None:
     context = cpu_target.typing_context
     context.refresh()
     theirs = context.resolve_value_type(_lens_test_only).templates
-    assert theirs and not any(slices._numbas_own(t) for t in theirs)
-    assert all(slices._numbas_own(t) for t in context.resolve_value_type(operator.mul).templates)
+    assert theirs and not any(slices.numbas_own_template(t) for t in theirs)
+    assert all(slices.numbas_own_template(t) for t in context.resolve_value_type(operator.mul).templates)
 
 
 def test_an_edit_of_the_kernel_the_callers_call_types_them_again(ws) -> None:

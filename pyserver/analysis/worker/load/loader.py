@@ -27,7 +27,6 @@ import sys
 import time
 import traceback
 import types
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from pyserver import numba_api
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
 from pyserver.analysis.worker.load import toplevel_slice
+from pyserver.caches import BoundedCache, bounded_cache
 
 _FILE_LOADERS = (
     importlib.machinery.SourceFileLoader,
@@ -451,8 +451,9 @@ def _statement_codes(
 
 # (file, flags, first line, column, last line, end column, the statement's lines) -> its code object: a
 # statement is compiled again only when its text or its place changed.
-_STATEMENT_CODES: OrderedDict[tuple[Any, ...], types.CodeType] = OrderedDict()
-_STATEMENT_CODES_LIMIT = 4096
+_STATEMENT_CODES: BoundedCache[tuple[Any, ...], types.CodeType] = bounded_cache(
+    "loader.statement_codes", 4096
+)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
 
 
@@ -505,10 +506,6 @@ def _statement_code(
     if code is None:
         code = compile(chunk, path, "exec", flags=flags, dont_inherit=True)
         _STATEMENT_CODES[key] = code
-        while len(_STATEMENT_CODES) > _STATEMENT_CODES_LIMIT:
-            _STATEMENT_CODES.popitem(last=False)
-    else:
-        _STATEMENT_CODES.move_to_end(key)
     return code
 
 

@@ -23,12 +23,12 @@ import functools
 import re
 import sys
 import weakref
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover.discovery import ImportNames, dotted_name
+from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
 
 # ast.TryStar (except*) exists from Python 3.11 on.
@@ -211,8 +211,9 @@ class _Unit:
 
 # Statement text -> (names a `def` or `class` reads when it runs, names its bodies read): they depend on
 # its text alone, so after an edit only the definitions that changed are walked again.
-_DEFINITION_NAMES: OrderedDict[str, tuple[frozenset[str], frozenset[str]]] = OrderedDict()
-_DEFINITION_NAMES_LIMIT = 4096
+_DEFINITION_NAMES: BoundedCache[str, tuple[frozenset[str], frozenset[str]]] = bounded_cache(
+    "toplevel_slice.definition_names", 4096
+)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
 
 
@@ -228,7 +229,6 @@ def _definition_names(
         key = "\n".join(lines[first - 1 : node.end_lineno])
         cached = _DEFINITION_NAMES.get(key)
         if cached is not None:
-            _DEFINITION_NAMES.move_to_end(key)
             return set(cached[0]), set(cached[1])
     if isinstance(node, ast.ClassDef):
         now, later = _class_time_nodes(node)
@@ -237,8 +237,6 @@ def _definition_names(
         reads, later_reads = _loads(_definition_time_nodes(node)), _loads(list(node.body), strings=False)
     if key is not None:
         _DEFINITION_NAMES[key] = (frozenset(reads), frozenset(later_reads))
-        while len(_DEFINITION_NAMES) > _DEFINITION_NAMES_LIMIT:
-            _DEFINITION_NAMES.popitem(last=False)
     return reads, later_reads
 
 
