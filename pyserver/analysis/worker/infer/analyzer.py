@@ -1,9 +1,8 @@
 """The analysis of one file, inside the worker: load, gather argument types, infer, report.
 
-Results are cached per function and signature, keyed by the function's source, the fingerprints of
-the globals it reads (workspace functions it calls included, recursively), its options and the
-signature. A function's results are stored relative to its `def` line, so an edit that moves a
-function without changing it reuses its results, shifted.
+Analyzer orchestrates the stages; what it inherits owns the rest: InferenceMemo (memo.py) the
+inferences kept across analyses, CalleeResolution (callee_resolution.py) the typing of calls to
+workspace functions, DiagnosticReporting (diagnostics.py) turning inferences into diagnostics.
 """
 
 from __future__ import annotations
