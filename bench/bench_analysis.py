@@ -135,7 +135,7 @@ def discovery_figures() -> None:
     `ast.parse` of the same text, which it cannot beat; and the cached answer for an unchanged text."""
     import ast
 
-    from pyserver.analysis import discovery
+    from pyserver.analysis.worker.discover import discovery
 
     parts = ["import numpy as np", "from numba import njit", ""]
     for i in range(1000):
@@ -153,7 +153,7 @@ def discovery_figures() -> None:
         started = time.perf_counter()
         ast.parse(source)
         parse_runs.append(time.perf_counter() - started)
-        discovery._find_cached.cache_clear()
+        discovery.clear_found_cache()
         started = time.perf_counter()
         found = discovery.find_jitted_functions(source, "big.py")
         fresh_runs.append(time.perf_counter() - started)

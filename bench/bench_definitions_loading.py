@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pyserver.analysis.engine import AnalysisEngine  # noqa: E402
-from pyserver.analysis.toplevel_slice import slice_module  # noqa: E402
+from pyserver.analysis.worker.load.toplevel_slice import slice_module  # noqa: E402
 
 
 def make_module(lines: int = 1000) -> str:

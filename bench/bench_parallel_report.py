@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from numba import types  # noqa: E402
 
-from pyserver.analysis import numba_api  # noqa: E402
+from pyserver import numba_api  # noqa: E402
 
 RUNS = 7
 
@@ -29,6 +29,7 @@ def main() -> None:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    numba_api.install()  # as the analysis worker does at start
     numba_api.refresh_contexts()
     args = (types.float64[:], types.float64[:, :])
 

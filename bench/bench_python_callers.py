@@ -27,8 +27,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pyserver.analysis import numba_api  # noqa: E402
-from pyserver.analysis.analyzer import Analyzer  # noqa: E402
+from pyserver import numba_api  # noqa: E402
+from pyserver.analysis.worker.infer.analyzer import Analyzer  # noqa: E402
 
 KERNELS = 12
 CALLERS = 46
@@ -116,7 +116,7 @@ def main() -> int:
         # that inference (its memo), so it is counted apart.
         callee_s = [0.0]
         depth = [0]
-        resolve = analyzer._resolve_callee
+        resolve = analyzer.resolve_callee
 
         def timed_resolve(dispatcher: Any, args: tuple[Any, ...]) -> Any:
             depth[0] += 1
@@ -128,7 +128,7 @@ def main() -> int:
                 if depth[0] == 0:
                     callee_s[0] += time.perf_counter() - started
 
-        analyzer._resolve_callee = timed_resolve  # type: ignore[method-assign]
+        analyzer.resolve_callee = timed_resolve  # type: ignore[method-assign]
 
         signatures: list[tuple[Any, tuple[Any, ...]]] = []
 
@@ -144,7 +144,7 @@ def main() -> int:
                 text,
                 load.module,
                 lambda value: analyzer._value_fingerprint(value, 0),
-                lambda: numba_api.callee_resolver(analyzer._resolve_callee),
+                lambda: numba_api.callee_resolver(analyzer.resolve_callee),
             )
             analyzer.sources._ensure_python_callers()
             found = sites = 0

@@ -60,10 +60,6 @@ def version_tuple(text: str | None) -> tuple[int, ...]:
     return tuple(int(g) for g in match.groups() if g is not None)
 
 
-def _dotted(version: tuple[int, ...]) -> str:
-    return ".".join(map(str, version))
-
-
 def install_command(python: str = sys.executable, upgrade: bool = False) -> str:
     flag = "-U " if upgrade else ""
     return f'"{python}" -m pip install {flag}"{NUMBA_REQUIREMENT}"'

@@ -95,7 +95,7 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
                             {"path": _display(c.path, base), "function": c.function, "line": c.line}
                             for c in s.callers
                         ],
-                        # issue 16: the parallel report, for parallel=True functions only
+                        # the parallel report, for parallel=True functions only
                         **(
                             {"parallel_loops": [vars(loop) for loop in s.parallel_loops]}
                             if s.parallel_loops
@@ -104,7 +104,7 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
                     }
                     for s in function.signatures
                 ],
-                **_compiles_json(function),  # issue 16: recompiles explained, from recorded runs
+                **_compiles_json(function),  # recompiles explained, from recorded runs
             }
         )
     return out
@@ -138,11 +138,11 @@ def _files_json(results: list[Any], base: Path) -> list[dict[str, Any]]:
 def _diagnostic_json(diagnostic: Any, base: Path) -> dict[str, Any]:
     from dataclasses import asdict
 
-    from pyserver.analysis.explain import explain_diagnostic
+    from pyserver.analysis.api import explain_diagnostic
 
     data = asdict(diagnostic)
     data["path"] = _display(diagnostic.path, base)
-    explanation = explain_diagnostic(diagnostic)  # contract (issue 16): plain-language cause and fix
+    explanation = explain_diagnostic(diagnostic)  # contract: plain-language cause and fix
     data["why"] = explanation.why
     data["fix"] = explanation.fix
     for related in data["relatedInformation"]:
@@ -151,8 +151,8 @@ def _diagnostic_json(diagnostic: Any, base: Path) -> dict[str, Any]:
 
 
 def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
+    from pyserver.analysis.api import explain_diagnostic
     from pyserver.analysis.codes import CODE_TABLE
-    from pyserver.analysis.explain import explain_diagnostic
     from pyserver.analysis.model import CODES
 
     codes = list(CODES) + [code for code in CODE_TABLE if code not in CODES]
@@ -232,9 +232,10 @@ def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from pyserver import __version__
-    from pyserver.analysis.discovery import find_jitted_functions, may_make_jitted
-    from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable, read_source
+    from pyserver.analysis.api import find_jitted_functions, may_make_jitted
+    from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable
     from pyserver.analysis.model import FileResult, has_errors
+    from pyserver.analysis.static_results import read_source
     from pyserver.versions import numba_verdict
 
     base = Path(args.root or os.getcwd()).resolve()
@@ -296,8 +297,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     finally:
         engine.close()
-    if args.type_hints:  # issue 16: Hint-severity diagnostics, off unless asked for
-        from pyserver.analysis.insight import type_hints
+    if args.type_hints:  # Hint-severity diagnostics, off unless asked for
+        from pyserver.analysis.api import type_hints
 
         for result in results:
             try:

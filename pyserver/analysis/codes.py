@@ -3,7 +3,7 @@ for each code (contract: codes are never renamed; new ones are added).
 
 `check --format json` carries `why`/`fix` per diagnostic, SARIF carries them in each rule's `help`,
 the LSP hover shows them, and docs/diagnostic-codes.md lists them. A diagnostic whose Numba message
-matches a known error class gets a more specific why/fix from `pyserver.analysis.explain`.
+matches a known error class gets a more specific why/fix from `pyserver.analysis.worker.report.explain`.
 """
 
 from __future__ import annotations

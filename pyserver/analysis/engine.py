@@ -1,4 +1,4 @@
-"""AnalysisEngine: the parent side of the analysis worker (shared contract, see the common brief).
+"""AnalysisEngine: the parent side of the analysis worker.
 
 The engine never imports Numba and never runs user code itself: a warm worker process does
 (pyserver.analysis.worker). The engine starts it on demand, sends it the editor buffer, and turns
@@ -9,12 +9,9 @@ untrusted workspace nothing is started and nothing executes.
 
 from __future__ import annotations
 
-import ast
-import collections
 import concurrent.futures
 import contextlib
 import hashlib
-import io
 import os
 import re
 import signal
@@ -22,213 +19,31 @@ import subprocess
 import sys
 import threading
 import time
-import tokenize
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis.codes import doc_link
-from pyserver.analysis.discovery import find_jitted_functions
-from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, IRView, Range
+from pyserver.analysis.model import Diagnostic, FileResult, IRView
+from pyserver.analysis.static_results import (
+    extends_numba,
+    failed_result,
+    functions_from_ast,
+    import_time_fingerprint,
+    line_range,
+    read_source,
+)
+from pyserver.analysis.worker_process import WorkerProcess, kill_worker, spawn_worker
 
 STARTUP_TIMEOUT_S = 120.0
 # A third-party import does not count against the file's time-out, up to this long (then it does: a
 # package that hangs at import must still end).
 THIRD_PARTY_IMPORT_LIMIT_S = 300.0
 POLL_S = 0.02
-PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
 
 
 class AnalysisUnavailable(Exception):
     """An IR view (or other request) that cannot be answered; the message says why."""
-
-
-def read_source(path: str | Path) -> str:
-    """The file's text, honouring a PEP 263 coding cookie. Raises UnicodeDecodeError/SyntaxError."""
-    data = Path(path).read_bytes()
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return data.decode(encoding)
-
-
-def _failed(
-    path: str, message: str, line: int | None = None, full: str | None = None, status: str = "failed"
-) -> FileResult:
-    zero_line = max((line or 1) - 1, 0)
-    diagnostic = Diagnostic(
-        path=path,
-        range=Range.of(zero_line, 0, zero_line, 0),
-        severity="error",
-        code="analysis-failed",
-        message=message,
-        fullMessage=full,
-        codeDescription=doc_link("analysis-failed"),
-    )
-    return FileResult(path=path, diagnostics=[diagnostic], status=status)
-
-
-def _import_time_fingerprint(source: str) -> str | None:
-    """A digest of the code that runs when the module is imported (not function bodies); None if unparsable."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-    parts = []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            # A `def` runs its decorators, defaults and annotations at import, not its body.
-            runs = [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]
-            parts.append("def " + "".join(ast.dump(part) for part in runs))
-        else:
-            parts.append(ast.dump(node))
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-# Numba's extension API registers globally (typing templates, lowerings): a second exec of a module that
-# uses it adds to, and cannot replace, what the first registered.
-_EXTENSION_API = {
-    "overload",
-    "overload_method",
-    "overload_attribute",
-    "overload_classmethod",
-    "register_jitable",
-    "intrinsic",
-    "type_callable",
-    "lower_builtin",
-    "lower_getattr",
-    "typeof_impl",
-    "register_model",
-    "make_attribute_wrapper",
-    "infer_global",
-    "infer_getattr",
-}
-
-
-# Every name _extends_numba looks for: text with none of them (and only ASCII, so that no identifier
-# normalises into one) cannot use the extension API, and is not parsed.
-_EXTENSION_WORDS = re.compile("|".join(["extending", *sorted(_EXTENSION_API)]))
-
-
-def _extends_numba(source: str) -> bool:
-    """Does the module use Numba's extension API (so that re-executing it in one process goes stale)?"""
-    if source.isascii() and _EXTENSION_WORDS.search(source) is None:
-        return False
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("numba"):
-            if "extending" in node.module or any(alias.name in _EXTENSION_API for alias in node.names):
-                return True
-        if isinstance(node, ast.Attribute) and node.attr in _EXTENSION_API:
-            base = node.value
-            if isinstance(base, ast.Attribute | ast.Name) and ast.unparse(base).split(".")[-1] in (
-                "extending",
-                "numba",
-            ):
-                return True
-    return False
-
-
-def _line_range(source: str | None, line: int) -> Range:
-    lines = (source or "").splitlines()
-    if 1 <= line <= len(lines):
-        text = lines[line - 1]
-        start = len(text) - len(text.lstrip())
-        return Range.of(line - 1, start, line - 1, len(text.rstrip()))
-    return Range.of(max(line - 1, 0), 0, max(line - 1, 0), 0)
-
-
-def _functions_from_ast(path: str, source: str | None) -> list[FunctionInfo]:
-    if source is None:
-        return []
-    try:
-        found = find_jitted_functions(source, path)
-    except (SyntaxError, ValueError):
-        return []
-    return [
-        FunctionInfo(
-            path=path,
-            name=f.name,
-            line=f.def_line,
-            end_line=f.end_line,
-            decorator_line=f.decorator_line,
-            kind=f.kind,
-            options={k: v for k, v in f.options.items() if isinstance(v, bool | int | float | str)},
-            params=f.params,
-        )
-        for f in found
-    ]
-
-
-class _Worker:
-    """One worker process and its pipes."""
-
-    def __init__(self, process: subprocess.Popen[bytes], requests: Connection, responses: Connection) -> None:
-        self.process = process
-        self.requests = requests
-        self.responses = responses
-        self.output: collections.deque[str] = collections.deque(maxlen=400)
-        self.output_lock = threading.Lock()
-        self.ready: dict[str, Any] = {}
-        self.pump: threading.Thread | None = None  # reads the worker's stdout/stderr until EOF
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def output_since(self, mark: int) -> str:
-        with self.output_lock:
-            return "".join(list(self.output)[mark:]) if mark < len(self.output) else ""
-
-    def output_mark(self) -> int:
-        with self.output_lock:
-            return len(self.output)
-
-    def rss_mb(self) -> float:
-        try:
-            with open(f"/proc/{self.pid}/statm") as handle:
-                pages = int(handle.read().split()[1])
-            return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
-        except (OSError, ValueError, IndexError):
-            return 0.0
-
-    def kill(self) -> None:
-        # The worker leads its own session (start_new_session): its group holds whatever the user's module
-        # forked or spawned at import, which must not outlive it. A group id is not reused while a member
-        # lives, so this cannot reach an unrelated group.
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        if self.process.poll() is None:
-            try:
-                self.process.kill()
-            except OSError:
-                pass
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        for connection in (self.requests, self.responses):
-            try:
-                connection.close()
-            except OSError:
-                pass
-        if self.process.stdin is not None:
-            try:
-                self.process.stdin.close()
-            except OSError:
-                pass
-
-
-def _kill_worker(worker_box: list[_Worker | None]) -> None:
-    worker = worker_box[0]
-    if worker is not None:
-        worker.kill()
-        worker_box[0] = None
 
 
 class AnalysisEngine:
@@ -253,7 +68,7 @@ class AnalysisEngine:
         self.trusted = trusted
         self.log = log or (lambda message: None)
         self.python = python or sys.executable
-        self._worker_box: list[_Worker | None] = [None]
+        self._worker_box: list[WorkerProcess | None] = [None]
         # Cancellation belongs to one call: cancel() marks the analyze()/ir_view() call in progress, from
         # the moment it is entered (worker start-up and the definitions-only retry included) until it
         # returns. With no call in progress a cancel has nothing to abandon and is dropped, so it can
@@ -267,7 +82,7 @@ class AnalysisEngine:
         self._spawner = concurrent.futures.ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="numba-lens-spawn"
         )
-        self._finalizer = weakref.finalize(self, _kill_worker, self._worker_box)
+        self._finalizer = weakref.finalize(self, kill_worker, self._worker_box)
         self.restarts = 0
         self._closed = False
         # path -> (fingerprint of its import-time code, failure message, line) after a hang or crash
@@ -280,6 +95,11 @@ class AnalysisEngine:
     # ---------------------------------------------------------------------------------- lifecycle
 
     @property
+    def calls_in_progress(self) -> int:
+        """analyze()/ir_view() calls in progress now (a cancel() targets them)."""
+        return self._calls_in_progress
+
+    @property
     def worker_pid(self) -> int | None:
         worker = self._worker_box[0]
         return worker.pid if worker is not None and worker.process.poll() is None else None
@@ -290,63 +110,10 @@ class AnalysisEngine:
             raise AnalysisUnavailable("untrusted workspace: Numba Lens runs no code here")
         return self._ensure_worker().ready
 
-    def _spawn(self) -> _Worker:
-        request_read, request_write = os.pipe()
-        response_read, response_write = os.pipe()
-        env = dict(os.environ)
-        # Relative PYTHONPATH entries meant the workspace root (the worker's directory once it runs).
-        user_path = [
-            entry if os.path.isabs(entry) else os.path.join(self.workspace_root, entry)
-            for entry in env.get("PYTHONPATH", "").split(os.pathsep)
-            if entry
-        ]
-        env["PYTHONPATH"] = os.pathsep.join([PACKAGE_PARENT, *user_path])
-        env["NUMBA_LENS_SIGNATURE_FILES"] = os.pathsep.join(self.signature_files)
-        env["NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"] = "1"
-        env["PYTHONFAULTHANDLER"] = "1"
-        env.pop("NUMBA_LENS_RECORD", None)  # the worker never records its own compiles
-        command = [
-            self.python,
-            "-m",
-            "pyserver.analysis.worker",
-            str(request_read),
-            str(response_write),
-            self.workspace_root,
-        ]
-        try:
-            process = subprocess.Popen(
-                command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                pass_fds=(request_read, response_write),
-                # Not the workspace root: `-m` puts the start directory first on sys.path, and a
-                # workspace file named like a stdlib module (typing.py) would break the worker's own
-                # imports. The worker changes into the root once it has imported what it needs.
-                cwd=PACKAGE_PARENT,
-                env=env,
-                start_new_session=True,
-            )
-        finally:
-            os.close(request_read)
-            os.close(response_write)
-        worker = _Worker(
-            process, Connection(request_write, readable=False), Connection(response_read, writable=False)
-        )
+    def _spawn(self) -> WorkerProcess:
+        return spawn_worker(self.python, self.workspace_root, self.signature_files, self.log)
 
-        def pump() -> None:
-            assert process.stdout is not None
-            for raw in iter(process.stdout.readline, b""):
-                line = raw.decode("utf-8", "replace")
-                with worker.output_lock:
-                    worker.output.append(line)
-                self.log(f"[worker {process.pid}] {line.rstrip()}")
-
-        worker.pump = threading.Thread(target=pump, name=f"numba-lens-worker-{process.pid}", daemon=True)
-        worker.pump.start()
-        return worker
-
-    def _ensure_worker(self) -> _Worker:
+    def _ensure_worker(self) -> WorkerProcess:
         if self._closed:
             raise AnalysisUnavailable("the analysis engine is closed")
         worker = self._worker_box[0]
@@ -375,7 +142,7 @@ class AnalysisEngine:
         )
         return worker
 
-    def _startup_failure(self, worker: _Worker) -> AnalysisUnavailable:
+    def _startup_failure(self, worker: WorkerProcess) -> AnalysisUnavailable:
         """Why the worker did not start: how it ended and what it printed (never an empty message)."""
         try:
             exited: int | None = worker.process.wait(timeout=2)
@@ -500,7 +267,7 @@ class AnalysisEngine:
                 self.recycle()
                 return "timeout", None, detail
 
-    def _interrupt(self, worker: _Worker, request_id: int) -> tuple[str, Any, str]:
+    def _interrupt(self, worker: WorkerProcess, request_id: int) -> tuple[str, Any, str]:
         try:
             os.kill(worker.pid, signal.SIGINT)
         except OSError:
@@ -545,28 +312,28 @@ class AnalysisEngine:
             try:
                 source = read_source(path)
             except (UnicodeDecodeError, SyntaxError) as exc:
-                return _failed(
+                return failed_result(
                     path, f"The module could not be analysed: it is not valid text in its encoding ({exc})."
                 )
             except OSError as exc:
-                return _failed(path, f"The module could not be analysed: {exc.strerror or exc}.")
+                return failed_result(path, f"The module could not be analysed: {exc.strerror or exc}.")
         if not self.trusted:
-            return FileResult(path=path, functions=_functions_from_ast(path, source), status="untrusted")
+            return FileResult(path=path, functions=functions_from_ast(path, source), status="untrusted")
         started = time.perf_counter()
         remembered = self._import_failures.get(path)
         # Parsed here only when needed (a remembered failure, or a new one below): on an ordinary save the
         # worker's parse is the only one.
-        fingerprint = _import_time_fingerprint(source) if remembered is not None else None
+        fingerprint = import_time_fingerprint(source) if remembered is not None else None
         if remembered is not None and fingerprint is not None and remembered[0] == fingerprint:
             # It hung or crashed last time and the code that runs at import is unchanged: do not wait
             # for the time-out again, load its definitions only.
-            failure = _failed(path, remembered[1], remembered[2]).diagnostics[0]
-            failure.range = _line_range(source, remembered[2] or 1)
+            failure = failed_result(path, remembered[1], remembered[2]).diagnostics[0]
+            failure.range = line_range(source, remembered[2] or 1)
             partial = self._definitions_only(path, source, failure)
             if partial is not None:
                 partial.elapsed_ms = (time.perf_counter() - started) * 1000.0
                 return partial
-        if _extends_numba(source):
+        if extends_numba(source):
             digest = hashlib.sha256(source.encode()).hexdigest()
             previous = self._extension_sources.get(path)
             if previous is not None and previous != digest and self.worker_pid is not None:
@@ -576,8 +343,8 @@ class AnalysisEngine:
         try:
             kind, reply, detail = self._request({"op": "analyze", "path": path, "source": source})
         except AnalysisUnavailable as exc:
-            failed = _failed(path, f"The module could not be analysed: {exc}")
-            failed.functions = _functions_from_ast(path, source)
+            failed = failed_result(path, f"The module could not be analysed: {exc}")
+            failed.functions = functions_from_ast(path, source)
             return failed
         if kind == "ok":
             analysed: FileResult = reply
@@ -612,12 +379,12 @@ class AnalysisEngine:
             return self._cancelled(path, source, started)
         else:
             message = "The module could not be analysed: internal error in Numba Lens (see the full message)."
-        failed = _failed(path, message, line, full=detail[-8000:] or None)
+        failed = failed_result(path, message, line, full=detail[-8000:] or None)
         if line is not None:
-            failed.diagnostics[0].range = _line_range(source, line)
+            failed.diagnostics[0].range = line_range(source, line)
         if kind in ("timeout", "crashed"):
             if remembered is None:
-                fingerprint = _import_time_fingerprint(source)
+                fingerprint = import_time_fingerprint(source)
             if fingerprint is not None:
                 self._import_failures[path] = (fingerprint, message, line)
             partial = self._definitions_only(path, source, failed.diagnostics[0])
@@ -626,13 +393,13 @@ class AnalysisEngine:
                 return partial
             if self._cancel.is_set():
                 return self._cancelled(path, source, started)
-        failed.functions = _functions_from_ast(path, source)
+        failed.functions = functions_from_ast(path, source)
         failed.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return failed
 
     @staticmethod
     def _cancelled(path: str, source: str, started: float) -> FileResult:
-        cancelled = FileResult(path=path, functions=_functions_from_ast(path, source), status="cancelled")
+        cancelled = FileResult(path=path, functions=functions_from_ast(path, source), status="cancelled")
         cancelled.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return cancelled
 

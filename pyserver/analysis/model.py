@@ -1,7 +1,7 @@
 """The analysis results, as plain data: what the CLI prints and the language server reads.
 
 Everything here is JSON-serialisable through `to_json()`; the shape of `FileResult.to_json()` is the
-`check --format json` contract (see issue 3), so fields may be added but never renamed.
+`check --format json` contract, so fields may be added but never renamed.
 Lines and characters are 0-based, as in LSP; `line` fields on functions and variables are 1-based
 source lines (as Numba reports them) and say so in their names.
 """
@@ -141,7 +141,7 @@ class SignatureResult:
     exact: str | None = None  # exact encoding of the argument types (JSON, pyserver.record.types_codec)
     call_types: list[CallType] = field(default_factory=list)
     callers: list[CallerSite] = field(default_factory=list)  # for source "caller": the calls passing them
-    # parallel=True only (issue 16): each loop or array expression and what Numba's parfor pass made of it
+    # parallel=True only: each loop or array expression and what Numba's parfor pass made of it
     parallel_loops: list[ParallelLoop] = field(default_factory=list)
 
     @property
@@ -160,14 +160,14 @@ class FunctionInfo:
     options: dict[str, Any] = field(default_factory=dict)  # parallel, forceobj, nogil, fastmath, ...
     params: list[str] = field(default_factory=list)
     signatures: list[SignatureResult] = field(default_factory=list)
-    # From recorded runs (issue 16): each compile in the order it happened, its time, why it recompiled and
-    # whether Numba's cache holds it (pyserver.analysis.recompiles.CompileRecord)
+    # From recorded runs: each compile in the order it happened, its time, why it recompiled and
+    # whether Numba's cache holds it (pyserver.analysis.worker.infer.recompiles.CompileRecord)
     compiles: list[Any] = field(default_factory=list)
 
 
 @dataclass
 class SkippedStatement:
-    """A top-level statement the analysis did not run (definitions-only loading, pyserver.analysis.toplevel_slice)."""
+    """A top-level statement the analysis did not run (definitions-only loading, pyserver.analysis.worker.load.toplevel_slice)."""
 
     line: int  # 1-based first line
     end_line: int  # 1-based last line

@@ -28,7 +28,7 @@ def _jitted_functions(self: Session, path: str) -> list[Any]:
     if self.mode != "mixed":
         return []
     try:
-        from pyserver.analysis.discovery import OVERLOAD_KINDS, find_jitted_functions
+        from pyserver.analysis.api import OVERLOAD_KINDS, find_jitted_functions
 
         functions = find_jitted_functions(Path(path).read_text(encoding="utf-8"), path)
     except (OSError, SyntaxError, UnicodeDecodeError, ImportError) as exc:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyserver import pysource
 from pyserver.debug.debuggee.inside import BOOTSTRAP
 
 DEBUGPY_CONNECT_TIMEOUT_S = 90.0
@@ -80,7 +81,7 @@ def prange_body_lines(path: str, functions: list[Any]) -> dict[int, str]:
     if not parallel:
         return {}
     try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+        tree = pysource.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
         return {}
     lines: dict[int, str] = {}

@@ -4,7 +4,7 @@
   `numba.typed.List.empty_list(numba.float64)`, with the element type the list gets elsewhere;
 - no-signature: a decorator signature or parameter annotations from the recorded signatures;
 - deprecation / nopython-false: remove `nopython=False`, which has no effect since Numba 0.59;
-- error classes of pyserver.analysis.explain (data["errorClass"]): pyserver.lsp.error_class_fixes.
+- error classes of pyserver.analysis.worker.report.explain (data["errorClass"]): pyserver.lsp.error_class_fixes.
 
 And the refactoring that writes types known from a run, the cache or a caller into the source.
 """

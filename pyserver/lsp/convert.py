@@ -1,7 +1,7 @@
 """Analysis results as LSP diagnostics: severities from the `severity` setting ("off" drops a code),
 related information, `codeDescription` links to Numba's documentation (pyserver.analysis.codes), tags,
 and in `data` the full Numba text, the plain-language `why`/`fix` and the error class
-(pyserver.analysis.explain) for the hover and the quick fixes."""
+(pyserver.analysis.worker.report.explain) for the hover and the quick fixes."""
 
 from __future__ import annotations
 
@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 
+from pyserver.analysis.api import MAIN_BLOCK_REASON, explain_diagnostic
 from pyserver.analysis.codes import doc_link
-from pyserver.analysis.explain import explain_diagnostic
 from pyserver.analysis.model import Diagnostic, Range
-from pyserver.analysis.toplevel_slice import MAIN_BLOCK_REASON
 from pyserver.lsp.text import index_to_client, line_at, split_lines
 
 if TYPE_CHECKING:
@@ -110,9 +109,9 @@ def to_lsp(diagnostic: Diagnostic, level: str, ranges: RangeConverter) -> lsp.Di
 def type_hint_diagnostics(
     analysed: Any, overrides: Mapping[str, str], ranges: RangeConverter
 ) -> list[lsp.Diagnostic]:
-    """Type-instability hints (pyserver.analysis.insight.type_hints) of an AnalysedDocument, published
+    """Type-instability hints (pyserver.analysis.worker.report.insight.type_hints) of an AnalysedDocument, published
     when `numbaLens.typeHints` is on; `severity` can still switch a code off or raise it."""
-    from pyserver.analysis.insight import type_hints
+    from pyserver.analysis.api import type_hints
 
     return publishable(analysed.path, type_hints(analysed.result, analysed.source), overrides, ranges)
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from pygls.uris import to_fs_path
 
-from pyserver.analysis.discovery import may_make_jitted
+from pyserver.analysis.api import may_make_jitted
 from pyserver.analysis.model import FileResult
 from pyserver.lsp.environment import NumbaCheck, check_numba
 from pyserver.lsp.settings import Settings

@@ -1,4 +1,4 @@
-"""Quick fixes for the error classes of pyserver.analysis.explain (a diagnostic's data["errorClass"]):
+"""Quick fixes for the error classes of pyserver.analysis.worker.report.explain (a diagnostic's data["errorClass"]):
 `@njit` on a plain Python helper the jitted code calls, `.astype(np.float64)` on an integer array passed
 to np.linalg, a global list turned into a tuple, a typed empty dict (placeholder types)."""
 

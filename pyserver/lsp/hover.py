@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyserver.analysis import kernels
-from pyserver.analysis.discovery import JitFunction
+from pyserver.analysis.api import JitFunction, kernels
 from pyserver.analysis.model import Diagnostic, FunctionInfo, SignatureResult
 from pyserver.lsp import parallel
 from pyserver.lsp.syntax import NameAt, name_at, names_in, reaching_store
@@ -170,7 +169,7 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
         details.append(f"- `{signature.text}`: " + ", ".join(facts))
     parts.append("\n".join(details))
     if info.compiles:  # recompiles explained, from recorded runs
-        from pyserver.analysis.recompiles import hover_markdown
+        from pyserver.analysis.api import compiles_hover_markdown as hover_markdown
 
         parts.append(hover_markdown(info.compiles))
     return "\n\n".join(parts) + _freshness(view, context)
@@ -229,8 +228,8 @@ def diagnostic_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> s
 
 
 def diagnostic_advice_markdown(diagnostics: list[Diagnostic], line: int, col: int) -> str | None:
-    """Why and how to fix, for diagnostics under the cursor (pyserver.analysis.explain)."""
-    from pyserver.analysis.explain import explain_diagnostic
+    """Why and how to fix, for diagnostics under the cursor (pyserver.analysis.worker.report.explain)."""
+    from pyserver.analysis.api import explain_diagnostic
 
     parts = []
     for diagnostic in diagnostics:

@@ -117,7 +117,7 @@ def code_lenses(
 def compiles_lenses(uri: str, view: FunctionView, line: int) -> list[Lens]:
     """Recompiles explained: how often a recorded run compiled the function and how long that
     took; the lens opens the list of compiles, each with why it compiled again."""
-    from pyserver.analysis.recompiles import summary
+    from pyserver.analysis.api import compiles_summary as summary
 
     compiles = view.info.compiles if view.info is not None else []
     if not compiles:

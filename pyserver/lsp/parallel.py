@@ -2,7 +2,7 @@
 loop line (parallel region, fused, or serial) and a hover on the loop with what Numba's parfor pass did:
 what fused into the region, nested loops run serially, allocations hoisted out of the loop (or kept in
 it, and why), and why a loop stayed serial. Data:
-SignatureResult.parallel_loops (pyserver.analysis.insight.parallel_loops)."""
+SignatureResult.parallel_loops (pyserver.analysis.worker.report.insight.parallel_loops)."""
 
 from __future__ import annotations
 

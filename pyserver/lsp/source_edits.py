@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from pyserver.analysis.discovery import JitFunction
+from pyserver.analysis.api import JitFunction
 from pyserver.lsp.syntax import function_node
 from pyserver.lsp.text import utf8_to_index
 from pyserver.lsp.views import discover

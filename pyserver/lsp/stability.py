@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyserver.analysis.insight import type_hints
+from pyserver.analysis.api import type_hints
 from pyserver.analysis.model import FileResult
 from pyserver.lsp.views import AnalysedDocument, function_views
 

@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from pyserver.analysis.discovery import JitFunction, find_jitted_functions_in_tree, with_analysed
+from pyserver import pysource
+from pyserver.analysis.api import (
+    JitFunction,
+    find_jitted_functions_in_tree,
+    with_analysed,
+)
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
 from pyserver.lsp.text import split_lines
 
@@ -21,10 +26,9 @@ ViewState = Literal["current", "shifted", "changed", "not-analysed"]
 
 
 # ASTs are heavy (a 10,000-line module's is tens of MB): keep only the few in use.
-@lru_cache(maxsize=6)
 def parse_module(source: str) -> ast.Module | None:
     try:
-        return ast.parse(source)
+        return pysource.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
 

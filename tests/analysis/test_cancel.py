@@ -22,9 +22,9 @@ def _analyze_in_thread(engine: AnalysisEngine, path: Path) -> tuple[threading.Th
 
 def _wait_for_call(engine: AnalysisEngine, within_s: float = 10.0) -> None:
     deadline = time.monotonic() + within_s
-    while not engine._calls_in_progress and time.monotonic() < deadline:
+    while not engine.calls_in_progress and time.monotonic() < deadline:
         time.sleep(0.005)
-    assert engine._calls_in_progress, "analyze() did not start"
+    assert engine.calls_in_progress, "analyze() did not start"
 
 
 def test_a_cancel_while_the_worker_starts_abandons_that_call(tmp_path: Path) -> None:

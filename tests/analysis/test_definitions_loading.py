@@ -13,7 +13,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from pyserver.analysis.toplevel_slice import slice_module
+from pyserver.analysis.worker.load.toplevel_slice import slice_module
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "tests" / "lsp") not in sys.path:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pyserver.analysis.discovery import find_jitted_functions, jitted_function_at
+from pyserver.analysis.worker.discover.discovery import find_jitted_functions, jitted_function_at
 
 
 def _find(source: str):
@@ -219,10 +219,10 @@ def test_a_large_file_is_discovered_without_a_regex_per_function_and_cached(monk
     import ast
     import re
 
-    from pyserver.analysis import discovery
+    from pyserver.analysis.worker.discover import discovery
 
     source = _many_functions(1000)
-    discovery._find_cached.cache_clear()
+    discovery.clear_found_cache()
     assert len(source.splitlines()) >= 10_000
     compiled: list[object] = []
     parsed: list[object] = []

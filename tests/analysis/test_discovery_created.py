@@ -12,8 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from pyserver.analysis.discovery import Created, find_jitted_functions, may_make_jitted, place_created
 from pyserver.analysis.engine import AnalysisEngine
+from pyserver.analysis.worker.discover.discovery import (
+    Created,
+    find_jitted_functions,
+    may_make_jitted,
+    place_created,
+)
 
 PACKAGE = Path(__file__).resolve().parent / "created_pkg"
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,8 +142,8 @@ CREATED_VS_SOURCE = """
 import json, os, sys
 root = sys.argv[1]
 os.chdir(root)
-from pyserver.analysis.discovery import find_jitted_functions
-from pyserver.analysis.loader import Loader, created_functions
+from pyserver.analysis.worker.discover.discovery import find_jitted_functions
+from pyserver.analysis.worker.load.loader import Loader, created_functions
 loader = Loader(root)  # definitions-only loading, as the analysis worker does
 report = {}
 for name in sorted(os.listdir(os.path.join(root, "pynndescent"))):

@@ -12,7 +12,10 @@ import textwrap
 
 from analysis_helpers import by_code
 
-from pyserver.analysis import discovery, engine, report, toplevel_slice
+from pyserver.analysis import static_results
+from pyserver.analysis.worker.discover import discovery
+from pyserver.analysis.worker.load import toplevel_slice
+from pyserver.analysis.worker.report import report
 
 CONSTANT_READER = textwrap.dedent(
     """
@@ -184,9 +187,9 @@ def test_source_index_lookups_match_a_walk_of_the_tree() -> None:
 
 
 def test_discovery_from_a_parsed_tree_equals_discovery_from_text() -> None:
-    discovery._find_cached.cache_clear()
+    discovery.clear_found_cache()
     from_text = discovery.find_jitted_functions(SAMPLE, "sample.py")
-    discovery._find_cached.cache_clear()
+    discovery.clear_found_cache()
     from_tree = discovery.find_jitted_functions(SAMPLE, "sample.py", ast.parse(SAMPLE))
     assert from_tree == from_text
     assert [f.name for f in from_text] == ["Box.m", "f"]
@@ -224,13 +227,13 @@ def test_extension_check_without_parsing_agrees_with_the_parse() -> None:
         "ｘ = 1\nfrom numba import generated_jit\n": False,  # not ASCII: parsed
     }
     for source, expected in cases.items():
-        assert engine._extends_numba(source) is expected, source
+        assert static_results.extends_numba(source) is expected, source
 
 
 def test_kept_annotation_and_signature_texts_follow_what_their_names_stand_for() -> None:
     from numba.core import types as nbtypes
 
-    from pyserver.analysis import numba_api
+    from pyserver import numba_api
 
     assert str(numba_api.annotation_type("float64[::1]", {})) == "array(float64, 1d, C)"
     assert str(numba_api.annotation_type("float64[::1]", {})) == "array(float64, 1d, C)"

@@ -1,4 +1,4 @@
-"""Incremental parsing (pyserver.analysis.incremental_parse) gives exactly ast.parse's tree, positions
+"""Incremental parsing (pyserver.analysis.worker.load.incremental_parse) gives exactly ast.parse's tree, positions
 included, after any edit: random edits of real files, and the edits that could fool it."""
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from pyserver.analysis.discovery import find_jitted_functions_in_tree
-from pyserver.analysis.incremental_parse import IncrementalParser
+from pyserver.analysis.worker.discover.discovery import find_jitted_functions_in_tree
+from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FILES = sorted(
     [
         *ROOT.glob("examples/*.py"),
         *ROOT.glob("bench/bench_*.py"),
-        ROOT / "pyserver/analysis/toplevel_slice.py",
+        ROOT / "pyserver/analysis/worker/load/toplevel_slice.py",
     ]
 )
 SNIPPETS = [

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pyserver.analysis import kernels
 from pyserver.analysis.engine import AnalysisEngine
 from pyserver.analysis.model import FileResult
+from pyserver.analysis.worker.infer import kernels
 from pyserver.lsp.hover import HoverContext, function_markdown, hover
 from pyserver.lsp.lenses import code_lenses
 from pyserver.lsp.views import AnalysedDocument, function_views

@@ -1,4 +1,4 @@
-"""The light post-processing of the untyped passes (numba_api.core, LIGHT_POSTPROCESSING) leaves out only
+"""The light post-processing of the untyped passes (numba_api.inference, light_postprocessing_disabled) leaves out only
 what object-mode lowering reads: every inference must be the same without it. Each jitted function of the
 bundled examples, the first-sight corpus (30 scripts in the styles users write) and the debugger's
 test programs (loops, branches, records, jitclasses, typed containers, parallel=True) is inferred for the
@@ -12,9 +12,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis import numba_api
-from pyserver.analysis.analyzer import Analyzer
-from pyserver.analysis.numba_api import core
+from pyserver import numba_api
+from pyserver.analysis.worker.infer.analyzer import Analyzer
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = [
@@ -68,15 +67,12 @@ def test_inference_is_the_same_without_the_light_post_processing(tmp_path: Path)
                 code = record.py_func.__code__
                 light += (
                     not code.co_flags & inspect.CO_GENERATOR
-                    and not core._has_with_block(code)
+                    and not numba_api.has_with_block(code)
                     and not record.dispatcher.targetoptions.get("parallel")
                 )
-                core.LIGHT_POSTPROCESSING[0] = False
-                try:
-                    with numba_api.callee_resolver(analyzer._resolve_callee):
+                with numba_api.light_postprocessing_disabled():
+                    with numba_api.callee_resolver(analyzer.resolve_callee):
                         numba_own = numba_api.infer(record.dispatcher, memo.inference.args, None)
-                finally:
-                    core.LIGHT_POSTPROCESSING[0] = True
                 assert outcome(memo.inference) == outcome(numba_own), (path.name, memo.function[1])
                 compared += 1
     finally:

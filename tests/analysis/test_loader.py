@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from pyserver.analysis.loader import definitions_only, module_name_for
+from pyserver.analysis.worker.load.loader import definitions_only, module_name_for
 
 SOURCE = textwrap.dedent(
     """\

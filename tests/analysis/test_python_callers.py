@@ -11,7 +11,7 @@ from pathlib import Path
 
 from analysis_helpers import by_code, function_named, signatures_of
 
-from pyserver.analysis.call_index import CallIndex
+from pyserver.analysis.worker.signatures.call_index import CallIndex
 from pyserver.record import store
 
 
@@ -391,8 +391,8 @@ def test_numpy_and_numba_promotions_never_give_a_wrong_type(ws) -> None:
 
 def test_hover_and_lens_say_which_call_gave_the_types() -> None:
     from pyserver.analysis.model import CallerSite, FunctionInfo, SignatureResult
-    from pyserver.lsp.hover import _source_text
-    from pyserver.lsp.lenses import _call_origin
+    from pyserver.lsp.hover import signature_origin
+    from pyserver.lsp.lenses import call_origin
 
     here = "/w/demo.py"
     signature = SignatureResult(
@@ -400,12 +400,12 @@ def test_hover_and_lens_say_which_call_gave_the_types() -> None:
         source="python-caller",
         callers=[CallerSite(here, "<module>", 42), CallerSite("/w/tests/test_demo.py", "test_rows", 7)],
     )
-    text = _source_text(signature, here)
+    text = signature_origin(signature, here)
     assert text.startswith("the calls at [line 42](file:///w/demo.py#L42), ")
     assert "[test_demo.py:7](file:///w/tests/test_demo.py#L7) in `test_rows`" in text
     info = FunctionInfo(path=here, name="row_sums", line=5, signatures=[signature])
-    assert _call_origin(info) == "types from the call at line 42"
+    assert call_origin(info) == "types from the call at line 42"
     recorded = SignatureResult(args=["int64"], source="recorded", callers=[CallerSite(here, "main", 9)])
-    assert _source_text(recorded, here) == (
+    assert signature_origin(recorded, here) == (
         "signatures recorded from a run; also the call at [line 9](file:///w/demo.py#L9) in `main`"
     )

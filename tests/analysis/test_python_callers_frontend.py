@@ -13,7 +13,10 @@ from numba import njit
 from numba.core import compiler
 from numba.core import types as nbtypes
 
-from pyserver.analysis.numba_api import slices
+from pyserver import numba_api
+from pyserver.numba_api import slices
+
+numba_api.install()  # as the analysis worker does at start
 
 
 @njit
@@ -90,7 +93,7 @@ def _dump(func_ir: Any) -> str:
 def test_the_slice_front_end_builds_numbas_ir() -> None:
     for name, text in SLICES.items():
         function = _function(text)
-        ours = slices._slice_frontend(function)
+        ours = slices.slice_frontend(function)
         numbas = compiler.run_frontend(function)
         assert _dump(ours) == _dump(numbas), name
         assert list(ours.blocks) == list(numbas.blocks), name
@@ -102,12 +105,12 @@ def test_a_slice_is_typed_as_numbas_front_end_types_it() -> None:
             continue  # objmode needs the full pipeline; the IR comparison above covers it
         function = _function(text)
         ours = slices.type_python_slice(function, (nbtypes.boolean, nbtypes.int64))
-        original = slices._slice_frontend
-        slices._slice_frontend = compiler.run_frontend  # type: ignore[assignment]
+        original = slices.slice_frontend
+        slices.slice_frontend = compiler.run_frontend  # type: ignore[assignment]
         try:
             numbas = slices.type_python_slice(function, (nbtypes.boolean, nbtypes.int64))
         finally:
-            slices._slice_frontend = original  # type: ignore[assignment]
+            slices.slice_frontend = original  # type: ignore[assignment]
         assert {k: str(v) for k, v in ours.types.items()} == {k: str(v) for k, v in numbas.types.items()}, (
             name
         )
@@ -120,11 +123,11 @@ def test_a_slice_is_typed_as_numbas_front_end_types_it() -> None:
 
 def test_the_warm_up_types_its_caller_once() -> None:
     typing = slices.warm_up_python_callers()
-    made = slices._warm_kernel_jit
+    made = slices.warm_kernel_jit
     assert made is not None
     if typing is not None:  # this process had not warmed up yet
         assert typing.error is None
         assert str(typing.types["data.1"]) == "array(float64, 1d, C)"  # the kernel's return, inferred
         assert str(typing.types["narrow"]).startswith("Tuple(array(float32, 1d, C)")
     assert slices.warm_up_python_callers() is None  # once per process
-    assert slices._warm_kernel_jit is made
+    assert slices.warm_kernel_jit is made

@@ -12,8 +12,8 @@ import numba
 import numpy as np
 from analysis_helpers import first_argument_by_caller, function_named, signatures_of
 
-from pyserver.analysis.caller_slices import substitute_stand_ins
-from pyserver.analysis.numba_api import NUMPY_STAND_INS
+from pyserver.analysis.worker.signatures.caller_slices import substitute_stand_ins
+from pyserver.numba_api import NUMPY_STAND_INS
 
 PROFILE_DEMO = Path(__file__).resolve().parents[1] / "e2e" / "programs" / "profile_demo.py"
 

@@ -16,9 +16,12 @@ from typing import Any
 import numpy as np
 from numba.core import types as nbtypes
 
-from pyserver.analysis.call_index import CallIndex
-from pyserver.analysis.numba_api import slices
-from pyserver.analysis.python_callers import PythonCallerTypes
+from pyserver import numba_api
+from pyserver.analysis.worker.signatures.call_index import CallIndex
+from pyserver.analysis.worker.signatures.python_callers import PythonCallerTypes
+from pyserver.numba_api import slices
+
+numba_api.install()  # as the analysis worker does at start
 
 HEADER = """
 import numpy as np
@@ -149,10 +152,10 @@ def test_no_constant_is_free_once_an_operator_has_another_overload(monkeypatch) 
     exec("def f(cond, n):\n    a = np.ones(n) * 7\n    return None\n", namespace)
     arg_types = (nbtypes.boolean, nbtypes.int64)
     assert slices.type_python_slice(namespace["f"], arg_types).free_constants == {(int, 7)}
-    changed = dict(slices._numba_templates)
+    changed = dict(slices.numba_operator_templates)
     first = next(iter(changed))
     changed[first] = changed[first][1:]  # as if the templates were not Numba's own any more
-    monkeypatch.setattr(slices, "_numba_templates", changed)
+    monkeypatch.setattr(slices, "numba_operator_templates", changed)
     assert slices.type_python_slice(namespace["f"], arg_types).free_constants == frozenset()
 
 
@@ -201,8 +204,8 @@ def test_only_numbas_own_templates_are_trusted() -> None:
     context = cpu_target.typing_context
     context.refresh()
     theirs = context.resolve_value_type(_lens_test_only).templates
-    assert theirs and not any(slices._numbas_own(t) for t in theirs)
-    assert all(slices._numbas_own(t) for t in context.resolve_value_type(operator.mul).templates)
+    assert theirs and not any(slices.numbas_own_template(t) for t in theirs)
+    assert all(slices.numbas_own_template(t) for t in context.resolve_value_type(operator.mul).templates)
 
 
 def test_an_edit_of_the_kernel_the_callers_call_types_them_again(ws) -> None:

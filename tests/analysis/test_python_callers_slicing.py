@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from pyserver.analysis.call_index import ast_nodes
-from pyserver.analysis.caller_slices import Simple, close, close_by_name, flatten
+from pyserver.analysis.worker.signatures.call_index import ast_nodes
+from pyserver.analysis.worker.signatures.caller_slices import Simple, close, close_by_name, flatten
 
 SOURCE = textwrap.dedent(
     """
@@ -61,7 +61,7 @@ def test_close_by_name_reaches_the_same_statements_as_close() -> None:
 
 
 def test_an_edited_buffer_is_indexed_as_a_fresh_parse_would(tmp_path) -> None:
-    from pyserver.analysis.call_index import CallIndex
+    from pyserver.analysis.worker.signatures.call_index import CallIndex
 
     first = textwrap.dedent(
         """

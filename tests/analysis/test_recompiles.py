@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis import recompiles
+from pyserver.analysis.worker.infer import recompiles
 from pyserver.record import store
 
 ROOT = Path(__file__).resolve().parents[2]

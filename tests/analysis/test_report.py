@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import textwrap
 
-from pyserver.analysis.report import SourceIndex, is_builtin_call_failure, short_message, strip_preamble
+from pyserver.analysis.worker.report.report import (
+    SourceIndex,
+    is_builtin_call_failure,
+    short_message,
+    strip_preamble,
+)
 
 NUMBA_TEXT = textwrap.dedent(
     """\

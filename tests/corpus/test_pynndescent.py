@@ -29,9 +29,9 @@ from typing import Any
 import pytest
 from lsp_session import start_session
 
-from pyserver.analysis.discovery import find_jitted_functions
 from pyserver.analysis.engine import AnalysisEngine
 from pyserver.analysis.model import FileResult, FunctionInfo, SignatureResult
+from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOAD = Path(__file__).resolve().parent / "pynndescent_workload.py"

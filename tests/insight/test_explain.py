@@ -13,7 +13,7 @@ import pytest
 
 from pyserver.analysis.codes import CODE_TABLE
 from pyserver.analysis.engine import AnalysisEngine
-from pyserver.analysis.explain import clean_text, explain, explain_diagnostic
+from pyserver.analysis.worker.report.explain import clean_text, explain, explain_diagnostic
 
 CORPUS = Path(__file__).parent / "corpus"
 ROOT = Path(__file__).parents[2]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pyserver.analysis.engine import AnalysisEngine
-from pyserver.analysis.insight import type_hints
 from pyserver.analysis.model import FileResult
+from pyserver.analysis.worker.report.insight import type_hints
 from pyserver.lsp import convert, hover, inlay
 from pyserver.lsp.settings import Settings, parse_settings
 from pyserver.lsp.views import AnalysedDocument
@@ -210,7 +210,7 @@ def test_parallel_report_says_which_allocations_are_hoisted(insight_engine: Anal
 def test_frozen_global_ignores_alternative_branches() -> None:
     import ast
 
-    from pyserver.analysis.insight import _module_assignments
+    from pyserver.analysis.worker.report.insight import module_assignments
 
     source = (
         "import os\nif os.name == 'nt':\n    SEP = 1\nelse:\n    SEP = 2\n"
@@ -218,7 +218,7 @@ def test_frozen_global_ignores_alternative_branches() -> None:
         "SCALE = 1.0\nSCALE = 2.0\nfor k in range(3):\n    STEP = k\n"
         "def f():\n    global MODE\n    MODE = 1\nMODE = 0\n"
     )
-    assigned, bound = _module_assignments(ast.parse(source))
+    assigned, bound = module_assignments(ast.parse(source))
     changed = {name for name, lines in assigned.items() if len(lines) > 1}
     assert changed == {"SCALE", "STEP", "MODE"}  # not SEP or HAS: one value per run
     assert {"os", "scipy", "f"} <= bound

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from pyserver.analysis.engine import AnalysisEngine
-from pyserver.analysis.explain import explain_diagnostic
 from pyserver.analysis.model import Diagnostic
+from pyserver.analysis.worker.report.explain import explain_diagnostic
 from pyserver.lsp.actions import Edit, quick_fixes
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -225,7 +225,7 @@ def test_a_run_superseded_while_it_waits_for_the_engine_thread_never_starts() ->
 
 
 def test_debug_lenses_offer_each_launch_mode_for_the_kind_of_kernel() -> None:
-    from pyserver.analysis.discovery import find_jitted_functions
+    from pyserver.analysis.worker.discover.discovery import find_jitted_functions
     from pyserver.lsp.lenses import code_lenses
 
     source = (

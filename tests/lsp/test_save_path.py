@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis.discovery import may_make_jitted, with_analysed
+from pyserver.analysis.api import may_make_jitted, with_analysed
 from pyserver.analysis.model import FileResult, FunctionInfo
 from pyserver.lsp.engine_host import Engine, EngineHost
 from pyserver.lsp.environment import NumbaCheck

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pyserver import pysource
+
 # The condition of the stop: true for the first thread that reaches the line, false for every other,
 # decided inside the program (dict.setdefault is atomic), so no second thread stops there before the adapter
 # has removed the breakpoint.
@@ -72,13 +74,13 @@ def candidate_files(
 
 def locate_first_statement(name: str, candidates: list[Path]) -> tuple[Path, int] | None:
     """The file and first body line of the jitted function `name`, found without running anything."""
-    from pyserver.analysis.discovery import find_jitted_functions
+    from pyserver.analysis.api import find_jitted_functions
 
     for path in candidates:
         try:
             source = path.read_text(encoding="utf-8")
             functions = find_jitted_functions(source, str(path))
-            tree = ast.parse(source)
+            tree = pysource.parse(source)
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
             continue
         function = next((f for f in functions if f.name == name), None)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pyserver import pysource
 from pyserver.debug.gdb.backend import GdbBackend
 from pyserver.debug.gdb.mi import breakpoint as mi_breakpoint
 from pyserver.debug.gdb.mi import stack as mi_stack
@@ -148,11 +149,11 @@ class LineStepper:
         """Temporary breakpoints (this thread only) on every other statement line of the jitted function
         being stepped: the loop of one line runs at full speed instead of one stop per iteration."""
         try:
-            from pyserver.analysis.discovery import find_jitted_functions, jitted_function_at
+            from pyserver.analysis.api import find_jitted_functions, jitted_function_at
 
             source = Path(step.path).read_text(encoding="utf-8")
             function = jitted_function_at(find_jitted_functions(source, step.path), step.line)
-            tree = ast.parse(source)
+            tree = pysource.parse(source)
         except (OSError, SyntaxError, UnicodeDecodeError, ValueError, ImportError) as exc:
             self.log(f"line step: no lines of {step.path}: {exc}")
             return []

@@ -1,5 +1,5 @@
 """numbaLens/compiles: recompiles explained, the view behind the "N compiles · T s" lens: each compile
-of a function in a recorded run, and why it compiled again (pyserver.analysis.recompiles)."""
+of a function in a recorded run, and why it compiled again (pyserver.analysis.worker.infer.recompiles)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ METHOD = "numbaLens/compiles"
 
 
 def compiles(snapshot: DocumentSnapshot | None, params: Any) -> dict[str, Any]:
-    from pyserver.analysis.recompiles import payload
+    from pyserver.analysis.api import compiles_payload as payload
 
     raw = plain(params)
     uri = raw.get("uri") if isinstance(raw, dict) else None

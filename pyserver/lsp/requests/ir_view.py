@@ -49,7 +49,7 @@ async def ir_view(session: Session, params: Any) -> dict[str, Any]:
             source = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             raise JsonRpcInvalidParams(f"cannot read {path}: {exc}") from exc
-    from pyserver.analysis.discovery import jitted_function_at
+    from pyserver.analysis.api import jitted_function_at
 
     function = jitted_function_at(list(discover(source)), line + 1)
     if function is None:

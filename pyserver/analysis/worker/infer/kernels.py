@@ -1,0 +1,239 @@
+"""Ufunc and gufunc kernels (@vectorize, @guvectorize) and @overload implementations: how their types
+are described and where they come from.
+
+A kernel is typed per loop signature: its argument types are those of one loop (scalars for a ufunc,
+arrays for a gufunc), from the decorator, or recorded from a run (pyserver.record hooks every loop
+compile). Advice for a kernel without types speaks of loop signatures, never of `@njit` ones.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+KERNEL_KINDS = ("vectorize", "guvectorize")
+_PLACEHOLDER = "float64"
+_ARRAY_TEXT = re.compile(r"^(readonly )?array\((\w+), (\d+)d, ([CFA])\)$")
+
+
+def layout_dimensions(layout: str) -> tuple[list[int], list[int]] | None:
+    """The number of core dimensions of each input and output of a gufunc layout ("(n),()->(n)")."""
+    inputs, arrow, outputs = layout.replace(" ", "").partition("->")
+    if not arrow:
+        return None
+
+    def groups(text: str) -> list[int]:
+        return [len([d for d in group.split(",") if d]) for group in re.findall(r"\(([^)]*)\)", text)]
+
+    return groups(inputs), groups(outputs)
+
+
+def _array_text(dtype: str, ndim: int, layout: str = "A") -> str:
+    dims = [":"] * ndim
+    if layout == "C":
+        dims[-1] = "::1"
+    elif layout == "F":
+        dims[0] = "::1"
+    return f"{dtype}[{', '.join(dims)}]"
+
+
+def example_loop_signature(kind: str, params: list[str], options: dict[str, Any]) -> str:
+    """A loop signature of the right shape for this kernel, as written in its decorator."""
+    if kind == "vectorize":
+        inner = ", ".join(_PLACEHOLDER for _ in params) or _PLACEHOLDER
+        return f'@vectorize(["{_PLACEHOLDER}({inner})"])'
+    layout = str(options.get("layout") or "")
+    dimensions = layout_dimensions(layout) if layout else None
+    if dimensions is None or sum(len(side) for side in dimensions) != len(params):
+        inner = ", ".join(_array_text(_PLACEHOLDER, 1) for _ in params)
+        return f'@guvectorize(["void({inner})"], "(n)->()")'
+    inputs, outputs = dimensions
+    parts = [_PLACEHOLDER if n == 0 else _array_text(_PLACEHOLDER, n) for n in inputs]
+    parts += [_array_text(_PLACEHOLDER, max(n, 1)) for n in outputs]  # outputs are always arrays
+    return f'@guvectorize(["void({", ".join(parts)})"], "{layout}")'
+
+
+RECORD_HINT = "`python -m pyserver record -- python your_script.py`"
+
+
+def how_to_get_types(kind: str, name: str, params: list[str], options: dict[str, Any]) -> str | None:
+    """What to do when a kernel or an @overload has no types (None: the function's kind is not one of
+    these, and the general advice for @njit applies)."""
+    if kind in KERNEL_KINDS:
+        what = "ufunc" if kind == "vectorize" else "gufunc"
+        return (
+            f"Numba compiles a lazy `@{kind}` {what} loop by loop when it is called, so its types are unknown "
+            f"until then. To get them: give it loop signatures (`{example_loop_signature(kind, params, options)}`)"
+            f", or run your program or tests once with signature recording ({RECORD_HINT}): every loop "
+            "the run compiles is recorded."
+        )
+    if kind in ("overload", "overload-method"):
+        return (
+            f"An `@{kind.replace('-', '_')}` implementation is typed from the calls that resolve to it: call "
+            f"the function it implements from a checked jitted function, or record a run ({RECORD_HINT})."
+        )
+    return None
+
+
+def annotation_example(params: list[str]) -> str:
+    """Valid syntax for annotating every parameter: `a: float64[:], out: float64[:]`."""
+    return ", ".join(f"{p}: {_array_text(_PLACEHOLDER, 1)}" for p in params or ["x"])
+
+
+def njit_signature_example(params: list[str]) -> str:
+    """A signature string of the function's arity: `float64(float64[:], float64[:])`."""
+    return f"{_PLACEHOLDER}({', '.join(_array_text(_PLACEHOLDER, 1) for _ in params)})"
+
+
+def loop_signature(kind: str, args: list[str], return_type: str | None) -> str | None:
+    """One loop of a kernel as its decorator would declare it (`void(float64[:], float64[::1])`), from the
+    readable argument types; None when a type has no such spelling (then the plain types stand)."""
+    if kind not in KERNEL_KINDS:
+        return None
+    parts = []
+    for text in args:
+        match = _ARRAY_TEXT.match(text)
+        if match is None:
+            if "(" in text or " " in text:
+                return None
+            parts.append(text)
+        elif match.group(1):
+            return None  # readonly arrays have no spelling in a signature string
+        else:
+            parts.append(_array_text(match.group(2), int(match.group(3)), match.group(4)))
+    result = "void" if kind == "guvectorize" else (return_type or "")
+    if not result or " " in result or "(" in result:
+        return None
+    return f"{result}({', '.join(parts)})"
+
+
+def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -> str:
+    """The last sentence of the no-signature note, in the words of the function's kind."""
+    if kind in KERNEL_KINDS:
+        return (
+            f"Give it loop signatures ({example_loop_signature(kind, params, options)}), or record real calls "
+            f"with {RECORD_HINT}: every loop the run compiles is recorded."
+        )
+    if kind in ("overload", "overload-method"):
+        return (
+            "Call the function it implements from a checked jitted function, or record real calls with "
+            f"{RECORD_HINT}."
+        )
+    return (
+        f'Give it a signature (for example @njit("{njit_signature_example(params)}")), annotate its '
+        f"parameters (for example {annotation_example(params)}), call it from a checked jitted function, "
+        f"or record real calls with {RECORD_HINT}."
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# @overload implementations: typed from the calls that resolved to them
+
+OVERLOAD_KINDS = ("overload", "overload-method")
+
+
+def _implementation(typing_function: Any, args: tuple[Any, ...]) -> Any:
+    """The implementation the typing function returns for these argument types (None: it declines)."""
+    try:
+        returned = typing_function(*args)
+    except Exception:
+        return None
+    if isinstance(returned, tuple) and len(returned) == 2:
+        returned = returned[1]  # (signature, implementation)
+    return returned if callable(returned) and hasattr(returned, "__code__") else None
+
+
+def type_overloads(analyzer: Any, run: Any) -> None:
+    """Type each @overload / @overload_method function of the file once per argument types that reached it:
+    recorded runs (the implementation's compiles) and calls typed by this analysis. The implementation's
+    types become the overload function's signatures, so its hover and lens show them."""
+    from pyserver import numba_api
+    from pyserver.analysis.worker.signatures.signature_sources import Candidate
+    from pyserver.record import store, types_codec
+
+    module = run.load.module if run.load is not None else None
+    if module is None:
+        return
+    relative = store.function_key(_relative(analyzer.root, run.path), "")
+    for name, function in run.by_name.items():
+        if function.kind not in OVERLOAD_KINDS or function.nested:
+            continue
+        typing_function = types_codec.walk_qualname(module, name)
+        code = getattr(typing_function, "__code__", None)
+        if code is None:
+            continue
+        found: list[tuple[tuple[Any, ...], str]] = []
+        prefix = f"{relative}{name}.<locals>."
+        for data in run.stores:
+            for key in data.get("functions", {}):
+                if not key.startswith(prefix):
+                    continue
+                for entry in store.entries(data, key):
+                    try:
+                        args = tuple(
+                            types_codec.decode(e, analyzer.recorded_objects.resolve) for e in entry.types
+                        )
+                    except (ValueError, KeyError, TypeError):
+                        continue
+                    found.append((args, "recorded"))
+        for args in numba_api.overload_calls(code.co_filename, name):
+            found.append((args, "caller"))
+        seen: set[tuple[Any, ...]] = set()
+        for args, source in found:
+            if args in seen:
+                continue
+            seen.add(args)
+            implementation = _implementation(typing_function, args)
+            if implementation is None:
+                continue
+            dispatcher = numba_api.nopython_dispatcher(implementation)
+            run.records[name] = numba_api.Recorded(implementation, dispatcher, "jit", [], {})
+            try:
+                analyzer.run_candidate(run, name, Candidate(args, None, source))
+            finally:
+                run.records.pop(name, None)
+
+
+def _relative(root: str, path: str) -> str:
+    import os
+
+    return os.path.relpath(path, root)
+
+
+# --------------------------------------------------------------------------------------------------
+# Functions only a run made jitted (a gufunc built when an object is made, `njit(f)` inside a function)
+
+
+def add_recorded_only(load: Any, path: str, root: str, stores: list[dict[str, Any]]) -> None:
+    """Give the analysis the functions of this file that a recorded run compiled but that loading the
+    module did not make jitted: `Builder(f)` running `guvectorize([...], layout)(f)` only when the
+    program made one, `njit(step_py)` inside a function. Each gets a lazy dispatcher of its kind (a
+    ufunc or gufunc kernel when its recorded entries are loops), so it is found, placed and typed from
+    the recorded signatures like any other."""
+    import os
+
+    from pyserver import numba_api
+    from pyserver.record import store, types_codec
+
+    module = getattr(load, "module", None)
+    if module is None:
+        return
+    prefix = store.function_key(os.path.relpath(path, root), "")
+    real = os.path.realpath(path)
+    for data in stores:
+        for key in data.get("functions", {}):
+            qualname = key[len(prefix) :] if key.startswith(prefix) else None
+            if not qualname or "<locals>" in qualname or qualname in load.recorded:
+                continue
+            py_func = types_codec.walk_qualname(module, qualname)
+            code = getattr(py_func, "__code__", None)
+            if code is None or os.path.realpath(code.co_filename) != real:
+                continue  # not a plain function of this file (a dispatcher made at load is already known)
+            entries = store.entries(data, key)
+            kernel = next((e for e in entries if e.kernel), None)
+            kind = kernel.kernel if kernel is not None and kernel.kernel in KERNEL_KINDS else "jit"
+            options: dict[str, Any] = (
+                {"layout": kernel.layout} if kernel is not None and kernel.layout else {}
+            )
+            dispatcher = numba_api.nopython_dispatcher(py_func)
+            load.recorded[qualname] = numba_api.Recorded(py_func, dispatcher, str(kind), [], options)

@@ -1,0 +1,580 @@
+"""Load a workspace module in the worker: exec the editor buffer, record jitted functions, compile nothing.
+
+- `__name__` is the module's dotted name under the workspace root (never "__main__"), so a
+  `if __name__ == "__main__":` block does not run.
+- The file's directory and the workspace root are on `sys.path`.
+- Numba's decorators are hooked (numba_api.install_decorator_hooks): explicit signatures are recorded
+  instead of compiled, so one failing signature never stops the rest of the module from being defined.
+- By default (`loading = "definitions"`) only the top-level statements that defining the jitted
+  functions needs run (toplevel_slice): a script's prints, loops, file writes and `__main__` block do
+  not; the statements left out are listed in LoadResult.skipped_statements. "full" runs the whole top
+  level as an import would.
+- Time spent importing modules from outside the workspace is measured apart (IMPORT_CLOCK), so that a
+  package that compiles its own signatures at import does not count against the file's time-out.
+- Workspace modules are imported from source, never from a `.pyc` (two saves within a second can
+  leave a stale one), and reloaded when their file changed since the last run.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import re
+import sys
+import time
+import traceback
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyserver import numba_api
+from pyserver.analysis.model import SkippedStatement
+from pyserver.analysis.worker.discover import discovery
+from pyserver.analysis.worker.load import toplevel_slice
+from pyserver.caches import BoundedCache, bounded_cache
+
+_FILE_LOADERS = (
+    importlib.machinery.SourceFileLoader,
+    importlib.machinery.SourcelessFileLoader,
+    importlib.machinery.ExtensionFileLoader,
+)
+_EXCLUDED_PARTS = {"site-packages", "dist-packages", ".venv", "venv", "node_modules", ".tox", ".git"}
+
+
+class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the source every time: no stale bytecode, and no .pyc written into the workspace."""
+
+    definitions_only = False  # set by the Loader: run only the definitions of imported workspace modules
+
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        source = self.get_data(path)
+        if type(self).definitions_only:
+            try:
+                tree = ast.parse(source, path)
+            except SyntaxError:
+                pass  # compile() below reports it as Python would
+            else:
+                # Another module imports names from this one: its assignments stay (exports), its calls,
+                # loops and `__main__` block do not run.
+                sliced = toplevel_slice.slice_module(tree, keep_assignments=True)
+                return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
+        return compile(source, path, "exec", dont_inherit=True)
+
+
+class ImportClock:
+    """Time the analysed file spends importing modules from outside the workspace (a third-party package
+    that compiles its explicit signatures at import, such as pynndescent: 21 s here). That is not the
+    file's own work: the worker tells the engine, which stops the file's time-out clock meanwhile."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.excluded_s = 0.0
+        self.on_change: Any = None  # callable(paused: bool, module name) or None
+        self._started = 0.0
+
+    def enter(self, name: str) -> None:
+        self.depth += 1
+        if self.depth == 1:
+            self._started = time.perf_counter()
+            if self.on_change is not None:
+                self.on_change(True, name)
+
+    def leave(self, name: str) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            self.excluded_s += time.perf_counter() - self._started
+            if self.on_change is not None:
+                self.on_change(False, name)
+
+
+IMPORT_CLOCK = ImportClock()
+
+
+def _timed_exec_module(original: Any, name: str) -> Any:
+    def exec_module(module: types.ModuleType) -> None:
+        IMPORT_CLOCK.enter(name)
+        try:
+            original(module)
+        finally:
+            IMPORT_CLOCK.leave(name)
+
+    return exec_module
+
+
+class _WorkspaceFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, is_workspace_file: Any) -> None:
+        self.is_workspace_file = is_workspace_file
+        self._finding: set[str] = set()
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+            return self._third_party(fullname, path, target)
+        if not self.is_workspace_file(spec.origin):
+            return self._third_party(fullname, path, target)
+        loader = _SourceOnlyLoader(fullname, spec.origin)
+        return importlib.util.spec_from_file_location(  # type: ignore[attr-defined]
+            fullname, spec.origin, loader=loader, submodule_search_locations=spec.submodule_search_locations
+        )
+
+    def _third_party(self, fullname: str, path: Any, target: Any) -> Any:
+        """The spec the other finders give, its loading timed by IMPORT_CLOCK (never counted against the
+        file). Only per-module file loaders are touched (an instance attribute): shared importers such as
+        BuiltinImporter are left alone, and so is anything already being imported."""
+        if fullname in self._finding:
+            return None
+        self._finding.add(fullname)
+        spec = None
+        try:
+            for finder in list(sys.meta_path):
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+        except (ImportError, ValueError, AttributeError):
+            return None  # the import system asks the other finders itself and reports what they say
+        finally:
+            self._finding.discard(fullname)
+        loader = getattr(spec, "loader", None)
+        if spec is None or not isinstance(loader, _FILE_LOADERS):
+            return spec
+        if "exec_module" not in vars(loader):
+            loader.exec_module = _timed_exec_module(loader.exec_module, fullname)  # type: ignore[method-assign]
+        return spec
+
+
+@dataclass
+class LoadError:
+    kind: str  # "exception" | "syntax"
+    exc_type: str
+    message: str
+    line: int | None  # 1-based line in the loaded file (the top-level statement that failed)
+    traceback_text: str
+
+
+@dataclass
+class LoadResult:
+    module: types.ModuleType | None
+    recorded: dict[str, numba_api.Recorded] = field(default_factory=dict)  # qualname -> record
+    error: LoadError | None = None
+    elapsed_ms: float = 0.0
+    skipped: list[int] = field(default_factory=list)  # 1-based first lines of the statements not run
+    skipped_statements: list[SkippedStatement] = field(default_factory=list)  # ... with ranges and reasons
+    loading: str = "definitions"  # "definitions" | "full": see Loader.loading
+    third_party_import_ms: float = 0.0  # spent importing modules from outside the workspace (not counted)
+    unchecked: list[str] = field(default_factory=list)  # functions reading globals a failed statement sets
+
+
+def created_functions(recorded: dict[str, numba_api.Recorded]) -> list[discovery.Created]:
+    """What Numba created for the functions of one file while it loaded, as plain data for discovery."""
+    created = []
+    for qualname, record in recorded.items():
+        code = getattr(record.py_func, "__code__", None)
+        if code is None:
+            continue
+        signatures = [s if isinstance(s, str) else str(s) for s in record.signatures]
+        created.append(
+            discovery.Created(qualname, code.co_firstlineno, record.kind, dict(record.options), signatures)
+        )
+    return created
+
+
+def module_name_for(path: str, root: str) -> tuple[str, str]:
+    """(dotted module name, package) for a file under the root; the file stem outside it."""
+    resolved = Path(path).resolve()
+    try:
+        relative = resolved.relative_to(Path(root).resolve())
+        parts = list(relative.with_suffix("").parts)
+    except ValueError:
+        parts = [resolved.stem]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1] or [resolved.parent.name]
+    if not parts or not all(p.isidentifier() for p in parts):
+        parts = [resolved.stem if resolved.stem.isidentifier() else "numba_lens_module"]
+    name = ".".join(parts)
+    package = name if resolved.name == "__init__.py" else name.rpartition(".")[0]
+    return name, package
+
+
+class Loader:
+    def __init__(self, root: str | Path) -> None:
+        self.root = os.path.realpath(str(root))
+        self.recorded: dict[tuple[str, str], numba_api.Recorded] = {}
+        self._workspace_files: dict[str, bool] = {}  # path -> under the root (realpath is slow)
+        self._library_prefixes = tuple(
+            {os.path.join(p, "lib", "") for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+        )
+        self._stamps: dict[str, tuple[int, int]] = {}
+        self._outside_modules: dict[str, types.ModuleType] = {}  # see refresh_changed_modules
+        sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
+        numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
+        self._extra_files: set[str] = set()
+        # "definitions": run only what defining the jitted functions needs (toplevel_slice), the default;
+        # "full": run the module's whole top level, as `import` would (the `__main__` block still not).
+        self.loading = "definitions"
+        self.last_load: LoadResult | None = None
+        # Lines where the last load of the file hung or crashed: under selective loading the top-level
+        # statement (not a def or class) holding one of them does not run again.
+        self.skip_lines: set[int] = set()
+        # file -> (module name, module) loaded as a definitions-only slice for its own analysis
+        self._sliced: dict[str, tuple[str, types.ModuleType]] = {}
+
+    def is_workspace_file(self, path: str) -> bool:
+        if path in self._extra_files:
+            return True
+        if path.startswith("<"):
+            return False  # code compiled from a string ("<string>"), not a file under the root
+        known = self._workspace_files.get(path)
+        if (
+            known is None
+            and path.startswith(self._library_prefixes)
+            and not self.root.startswith(self._library_prefixes)
+        ):
+            known = self._workspace_files[path] = False  # the interpreter's own files: skip realpath
+        if known is None:
+            real = os.path.realpath(path)
+            known = (real == self.root or real.startswith(self.root + os.sep)) and not (
+                set(Path(real).relative_to(self.root).parts) & _EXCLUDED_PARTS
+            )
+            self._workspace_files[path] = known
+        return known
+
+    def is_workspace_function(self, func: Any) -> bool:
+        code = getattr(func, "__code__", None)
+        return code is not None and self.is_workspace_file(code.co_filename)
+
+    def _on_record(self, record: numba_api.Recorded) -> None:
+        numba_api.mark_workspace_dispatcher(record.dispatcher)
+        self.recorded[numba_api.function_id(record.py_func)] = record
+
+    def refresh_changed_modules(self) -> list[str]:
+        """Forget workspace modules whose file changed since they were imported, so they re-import."""
+        dropped = []
+        # The modules from outside the workspace seen last time are not looked at again (thousands, with
+        # Numba's); only the modules now in sys.modules are kept.
+        known_outside, outside = self._outside_modules, {}
+        for name, module in list(sys.modules.items()):
+            if known_outside.get(name) is module:
+                outside[name] = module
+                continue
+            file = getattr(module, "__file__", None)
+            if not file:
+                continue
+            if not self.is_workspace_file(file):
+                outside[name] = module
+                continue
+            try:
+                stat = os.stat(file)
+                stamp = (stat.st_mtime_ns, stat.st_size)
+            except OSError:
+                stamp = (-1, -1)
+            previous = self._stamps.get(name)
+            if previous is None:
+                self._stamps[name] = stamp
+            elif previous != stamp:
+                del sys.modules[name]
+                self._stamps.pop(name, None)
+                dropped.append(name)
+        self._outside_modules = outside
+        return dropped
+
+    def load(
+        self, path: str, source: str, selective: bool = False, tree: ast.Module | None = None
+    ) -> LoadResult:
+        """`tree`: `source` already parsed (the analyzer parses once); it is read, never changed."""
+        started = time.perf_counter()
+        path = os.path.abspath(path)
+        if path not in self._extra_files:
+            self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
+            self._outside_modules = {}  # its module, if imported before, is a workspace module now
+        self.refresh_changed_modules()
+        self._forget_sliced_modules(path)
+        names_before = set(sys.modules)
+        for entry in (self.root, os.path.dirname(path)):
+            if entry not in sys.path:
+                sys.path.insert(0, entry)
+        name, package = module_name_for(path, self.root)
+        is_package = os.path.basename(path) == "__init__.py"
+        parent = name.rpartition(".")[0]
+        if parent:
+            _import_parents(parent)  # as Python does before running pkg/core.py as pkg.core
+        for key in [k for k in self.recorded if k[0] == path]:
+            del self.recorded[key]
+        module = types.ModuleType(name)
+        module.__file__ = path
+        module.__package__ = package
+        module.__builtins__ = __builtins__  # type: ignore[attr-defined]
+        # A package stays a package (its submodules import), and the module has the spec Python gives it.
+        locations = [os.path.dirname(path)] if is_package else None
+        module.__spec__ = importlib.util.spec_from_file_location(  # type: ignore[attr-defined]
+            name, path, submodule_search_locations=locations
+        )
+        if locations is not None:
+            module.__path__ = locations
+        previous = sys.modules.get(name)
+        sys.modules[name] = module
+        parent_module = sys.modules.get(parent) if parent else None
+        if parent_module is not None:
+            setattr(parent_module, name.rpartition(".")[2], module)  # `from pkg import core` sees it
+        result = LoadResult(module, loading=self.loading)
+        definitions = self.loading == "definitions" or selective
+        _SourceOnlyLoader.definitions_only = self.loading == "definitions"
+        clock_before = IMPORT_CLOCK.excluded_s
+        missing: set[str] = set()  # globals that statements left out for failing would have set
+        try:
+            if definitions:
+                parsed = tree if tree is not None else ast.parse(source, path)
+                sliced = toplevel_slice.slice_module(parsed, source=source)
+                result.skipped_statements = sliced.skipped
+                if selective:
+                    codes = _statement_codes(
+                        sliced, path, self.skip_lines, result.skipped_statements, missing
+                    )
+                else:
+                    codes = module_codes(sliced, path, source, {id(statement) for statement in parsed.body})
+                    if annotates(sliced.tree.body):
+                        # What the module's code does first (SETUP_ANNOTATIONS); its statements run apart.
+                        module.__annotations__ = {}
+            else:
+                codes = [(None, compile(source, path, "exec", dont_inherit=True))]
+        except SyntaxError as exc:
+            result.error = LoadError("syntax", "SyntaxError", str(exc.msg), exc.lineno, "")
+            result.module = None
+            self._restore(name, previous)
+        else:
+            for statement, code in codes:
+                try:
+                    exec(code, module.__dict__)
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:  # SystemExit included: the module stops, the analysis goes on
+                    if statement is None:
+                        result.error = _load_error(exc, path)
+                        break
+                    # Selective loading goes on past a statement that fails, and says it did not run.
+                    reason = f"it raised {type(exc).__name__}: {str(exc)[:200]}"
+                    result.skipped_statements.append(
+                        SkippedStatement(statement.lineno, statement.end_lineno or statement.lineno, reason)
+                    )
+                    missing |= toplevel_slice.bound_names(statement)
+            if result.error is None:
+                self._stamps[name] = _stamp(path)
+        result.skipped_statements.sort(key=lambda s: s.line)
+        result.skipped = [s.line for s in result.skipped_statements]
+        result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0
+        if definitions and result.skipped_statements:
+            self._sliced[path] = (name, module)  # see _forget_sliced_modules
+        self.last_load = result
+        if sys.modules.keys() != names_before:  # (compared in C: a save that imports nothing new skips it)
+            self.refresh_changed_modules()  # stamps the workspace modules this run imported
+        result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}
+        if missing:
+            # Globals a failed statement would have set never got a value: the functions that read them
+            # (directly or through another such function) are not checked, rather than reported for an
+            # undefined name that is the analysis's doing.
+            result.unchecked = _readers_of(missing, result.recorded)
+            for qualname in result.unchecked:
+                del result.recorded[qualname]
+        result.elapsed_ms = (time.perf_counter() - started) * 1000.0
+        return result
+
+    def _forget_sliced_modules(self, path: str) -> None:
+        """Modules of other files that were loaded for their own analysis as a definitions-only slice leave
+        sys.modules: a workspace module that imports one of them gets its top-level assignments (its
+        `from m import X`), so it imports it afresh. A module stays in sys.modules while its own analysis
+        runs: Numba looks its globals up there by name when it lowers a function (IR views, callees)."""
+        for other, (name, module) in list(self._sliced.items()):
+            if other == path:
+                continue
+            del self._sliced[other]
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+                self._stamps.pop(name, None)
+                parent, _, child = name.rpartition(".")
+                parent_module = sys.modules.get(parent) if parent else None
+                if parent_module is not None and getattr(parent_module, child, None) is module:
+                    delattr(parent_module, child)
+
+    @staticmethod
+    def _restore(name: str, previous: types.ModuleType | None) -> None:
+        if previous is not None:
+            sys.modules[name] = previous
+        else:
+            sys.modules.pop(name, None)
+
+
+def _import_parents(package: str) -> None:
+    """Import the packages above a module first, as `import pkg.core` does: their __init__ may import
+    the module itself (from its file) and must find it complete, not half-run. A package that fails to
+    import is left to the module's own imports to report."""
+    parts = package.split(".")
+    for end in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:end])
+        if prefix in sys.modules:
+            continue
+        try:
+            importlib.import_module(prefix)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            return
+
+
+def _statement_codes(
+    sliced: toplevel_slice.TopLevelSlice,
+    path: str,
+    skip_lines: set[int],
+    skipped: list[SkippedStatement],
+    missing: set[str],
+) -> list[tuple[ast.stmt | None, Any]]:
+    """One code object per kept top-level statement, so that one that fails does not stop the rest. A
+    statement (not a def or class) holding a line where the last load hung or crashed is left out."""
+    codes: list[tuple[ast.stmt | None, Any]] = []
+    for statement in sliced.tree.body:
+        end = statement.end_lineno or statement.lineno
+        definition = isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        if not definition and any(statement.lineno <= line <= end for line in skip_lines):
+            reason = "it did not finish when it last ran (a time-out or a crash)"
+            skipped.append(SkippedStatement(statement.lineno, end, reason))
+            missing |= toplevel_slice.bound_names(statement)
+            continue
+        chunk = ast.Module(body=[statement], type_ignores=[])
+        codes.append((statement, compile(chunk, path, "exec", flags=sliced.future_flags, dont_inherit=True)))
+    return codes
+
+
+# (file, flags, first line, column, last line, end column, the statement's lines) -> its code object: a
+# statement is compiled again only when its text or its place changed.
+_STATEMENT_CODES: BoundedCache[tuple[Any, ...], types.CodeType] = bounded_cache(
+    "loader.statement_codes", 4096
+)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
+
+
+def module_codes(
+    sliced: toplevel_slice.TopLevelSlice, path: str, source: str, original: set[int]
+) -> list[tuple[ast.stmt | None, Any]]:
+    """The kept module as code objects to run in order, a failure stopping the rest as in one module:
+    one per top-level statement, those of unchanged statements reused (an edit compiles what it
+    touched). Run so, they do what the module compiled whole does (its docstring, annotations and
+    `__future__` flags included); where that could differ, the module is compiled whole. `original`:
+    the ids of the parsed tree's statements (a statement the slice trimmed is a copy: not reused)."""
+    body = sliced.tree.body
+
+    def whole() -> list[tuple[ast.stmt | None, Any]]:
+        return [(None, compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True))]
+
+    leading = 1 if body and _is_docstring(body[0]) else 0
+    while leading < len(body) and _is_future_import(body[leading]):
+        leading += 1
+    if (
+        not original
+        or any(_is_future_import(statement) for statement in body[leading:])
+        or any(isinstance(statement, ast.Global) for statement in discovery.statements_shallow(body))
+    ):
+        return whole()  # a misplaced `from __future__`, a module-level `global`: checked across statements
+    lines = _LINE_BREAK.split(source)
+    codes: list[tuple[ast.stmt | None, Any]] = []
+    try:
+        for position, statement in enumerate(body):
+            if position > 0 and _is_docstring(statement):
+                continue  # a string statement after the first is no docstring: it does nothing
+            codes.append((None, _statement_code(statement, path, sliced.future_flags, lines, original)))
+    except Exception:  # a SyntaxError found at compile time (`return` outside a function): as Python says it
+        return whole()
+    return codes
+
+
+def _statement_code(
+    statement: ast.stmt, path: str, flags: int, lines: list[str], original: set[int]
+) -> types.CodeType:
+    chunk = ast.Module(body=[statement], type_ignores=[])
+    decorators = getattr(statement, "decorator_list", None) or []
+    first = min([statement.lineno, *(d.lineno for d in decorators)])
+    end = statement.end_lineno
+    if id(statement) not in original or end is None or end > len(lines):
+        return compile(chunk, path, "exec", flags=flags, dont_inherit=True)
+    text = "\n".join(lines[first - 1 : end])
+    key = (path, flags, first, statement.col_offset, end, statement.end_col_offset, text)
+    code = _STATEMENT_CODES.get(key)
+    if code is None:
+        code = compile(chunk, path, "exec", flags=flags, dont_inherit=True)
+        _STATEMENT_CODES[key] = code
+    return code
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def _is_future_import(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+
+
+def annotates(body: list[ast.stmt]) -> bool:
+    """Does the module's own code (not its defs or classes) hold an annotated assignment? (CPython's
+    find_ann: the module then starts by making `__annotations__`.)"""
+    return any(isinstance(statement, ast.AnnAssign) for statement in discovery.statements_shallow(body))
+
+
+def _code_names(code: Any) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def _readers_of(missing: set[str], recorded: dict[str, numba_api.Recorded]) -> list[str]:
+    """The recorded functions that read one of `missing`, or call a function that does (transitively)."""
+    reads = {
+        qualname: _code_names(record.py_func.__code__)
+        for qualname, record in recorded.items()
+        if hasattr(record.py_func, "__code__")
+    }
+    unreadable = set(missing)
+    readers: list[str] = []
+    changed = True
+    while changed:
+        changed = False
+        for qualname, names in reads.items():
+            if qualname not in readers and names & unreadable:
+                readers.append(qualname)
+                unreadable.add(qualname.rpartition(".")[2])
+                changed = True
+    return sorted(readers)
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    try:
+        stat = os.stat(path)
+        return (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        return (-1, -1)
+
+
+def _load_error(exc: BaseException, path: str) -> LoadError:
+    frames = traceback.extract_tb(exc.__traceback__)
+    lines = [frame.lineno for frame in frames if frame.filename == path and frame.lineno]
+    if isinstance(exc, SyntaxError) and exc.filename == path and exc.lineno:
+        lines = [exc.lineno]  # a syntax error in the module itself (e.g. from exec of a string)
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    message = str(exc) if not isinstance(exc, SystemExit) else f"SystemExit({exc.code!r}) at import"
+    return LoadError("exception", type(exc).__name__, message, lines[0] if lines else None, text)
+
+
+def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
+    """The module with only what its definitions need (toplevel_slice), and the first lines of the
+    top-level statements left out."""
+    sliced = toplevel_slice.slice_module(tree)
+    return sliced.tree, [s.line for s in sliced.skipped]

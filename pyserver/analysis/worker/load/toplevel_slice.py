@@ -1,0 +1,536 @@
+"""Definitions-only loading: the top-level statements that defining a module's jitted functions needs.
+
+A dependency slice over the module's top-level statements, from the AST alone (nothing runs here):
+- always run: imports, `def` and `class` statements (their decorators, defaults and annotations run
+  with them), environment set-up (`sys.path` edits, `os.environ[...] = ...`, `numba.config.X = ...`,
+  `warnings` filters), and statements that make jitted functions (`step = numba.njit(step_py)`,
+  `kernel = guvectorize(...)(f)`, `g = my_jit(g_py)` with a decorator the file uses);
+- run when needed: any statement that binds (or mutates) a name that a statement already kept reads,
+  or that the body of a jitted function, a decorated function or a needed function reads, transitively;
+  `if`/`try` blocks around such statements run with them (their tests and handlers too); a loop or a
+  `with` block runs whole when it binds a needed name;
+- never run: `if __name__ == "__main__":` blocks, and everything else (bare calls, prints, plots,
+  loops that define nothing needed).
+This is what JET.jl does for Julia: interpret definitions, not the program.
+"""
+
+from __future__ import annotations
+import __future__
+
+import ast
+import copy
+import functools
+import re
+import sys
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from pyserver.analysis.model import SkippedStatement
+from pyserver.analysis.worker.discover.discovery import ImportNames, dotted_name
+from pyserver.caches import BoundedCache, bounded_cache
+from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
+
+# ast.TryStar (except*) exists from Python 3.11 on.
+if sys.version_info >= (3, 11):
+    _TRIES = (ast.Try, ast.TryStar)
+else:
+    _TRIES = (ast.Try,)
+
+# Numba's builders of jitted functions (the last part of their qualified names, under `numba.`).
+JIT_BUILDERS = frozenset(
+    {
+        "njit",
+        "jit",
+        "vectorize",
+        "guvectorize",
+        "cfunc",
+        "stencil",
+        "generated_jit",
+        "jitclass",
+        "overload",
+        "overload_method",
+        "overload_attribute",
+        "overload_classmethod",
+        "register_jitable",
+        "intrinsic",
+    }
+)
+_SYS_PATH_METHODS = frozenset({"append", "insert", "extend", "remove"})
+_ENVIRON_METHODS = frozenset({"update", "setdefault", "pop", "clear", "__setitem__"})
+_WARNINGS_FUNCTIONS = frozenset({"filterwarnings", "simplefilter", "resetwarnings"})
+
+
+@dataclass
+class TopLevelSlice:
+    tree: ast.Module  # the kept statements (a copy: the input tree is not changed)
+    skipped: list[SkippedStatement] = field(default_factory=list)
+    future_flags: int = 0  # compiler flags of the module's `from __future__` imports
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """`a` for `a`, `a.b.c`, `a[1].b`, `a.f(x).y`."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call | ast.Starred):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _statements(body: list[ast.stmt], enclosing: str | None = None) -> Iterator[tuple[ast.stmt, str | None]]:
+    """Every statement, nested ones included, with the name of the top-level function it is in (None at
+    module or class level); expressions are not visited (much cheaper than ast.walk)."""
+    for node in body:
+        yield node, enclosing
+        inner_enclosing = enclosing
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and enclosing is None:
+            inner_enclosing = node.name
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                yield from _statements(inner, inner_enclosing)
+        for handler in getattr(node, "handlers", ()) or ():
+            yield from _statements(handler.body, inner_enclosing)
+        for case in getattr(node, "cases", ()) or ():
+            yield from _statements(case.body, inner_enclosing)
+
+
+def _loads(nodes: list[ast.AST] | list[ast.expr] | list[ast.stmt], strings: bool = True) -> set[str]:
+    """Names read by these nodes; with `strings`, also the names inside strings that read as type
+    expressions (string annotations, signature strings: `"float64(Arr2D, int64)"`)."""
+    names: set[str] = set()
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    names.add(node.id)
+            elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names.update(_names_in_string(node.value))
+    return names
+
+
+_TYPE_EXPRESSION = re.compile(r"^[\w\s\[\](),.:*|'\"-]{1,300}$")
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_in_string(text: str) -> frozenset[str]:
+    """Names in a string that parses as an expression: `"float64(Arr2D, int64)"`, `"Vector"`. Cached:
+    the same signature and annotation strings come back on every save."""
+    if not _TYPE_EXPRESSION.match(text):
+        return frozenset()  # prose, a gufunc layout ("(n)->()") or a format string: no names to find
+    try:
+        parsed = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(n.id for n in ast.walk(parsed) if isinstance(n, ast.Name))
+
+
+def _definition_time_nodes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """What a `def` evaluates when it runs: decorators, defaults and annotations, not its body."""
+    parts: list[ast.AST] = [*node.decorator_list, *node.args.defaults]
+    parts += [d for d in node.args.kw_defaults if d is not None]
+    for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+        if arg.annotation is not None:
+            parts.append(arg.annotation)
+    for extra in (node.args.vararg, node.args.kwarg):
+        if extra is not None and extra.annotation is not None:
+            parts.append(extra.annotation)
+    if node.returns is not None:
+        parts.append(node.returns)
+    return parts
+
+
+def _class_time_nodes(node: ast.ClassDef) -> tuple[list[ast.AST], list[ast.AST]]:
+    """(what a `class` statement evaluates when it runs, the bodies of its methods)."""
+    now: list[ast.AST] = [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
+    later: list[ast.AST] = []
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+            now.extend(_definition_time_nodes(item))
+            later.extend(item.body)
+        elif isinstance(item, ast.ClassDef):
+            inner_now, inner_later = _class_time_nodes(item)
+            now.extend(inner_now)
+            later.extend(inner_later)
+        else:
+            now.append(item)
+    return now, later
+
+
+def bound_names(node: ast.stmt) -> set[str]:
+    """Names a statement binds, or changes the value of (`TABLE[0] = 1`, `CFG.n = 2`, `SPEC.append(x)`)."""
+    names: set[str] = set()
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        for alias in node.names:
+            names.add(alias.asname or alias.name.split(".")[0])
+        return names
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
+            names.add(inner.id)
+        elif isinstance(inner, ast.Attribute | ast.Subscript) and isinstance(inner.ctx, ast.Store | ast.Del):
+            root = _root_name(inner)
+            if root:
+                names.add(root)
+        elif isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
+            func = inner.value.func
+            if isinstance(func, ast.Attribute):  # `SPEC.append(...)`, `TABLE.fill(0)`: a mutation
+                root = _root_name(func.value)
+                if root:
+                    names.add(root)
+        elif isinstance(inner, ast.NamedExpr):
+            names.add(inner.target.id)
+    return names
+
+
+def is_main_guard(node: ast.stmt) -> bool:
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+    )
+
+
+@dataclass
+class _Unit:
+    """One statement of the slice: a leaf statement, or an `if`/`try` holding units."""
+
+    node: ast.stmt
+    reads: set[str]  # names read when it runs
+    binds: set[str]
+    later_reads: set[str] = field(default_factory=set)  # names a def's (or class's methods') bodies read
+    always: bool = False  # runs whatever is needed (imports, definitions, environment, jit builders)
+    is_root: bool = False  # its later reads are needed (a jitted or decorated function, a jit builder)
+    children: list[_Unit | None] = field(default_factory=list)  # None: a statement that never runs
+    parent: _Unit | None = None
+    kept: bool = False
+
+
+# Statement text -> (names a `def` or `class` reads when it runs, names its bodies read): they depend on
+# its text alone, so after an edit only the definitions that changed are walked again.
+_DEFINITION_NAMES: BoundedCache[str, tuple[frozenset[str], frozenset[str]]] = bounded_cache(
+    "toplevel_slice.definition_names", 4096
+)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
+
+
+def _definition_names(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str] | None
+) -> tuple[set[str], set[str]]:
+    """(names read when the statement runs, names read later by its body or its methods' bodies)."""
+    key = None
+    if lines is not None and node.end_lineno is not None and node.end_lineno <= len(lines):
+        # A def or class starts its first line and nothing but a comment follows it on its last, so
+        # these whole lines are its text.
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        key = "\n".join(lines[first - 1 : node.end_lineno])
+        cached = _DEFINITION_NAMES.get(key)
+        if cached is not None:
+            return set(cached[0]), set(cached[1])
+    if isinstance(node, ast.ClassDef):
+        now, later = _class_time_nodes(node)
+        reads, later_reads = _loads(now), _loads(later, strings=False)
+    else:
+        reads, later_reads = _loads(_definition_time_nodes(node)), _loads(list(node.body), strings=False)
+    if key is not None:
+        _DEFINITION_NAMES[key] = (frozenset(reads), frozenset(later_reads))
+    return reads, later_reads
+
+
+# top-level statement -> what _definitions_in found in it (incremental parsing keeps unchanged nodes)
+_DEFINITIONS_IN: weakref.WeakKeyDictionary[
+    ast.stmt, tuple[tuple[tuple[str, tuple[str, ...]], ...], frozenset[str], frozenset[str]]
+] = weakref.WeakKeyDictionary()
+
+
+def _definitions_in(
+    top: ast.stmt,
+) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], frozenset[str], frozenset[str]]:
+    """In one top-level statement: the `global` names of each top-level function, the names of defs and
+    classes, and the decorators (dotted) that are not plain ones."""
+    found = _DEFINITIONS_IN.get(top)
+    if found is None:
+        sets_globals: list[tuple[str, tuple[str, ...]]] = []
+        def_names: set[str] = set()
+        decorator_names: set[str] = set()
+        for node, enclosing in _statements([top]):
+            if isinstance(node, ast.Global) and enclosing is not None:
+                sets_globals.append((enclosing, tuple(node.names)))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                def_names.add(node.name)
+                for decorator in node.decorator_list:
+                    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    dotted = dotted_name(target)
+                    if dotted and dotted.split(".")[-1] not in NOT_SLICE_ROOT_DECORATORS:
+                        decorator_names.add(dotted)
+        found = _DEFINITIONS_IN[top] = (tuple(sets_globals), frozenset(def_names), frozenset(decorator_names))
+    return found
+
+
+class _Slicer:
+    def __init__(self, tree: ast.Module, keep_assignments: bool, source: str | None = None) -> None:
+        self.lines = _LINE_BREAK.split(source) if source is not None else None
+        self.aliases = ImportNames(tree)
+        self.keep_assignments = keep_assignments
+        self.def_names: set[str] = set()
+        self.decorator_names: set[str] = set()  # decorators the file uses (a library's own jit wrapper)
+        # function -> the module globals its body assigns (`global TABLE`): calling it sets them
+        self.sets_globals: dict[str, set[str]] = {}
+        for top in tree.body:
+            sets_globals, def_names, decorator_names = _definitions_in(top)
+            for enclosing, names in sets_globals:
+                self.sets_globals.setdefault(enclosing, set()).update(names)
+            self.def_names.update(def_names)
+            self.decorator_names.update(decorator_names)
+
+    # ---- what kind of statement -------------------------------------------------------------------
+    def is_jit_builder(self, func: ast.expr) -> bool:
+        qualified = self.aliases.resolve(func, keep_unknown=True)
+        if qualified is None:
+            return False
+        return qualified.split(".")[0] == "numba" and qualified.split(".")[-1] in JIT_BUILDERS
+
+    def _is_function_ref(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Lambda):
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in self.def_names
+        if isinstance(node, ast.Attribute):
+            return node.attr in self.def_names
+        return False
+
+    def makes_jitted(self, value: ast.expr | None) -> bool:
+        """`numba.njit(f, ...)`, `guvectorize(...)(f)`, `njit(parallel=True)(f)`, `my_jit(f)` (with
+        `@my_jit` used in the file). Not `njit(f)(data)`: that calls the jitted function."""
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Call):  # builder(options)(function)
+            return (self.is_jit_builder(func.func) or dotted_name(func.func) in self.decorator_names) and any(
+                self._is_function_ref(arg) for arg in value.args
+            )
+        if self.is_jit_builder(func):
+            return True
+        return dotted_name(func) in self.decorator_names and any(self._is_function_ref(a) for a in value.args)
+
+    def sets_up_environment(self, node: ast.stmt) -> bool:
+        """sys.path edits, os.environ writes, numba.config.X = ..., warnings filters."""
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
+        for target in targets:
+            base = target.value if isinstance(target, ast.Subscript) else target
+            qualified = (
+                self.aliases.resolve(base, keep_unknown=True)
+                if isinstance(base, ast.Name | ast.Attribute)
+                else None
+            )
+            if qualified in ("sys.path", "os.environ") or (qualified or "").startswith("numba.config."):
+                return True
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            qualified = (
+                self.aliases.resolve(func, keep_unknown=True)
+                if isinstance(func, ast.Name | ast.Attribute)
+                else None
+            )
+            if qualified is None:
+                return False
+            owner, _, method = qualified.rpartition(".")
+            return (
+                (owner == "sys.path" and method in _SYS_PATH_METHODS)
+                or (owner == "os.environ" and method in _ENVIRON_METHODS)
+                or qualified in ("os.putenv", "site.addsitedir", "numba.config.reload_config")
+                or (owner == "warnings" and method in _WARNINGS_FUNCTIONS)
+            )
+        return False
+
+    # ---- units ------------------------------------------------------------------------------------
+    def unit(self, node: ast.stmt) -> _Unit | None:
+        """None for a statement that is never run (the `__main__` block)."""
+        if is_main_guard(node):
+            return None
+        if isinstance(node, ast.If):
+            children = [self.unit(n) for n in [*node.body, *node.orelse]]
+            return _Unit(node, _loads([node.test]), set(), children=children)
+        if isinstance(node, _TRIES):
+            inner = [*node.body, *node.orelse, *node.finalbody]
+            for handler in node.handlers:
+                inner.extend(handler.body)
+            children = [self.unit(n) for n in inner]
+            handler_types = [h.type for h in node.handlers if h.type is not None]
+            handler_names = {h.name for h in node.handlers if h.name}
+            return _Unit(node, _loads(handler_types), handler_names, children=children)
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            return _Unit(node, set(), bound_names(node), always=True)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            decorated = any(
+                (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+                not in NOT_SLICE_ROOT_DECORATORS
+                for d in node.decorator_list
+            )
+            reads, later_reads = _definition_names(node, self.lines)
+            return _Unit(node, reads, {node.name}, later_reads=later_reads, always=True, is_root=decorated)
+        if isinstance(node, ast.ClassDef):
+            reads, later_reads = _definition_names(node, self.lines)
+            return _Unit(
+                node,
+                reads,
+                {node.name},
+                later_reads=later_reads,
+                always=True,
+                is_root=bool(node.decorator_list),
+            )
+        if isinstance(node, ast.Pass) or (
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        ):  # a docstring
+            return _Unit(node, set(), set(), always=True)
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
+        reads = _loads([node])
+        binds = bound_names(node)
+        for call in ast.walk(node):  # `init()` where init does `global TABLE; TABLE = ...` sets TABLE
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+                binds |= self.sets_globals.get(call.func.id, set())
+        if self.sets_up_environment(node):
+            return _Unit(node, reads, binds, always=True)
+        if self.makes_jitted(value):
+            return _Unit(node, reads, binds, always=True, is_root=True)
+        always = self.keep_assignments and isinstance(node, ast.Assign | ast.AnnAssign)
+        return _Unit(node, reads, binds, always=always)
+
+
+# The `__main__` block never runs in either loading mode (the module is never `__main__`): listed, but the
+# editor does not fade it.
+MAIN_BLOCK_REASON = 'the `if __name__ == "__main__":` block'
+
+
+def _why_skipped(node: ast.stmt) -> str:
+    if is_main_guard(node):
+        return MAIN_BLOCK_REASON
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        return "a call that defines nothing the jitted functions need"
+    if isinstance(node, ast.Expr):
+        return "an expression that defines nothing the jitted functions need"
+    if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        return "an assignment that no jitted function, decorator or definition reads"
+    if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+        return "a loop that defines nothing the jitted functions need"
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return "a `with` block that defines nothing the jitted functions need"
+    return "a statement that defines nothing the jitted functions need"
+
+
+def slice_module(
+    tree: ast.Module, keep_assignments: bool = False, source: str | None = None
+) -> TopLevelSlice:
+    """The module with only what defining its jitted functions needs, and the statements left out.
+
+    `keep_assignments`: every top-level assignment counts as needed (for a workspace module that another
+    module imports: the names it exports must exist). `source`: the text `tree` was parsed from, when the
+    caller has it (what definitions read is then remembered per definition text).
+    """
+    slicer = _Slicer(tree, keep_assignments, source)
+    units = [slicer.unit(node) for node in tree.body]
+    every: list[_Unit] = []
+
+    def collect(group: list[_Unit | None], parent: _Unit | None) -> None:
+        for unit in group:
+            if unit is not None:
+                unit.parent = parent
+                every.append(unit)
+                collect(unit.children, unit)
+
+    collect(units, None)
+    binders: dict[str, list[_Unit]] = {}
+    for unit in every:
+        for name in unit.binds:
+            binders.setdefault(name, []).append(unit)
+    needed: set[str] = set()
+    expanded: set[int] = set()  # units whose later reads (function bodies) are needed
+    queue: list[_Unit | str] = [unit for unit in every if unit.always]
+
+    def expand(unit: _Unit) -> None:
+        if id(unit) not in expanded:
+            expanded.add(id(unit))
+            queue.extend(unit.later_reads - needed)
+
+    while queue:
+        item = queue.pop()
+        if isinstance(item, str):  # a name became needed: what binds it runs; a function's body counts
+            if item in needed:
+                continue
+            needed.add(item)
+            for binder in binders.get(item, []):
+                queue.append(binder)
+                expand(binder)
+            continue
+        if item.kept:
+            continue
+        item.kept = True
+        queue.extend(item.reads - needed)
+        if item.is_root or item.binds & needed:
+            expand(item)
+        if item.parent is not None and not item.parent.kept:
+            queue.append(item.parent)  # an `if`/`try` runs when anything inside it runs
+    skipped: list[SkippedStatement] = []
+    kept_tree = ast.Module(body=_rebuild(tree.body, units, skipped), type_ignores=[])
+    skipped.sort(key=lambda s: s.line)
+    return TopLevelSlice(kept_tree, skipped, _future_flags(tree))
+
+
+def _rebuild(
+    body: list[ast.stmt], units: list[_Unit | None], skipped: list[SkippedStatement]
+) -> list[ast.stmt]:
+    """The kept statements of `body` (parallel to `units`), `if`/`try` statements trimmed in copies."""
+    kept: list[ast.stmt] = []
+    for node, unit in zip(body, units, strict=True):
+        if unit is None or not unit.kept:
+            skipped.append(SkippedStatement(node.lineno, node.end_lineno or node.lineno, _why_skipped(node)))
+            continue
+        if isinstance(node, (ast.If, *_TRIES)):  # trimmed below: a copy, never the input
+            node = copy.copy(node)
+            if not isinstance(node, ast.If):
+                node.handlers = [copy.copy(handler) for handler in node.handlers]
+        if isinstance(node, ast.If):
+            by_node = iter(unit.children)
+            node.body = _rebuild(node.body, [next(by_node) for _ in node.body], skipped) or [_pass(node)]
+            node.orelse = _rebuild(node.orelse, [next(by_node) for _ in node.orelse], skipped)
+        elif isinstance(node, _TRIES):
+            children = iter(unit.children)
+            groups = [node.body, node.orelse, node.finalbody]
+            node.body = _rebuild(node.body, [next(children) for _ in groups[0]], skipped) or [_pass(node)]
+            node.orelse = _rebuild(node.orelse, [next(children) for _ in groups[1]], skipped)
+            node.finalbody = _rebuild(node.finalbody, [next(children) for _ in groups[2]], skipped)
+            for handler in node.handlers:
+                handler.body = _rebuild(handler.body, [next(children) for _ in handler.body], skipped) or [
+                    _pass(handler)
+                ]
+        kept.append(node)
+    return kept
+
+
+def _pass(where: ast.stmt | ast.excepthandler) -> ast.Pass:
+    """A `pass` for a block whose statements all were left out, located at the block's statement."""
+    return ast.Pass(
+        lineno=where.lineno,
+        col_offset=where.col_offset,
+        end_lineno=where.lineno,
+        end_col_offset=where.col_offset,
+    )
+
+
+def _future_flags(tree: ast.Module) -> int:
+    flags = 0
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            for alias in node.names:
+                feature = getattr(__future__, alias.name, None)
+                flags |= getattr(feature, "compiler_flag", 0)
+    return flags

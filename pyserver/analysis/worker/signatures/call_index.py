@@ -1,0 +1,353 @@
+"""The workspace's Python calls, from the AST only: which Python code calls which function, and where.
+
+Every `.py` file under the workspace root is parsed once and kept with its stamp (mtime, size); a later
+`refresh` parses again only the files whose stamp changed (and the editor buffer handed in), so the
+calls of other files are indexed once and updated incrementally. Nothing is imported or executed.
+
+A call site is a call in Python code: the module's top level (an `if __name__ == "__main__":` block
+included) or a function body that is not itself jitted. Calls are found by the name they are made
+through: `kernel(...)` in the defining module or after `from pkg.mod import kernel [as k]`, and
+`mod.kernel(...)` after `import pkg.mod as mod` / `from pkg import mod`.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+
+from pyserver.analysis.worker.discover.discovery import find_jitted_functions
+from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
+
+_EXCLUDED_DIRS = {
+    "site-packages",
+    "dist-packages",
+    ".venv",
+    "venv",
+    "node_modules",
+    ".tox",
+    ".git",
+    "__pycache__",
+    "build",
+    "dist",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+}
+MAX_FILES = 5000  # a larger tree is indexed up to this many files
+MAX_FILE_BYTES = 2_000_000
+
+
+@dataclass
+class Scope:
+    """Python code that calls: a module's top level or one function (a Python, not a jitted, one)."""
+
+    path: str
+    qualname: str  # "<module>" for the top level
+    node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef
+    params: list[str] = field(default_factory=list)
+    defaults: dict[str, ast.expr] = field(default_factory=dict)  # parameter -> its default expression
+    has_var_params: bool = False  # *args / **kwargs
+
+
+@dataclass
+class CallSite:
+    scope: Scope
+    call: ast.Call
+    name: str  # the local name (`kernel`) or `module.attr` text it was called through
+    anchor: ast.stmt | None = None  # for a value that is not a call (a fixture's return): its statement
+
+
+@dataclass
+class IndexedFile:
+    path: str
+    stamp: tuple[int, int]
+    tree: ast.Module
+    module_dir: str
+    # local name -> (module text, level, imported name or None for `import x`)
+    imports: dict[str, tuple[str, int, str | None]]
+    top_level_defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+    jitted: set[str]  # qualnames of jitted functions (their bodies are not Python callers)
+    calls: dict[str, list[CallSite]]  # first name of the callee expression -> sites
+    scopes: dict[str, Scope]
+    has_walrus: bool = True  # ":=" occurs in the text: an assignment expression may bind a name
+
+
+def ast_nodes(root: ast.AST) -> list[ast.AST]:
+    """Every node under `root` (itself included) in ast.walk's order, breadth first, as a list: several
+    times faster than ast.walk's generators, which dominate indexing and slicing a large file."""
+    found = [root]
+    i = 0
+    while i < len(found):
+        node = found[i]
+        i += 1
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                found.append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        found.append(item)
+    return found
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+def _callee_text(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def _scope_for(path: str, qualname: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Scope:
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    params = [a.arg for a in positional] + [a.arg for a in args.kwonlyargs]
+    defaults: dict[str, ast.expr] = {}
+    for param, default in zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True):
+        defaults[param.arg] = default
+    for param, kw_default in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if kw_default is not None:
+            defaults[param.arg] = kw_default
+    return Scope(path, qualname, node, params, defaults, args.vararg is not None or args.kwarg is not None)
+
+
+def index_source(
+    path: str, source: str, stamp: tuple[int, int], parser: IncrementalParser | None = None
+) -> IndexedFile | None:
+    """`parser`: parses an edited buffer again reusing the unchanged top-level statements' nodes (so
+    what python_callers keeps per node, a caller's flattened statements, stays valid for them)."""
+    try:
+        tree = parser.parse(source, path) if parser is not None else ast.parse(source, filename=path)
+    except (SyntaxError, ValueError):
+        return None
+    try:
+        jitted = {f.name for f in find_jitted_functions(source, path, tree)}
+    except (SyntaxError, ValueError):
+        jitted = set()
+    imports: dict[str, tuple[str, int, str | None]] = {}
+    for node in _statements(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    imports[alias.asname] = (alias.name, 0, None)
+                else:
+                    imports.setdefault(alias.name.split(".")[0], (alias.name.split(".")[0], 0, None))
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    imports[alias.asname or alias.name] = (node.module or "", node.level, alias.name)
+    indexed = IndexedFile(
+        path=path,
+        stamp=stamp,
+        tree=tree,
+        module_dir=os.path.dirname(path),
+        imports=imports,
+        top_level_defs={
+            n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        },
+        jitted=jitted,
+        calls={},
+        scopes={},
+        has_walrus=":=" in source,
+    )
+    module_scope = Scope(path, "<module>", tree)
+    indexed.scopes["<module>"] = module_scope
+    _collect_calls(indexed, tree.body, module_scope, "")
+    return indexed
+
+
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statements(tree: ast.Module) -> list[ast.AST]:
+    """The statements under `tree` (and the except/case clauses that hold some), in ast.walk's order:
+    the nodes ast_nodes visits but the expressions, which never hold a statement (an import)."""
+    found: list[ast.AST] = [tree]
+    i = 0
+    while i < len(found):
+        node = found[i]
+        i += 1
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list) and value and isinstance(value[0], _HOLDS_STATEMENTS):
+                found.extend(value)
+    return found
+
+
+def _collect_calls(indexed: IndexedFile, body: list[ast.stmt], scope: Scope, prefix: str) -> None:
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            qualname = prefix + stmt.name
+            # Defaults and decorators run in the enclosing scope; the body is a scope of its own.
+            for expr in [*stmt.decorator_list, *stmt.args.defaults]:
+                _calls_in(indexed, expr, scope)
+            if qualname in indexed.jitted:
+                continue
+            inner = _scope_for(indexed.path, qualname, stmt)
+            indexed.scopes[qualname] = inner
+            _collect_calls(indexed, stmt.body, inner, qualname + ".<locals>.")
+        elif isinstance(stmt, ast.ClassDef):
+            _collect_calls(indexed, stmt.body, scope, prefix + stmt.name + ".")
+        else:
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.stmt):
+                    _collect_calls(indexed, [child], scope, prefix)
+                else:
+                    _calls_in(indexed, child, scope)
+
+
+def _calls_in(indexed: IndexedFile, node: ast.AST, scope: Scope) -> None:
+    for sub in ast_nodes(node):
+        if isinstance(sub, ast.Call):
+            text = _callee_text(sub.func)
+            if text is not None:
+                indexed.calls.setdefault(text.split(".")[0], []).append(CallSite(scope, sub, text))
+
+
+class CallIndex:
+    """The Python call sites of a workspace, kept up to date file by file."""
+
+    def __init__(self, root: str, parser: IncrementalParser | None = None) -> None:
+        """`parser`: the analysis's own, so that a buffer it has just parsed is not parsed again."""
+        self.root = os.path.realpath(root)
+        self.files: dict[str, IndexedFile] = {}
+        # path -> (editor text that overrides the file on disk, the file's stamp then): a later change on
+        # disk (another save, a checkout) wins again
+        self._buffers: dict[str, tuple[str, tuple[int, int] | None]] = {}
+        self.parsed = 0  # files parsed since creation (to show that a refresh is incremental)
+        self._real_paths: dict[str, str] = {}  # path -> its realpath, until the next refresh
+        self._resolved: dict[tuple[str, str, int], str | None] = {}  # (directory, module, level) -> file
+        self._files_resolved_against = 0
+        # the editor buffers, edited a little at a time
+        self._buffer_parser = parser if parser is not None else IncrementalParser()
+
+    def _walk(self) -> list[str]:
+        found: list[str] = []
+        for directory, dirs, files in os.walk(self.root):
+            dirs[:] = sorted(d for d in dirs if d not in _EXCLUDED_DIRS and not d.startswith("."))
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    found.append(os.path.join(directory, name))
+                    if len(found) >= MAX_FILES:
+                        return found
+        return found
+
+    def refresh(self, path: str | None = None, source: str | None = None) -> None:
+        """Re-read the files whose stamp changed; `path`/`source`: the editor buffer of one file."""
+        self._real_paths = {}
+        if path is not None and source is not None:
+            real = os.path.realpath(path)
+            if self._buffers.get(real, ("", None))[0] != source or real not in self.files:
+                self._buffers[real] = (source, _stamp(real))
+                indexed = index_source(real, source, (-1, len(source)), self._buffer_parser)
+                if indexed is not None:
+                    self.files[real] = indexed
+                    self.parsed += 1
+        seen = set()
+        for file in self._walk():
+            real = os.path.realpath(file)
+            seen.add(real)
+            stamp = _stamp(real)
+            if real in self._buffers:
+                if self._buffers[real][1] == stamp:
+                    continue
+                del self._buffers[real]
+            known = self.files.get(real)
+            if stamp is None or (known is not None and known.stamp == stamp):
+                continue
+            if stamp[1] > MAX_FILE_BYTES:
+                continue
+            try:
+                with open(real, encoding="utf-8") as handle:
+                    text = handle.read()
+            except (OSError, UnicodeDecodeError):
+                continue
+            indexed = index_source(real, text, stamp)
+            self.parsed += 1
+            if indexed is not None:
+                self.files[real] = indexed
+            else:
+                self.files.pop(real, None)
+        gone = [p for p in self.files if p not in seen and p not in self._buffers]
+        for path_gone in gone:
+            del self.files[path_gone]
+        if gone or len(self.files) != self._files_resolved_against:
+            self._resolved = {}  # a module may now resolve to another file, or to none
+            self._files_resolved_against = len(self.files)
+
+    # ------------------------------------------------------------------------------------ resolving
+
+    def resolve_module(self, indexed: IndexedFile, module: str, level: int) -> str | None:
+        """The workspace file a module name imported from `indexed` names, or None."""
+        key = (indexed.module_dir, module, level)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve_module(indexed, module, level)
+        return self._resolved[key]
+
+    def _resolve_module(self, indexed: IndexedFile, module: str, level: int) -> str | None:
+        parts = [p for p in module.split(".") if p]
+        if level:
+            base = indexed.module_dir
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            bases = [base]
+        else:
+            bases = [indexed.module_dir, self.root, os.path.join(self.root, "src")]
+        for base in bases:
+            stem = os.path.join(base, *parts) if parts else base
+            for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+                real = os.path.realpath(candidate)
+                if real in self.files:
+                    return real
+        return None
+
+    def binding(self, indexed: IndexedFile, name: str) -> tuple[str, str] | None:
+        """What a module-level name of `indexed` refers to in the workspace: (file, function) for a
+        function (defined there or imported from a workspace module), (file, "") for a module."""
+        if name in indexed.top_level_defs:
+            return (indexed.path, name)
+        imported = indexed.imports.get(name)
+        if imported is None:
+            return None
+        module, level, attr = imported
+        if attr is None:
+            target = self.resolve_module(indexed, module, level)
+            return (target, "") if target else None
+        submodule = self.resolve_module(indexed, f"{module}.{attr}" if module else attr, level)
+        if submodule is not None:
+            return (submodule, "")
+        target = self.resolve_module(indexed, module, level)
+        return (target, attr) if target else None
+
+    def calls_to(self, path: str, function: str) -> list[CallSite]:
+        """The Python call sites in the workspace of `function` (a top-level function of `path`)."""
+        real = self._real_paths.get(path)
+        if real is None:  # asked for each function of a file: one realpath (an lstat per folder) per refresh
+            real = self._real_paths[path] = os.path.realpath(path)
+        sites: list[CallSite] = []
+        for indexed in self.files.values():
+            # Only the names a call can reach the function through: its own, or an imported name.
+            names = [n for n in indexed.imports if n in indexed.calls]
+            if function in indexed.calls and function not in indexed.imports:
+                names.append(function)
+            for first in names:
+                bound = self.binding(indexed, first)
+                if bound is None:
+                    continue
+                for site in indexed.calls[first]:
+                    if site.name == first and bound == (real, function):
+                        sites.append(site)
+                    elif site.name == f"{first}.{function}" and bound == (real, ""):
+                        sites.append(site)
+        sites.sort(key=lambda s: (s.scope.path != real, s.scope.path, s.call.lineno, s.call.col_offset))
+        return sites

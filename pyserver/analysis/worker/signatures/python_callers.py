@@ -1,0 +1,439 @@
+"""Argument types from the Python code that calls a jitted function, typed by Numba, with nothing run.
+
+For a call `kernel(grid, n)` in Python code (a script's top level, `main()`, a `__main__` block,
+another module, a test), the statements of the caller that compute the arguments are cut out of its
+AST (a backward slice) and compiled as a synthetic function. Numba's own front end and partial type
+inference type it (numba_api.type_python_slice); the types of the call's arguments, converted as the
+dispatcher would convert the values at run time, give a signature of source "python-caller".
+
+Never a guess: an argument gives no signature when anything it depends on is not fully known: a name
+Numba cannot type (file I/O, pandas, a Python helper), a variable that gets different types on
+different paths, an operator whose NumPy and Numba promotions may differ, `*args`/`**kwargs`. Where
+the slice reads a parameter of the caller, the caller's own Python callers give its types, to a
+bounded depth. Branch conditions and loop headers that compute nothing needed become an opaque
+`__lens_cond`, so both ways are typed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import types as pytypes
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyserver import numba_api
+from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, IndexedFile, Scope
+from pyserver.analysis.worker.signatures.caller_slices import (
+    Simple,
+    close,
+    close_by_name,
+    comprehension_rewrite,
+    constant_default,
+    enclosing_names,
+    find_anchor,
+    flatten,
+    inner_scope_failure,
+    is_test,
+    names_read,
+    scopes_around,
+)
+from pyserver.analysis.worker.signatures.caller_tests import TestParameterTypes
+from pyserver.analysis.worker.signatures.slice_typing import (
+    CallerSliceTyping,
+    Outcome,
+    Probe,
+    SliceResult,
+)
+
+MAX_DEPTH = 2  # parameters of a caller typed from its own callers: this many levels up
+MAX_PARAM_TUPLES = 8  # distinct parameter types per caller
+MAX_SITES = 200  # call sites of one function that are typed
+
+
+@dataclass(frozen=True)
+class CallLink:
+    """A Python call that passes a signature's argument types."""
+
+    path: str
+    function: str  # the caller's qualified name, "<module>" for the top level
+    line: int  # 1-based
+    col: int = 0
+    end_line: int = 0
+    end_col: int = 0
+
+
+@dataclass
+class CallTypes:
+    args: tuple[Any, ...]  # as the dispatcher would compile them (defaults folded)
+    links: list[CallLink] = field(default_factory=list)
+
+
+@dataclass
+class Findings:
+    signatures: list[CallTypes] = field(default_factory=list)
+    sites: int = 0  # calls found
+    reasons: list[str] = field(default_factory=list)  # why calls gave no types, for the user
+
+
+def _site_where(site: CallSite) -> str:
+    where = "top level" if site.scope.qualname == "<module>" else f"'{site.scope.qualname}'"
+    return f"{os.path.basename(site.scope.path)}:{site.call.lineno} ({where})"
+
+
+class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
+    """Types the Python call sites of workspace functions. One per analyzer; slices are cached."""
+
+    def __init__(self, index: CallIndex) -> None:
+        self.index = index
+        self._cache: dict[str, SliceResult] = {}
+        # per analysis run, set by `run_context`
+        self._module_for: Callable[[str], pytypes.ModuleType | None] = lambda path: None
+        self._fingerprint: Callable[[Any], str] = repr
+        self._resolver: Callable[[], AbstractContextManager[Any]] = nullcontext
+        self._active: set[tuple[str, str]] = set()
+        self.slices_typed = 0
+        self.slices_shared = 0  # slices given the typing of one that differs only in free constants
+        # (context, shape) -> a typing and the numeric constants of the slice typed (see _typing)
+        self._shapes: dict[tuple[str, tuple[Any, ...]], tuple[numba_api.SliceTyping, tuple[Any, ...]]] = {}
+        # Per analysis run: each caller typed once, with the calls of all workspace functions it makes.
+        self._run_memo: dict[tuple[str, str, int], dict[int, list[Outcome]]] = {}
+        self._flat: dict[int, tuple[ast.AST, list[Simple]]] = {}  # id(scope node) -> its statements
+        self._bound_by: dict[int, tuple[list[Simple], dict[str, list[Simple]]]] = {}  # see _by_name
+        self._statements: dict[int, tuple[ast.Module, list[ast.stmt]]] = {}  # see _module_statements
+        # Once per process, at the analyzer's construction (before the worker takes any file): the
+        # first file's callers then do not pay for loading the typing of common NumPy calls.
+        numba_api.warm_up_python_callers()
+
+    def configure(
+        self,
+        module_for: Callable[[str], pytypes.ModuleType | None],
+        fingerprint: Callable[[Any], str],
+        resolver: Callable[[], AbstractContextManager[Any]],
+    ) -> None:
+        self._module_for = module_for
+        self._fingerprint = fingerprint
+        self._resolver = resolver
+        self._run_memo = {}
+        if len(self._flat) > 20000:
+            self._flat = {}
+        if len(self._statements) > 64:  # each holds a tree: an edited file's old ones go
+            self._bound_by = {}
+            self._statements = {}
+
+    # -------------------------------------------------------------------------------------- public
+
+    def signatures(self, path: str, function: str, dispatcher: Any) -> Findings:
+        """Argument-type tuples that the Python calls of `function` (top level of `path`) pass."""
+        findings = Findings()
+        sites = self.index.calls_to(path, function)[:MAX_SITES]
+        findings.sites = len(sites)
+        by_args: dict[tuple[Any, ...], CallTypes] = {}
+        for site, outcome in self._type_sites(sites, 0):
+            if isinstance(outcome, str):
+                findings.reasons.append(f"the call at {_site_where(site)}: {outcome}")
+                continue
+            positional, keywords = outcome
+            converted = [numba_api.dispatcher_arg_type(t) for t in positional]
+            converted_kw = {k: numba_api.dispatcher_arg_type(t) for k, t in keywords.items()}
+            bad = [str(t) for t, c in zip(positional, converted, strict=True) if c is None]
+            bad += [str(t) for k, t in keywords.items() if converted_kw[k] is None]
+            undecided = [
+                str(t) for t in [*positional, *keywords.values()] if numba_api.array_layout_undecided(t)
+            ]
+            if undecided:
+                findings.reasons.append(
+                    f"the call at {_site_where(site)}: it passes {undecided[0]}, an array whose layout (C, F "
+                    "or neither) is decided at run time by its shape and strides"
+                )
+                continue
+            if bad:
+                findings.reasons.append(
+                    f"the call at {_site_where(site)}: an argument of type {bad[0]} is not one the "
+                    "dispatcher takes as Numba typed it"
+                )
+                continue
+            folded = numba_api.fold_call_types(dispatcher, tuple(converted), converted_kw)  # type: ignore[arg-type]
+            if folded is None:
+                findings.reasons.append(
+                    f"the call at {_site_where(site)}: its arguments do not fit the parameters"
+                )
+                continue
+            entry = by_args.setdefault(folded, CallTypes(folded))
+            link = _link(site)
+            if link not in entry.links:
+                entry.links.append(link)
+        findings.signatures = list(by_args.values())
+        return findings
+
+    # ----------------------------------------------------------------------------------- internals
+
+    def _type_sites(self, sites: list[CallSite], depth: int) -> Iterator[tuple[CallSite, Outcome]]:
+        by_scope: dict[tuple[str, str], list[CallSite]] = {}
+        for site in sites:
+            by_scope.setdefault((site.scope.path, site.scope.qualname), []).append(site)
+        for (path, qualname), scope_sites in by_scope.items():
+            key = (path, qualname, depth)
+            if key not in self._run_memo:
+                if (path, qualname) in self._active:
+                    for site in scope_sites:
+                        yield site, "the caller calls itself (recursion)"
+                    continue
+                self._active.add((path, qualname))
+                try:
+                    scope = scope_sites[0].scope
+                    every = self._workspace_calls(scope) or scope_sites
+                    memo: dict[int, list[Outcome]] = {}
+                    for site, outcome in self._type_scope(scope, every, depth):
+                        memo.setdefault(id(site.call), []).append(outcome)
+                    self._run_memo[key] = memo
+                finally:
+                    self._active.discard((path, qualname))
+            memo = self._run_memo[key]
+            for site in scope_sites:
+                for outcome in memo.get(id(site.call), ["the call was not found in its caller"]):
+                    yield site, outcome
+
+    def _workspace_calls(self, scope: Scope) -> list[CallSite]:
+        """The calls a caller makes to functions of workspace modules (typed together, once)."""
+        indexed = self.index.files.get(scope.path)
+        if indexed is None:
+            return []
+        found = []
+        for first, candidates in indexed.calls.items():
+            bound = self.index.binding(indexed, first)
+            if bound is None:
+                continue
+            for site in candidates:
+                if site.scope is not scope:
+                    continue
+                if (site.name == first and bound[1]) or (site.name != first and not bound[1]):
+                    found.append(site)
+        found.sort(key=lambda s: (s.call.lineno, s.call.col_offset))
+        return found
+
+    def _flattened(
+        self, node: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef, indexed: IndexedFile
+    ) -> list[Simple]:
+        cached = self._flat.get(id(node))
+        if cached is not None and cached[0] is node:
+            return cached[1]
+        simple: list[Simple] = []
+        # Top-level jitted functions are globals the slice may call (`u = step(u)` in a time loop).
+        jitted = (
+            frozenset(n for n in indexed.jitted if "." not in n)
+            if isinstance(node, ast.Module)
+            else frozenset()
+        )
+        flatten(node.body, (), simple, jitted, indexed.has_walrus)
+        self._flat[id(node)] = (node, simple)
+        return simple
+
+    def _module_statements(self, tree: ast.Module) -> list[ast.stmt]:
+        """A module's statements but its definitions (never in a slice): each function's slice walks them."""
+        cached = self._statements.get(id(tree))
+        if cached is None or cached[0] is not tree:
+            kept = [
+                s
+                for s in tree.body
+                if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            ]
+            cached = self._statements[id(tree)] = (tree, kept)
+        return cached[1]
+
+    def _by_name(self, module_simple: list[Simple]) -> dict[str, list[Simple]]:
+        """The module's statements by the names they bind (close_by_name), once per flattened module."""
+        cached = self._bound_by.get(id(module_simple))
+        if cached is not None and cached[0] is module_simple:
+            return cached[1]
+        by_name: dict[str, list[Simple]] = {}
+        for s in module_simple:
+            for name in s.defines | s.opaque:
+                by_name.setdefault(name, []).append(s)
+        self._bound_by[id(module_simple)] = (module_simple, by_name)
+        return by_name
+
+    def _type_scope(
+        self, scope: Scope, sites: list[CallSite], depth: int
+    ) -> Iterator[tuple[CallSite, Outcome]]:
+        indexed = self.index.files.get(scope.path)
+        if indexed is None:
+            for site in sites:
+                yield site, "its file could not be read"
+            return
+        body = scope.node.body
+        probes: list[Probe] = []
+        for number, site in enumerate(sites):
+            call = site.call
+            anchor = site.anchor or find_anchor(body, call)
+            rewrite = None  # a call in a comprehension's element: its arguments read the iterables' items
+            probe = Probe(site, anchor or scope.node.body[0], [], {}, {})
+            if anchor is None:
+                probe.failure = "the call is not in a statement of its caller"
+            elif site.anchor is None and (around := scopes_around(anchor, call)):
+                rewrite = comprehension_rewrite(around, call)
+                probe.failure = inner_scope_failure(scope.node, around, call, rewrite)
+            if probe.failure is None and (
+                any(isinstance(a, ast.Starred) for a in call.args)
+                or any(k.arg is None for k in call.keywords)
+            ):
+                probe.failure = "it passes *args or **kwargs, whose contents are not known"
+            for index, arg in enumerate(call.args):
+                name = f"__lens_arg_{number}_{index}"
+                probe.positional.append(name)
+                probe.expressions[name] = rewrite(arg) if rewrite else arg
+            for keyword in call.keywords:
+                if keyword.arg is not None:
+                    name = f"__lens_kw_{number}_{keyword.arg}"
+                    probe.keywords[keyword.arg] = name
+                    probe.expressions[name] = rewrite(keyword.value) if rewrite else keyword.value
+            probes.append(probe)
+        simple = self._flattened(scope.node, indexed)
+        module_simple = self._flattened(indexed.tree, indexed) if scope.qualname != "<module>" else []
+        kept, needed_by_probe = self._relevant(
+            simple, module_simple, probes, scope.params + sorted(enclosing_names(indexed, scope))
+        )
+        params_read = [p for p in scope.params if any(p in needed for needed in needed_by_probe)]
+        if scope.has_var_params and any(
+            name in needed
+            for needed in needed_by_probe
+            for name in (scope.node.args.vararg, scope.node.args.kwarg)  # type: ignore[union-attr]
+            if name is not None
+        ):
+            for probe in probes:
+                probe.failure = probe.failure or f"it uses *args/**kwargs of '{scope.qualname}'"
+        param_sets: list[tuple[dict[str, Any], str | None]] = [({}, None)]
+        if params_read:
+            param_sets = self._param_types(scope, params_read, depth)
+        for probe, needed in zip(probes, needed_by_probe, strict=True):
+            probe.needed = needed
+        results: dict[int, list[tuple[list[Any], dict[str, Any]]]] = {i: [] for i in range(len(probes))}
+        failures: dict[int, str] = {}
+        for param_types, problem in param_sets:
+            if problem is not None:
+                for i in range(len(probes)):
+                    failures.setdefault(i, problem)
+                continue
+            outcome = self._type_slice(indexed, scope, simple, module_simple, kept, probes, param_types)
+            for i, probe in enumerate(probes):
+                if probe.failure:
+                    failures.setdefault(i, probe.failure)
+                    continue
+                if i in outcome.failures:
+                    failures.setdefault(i, outcome.failures[i])
+                    continue
+                values = outcome.types[i]
+                positional = [values[name] for name in probe.positional]
+                keywords = {k: values[v] for k, v in probe.keywords.items()}
+                if (positional, keywords) not in results[i]:
+                    results[i].append((positional, keywords))
+        for i, probe in enumerate(probes):
+            if results[i]:
+                for found in results[i]:
+                    yield probe.site, found
+            else:
+                yield probe.site, failures.get(i, "nothing could be typed")
+
+    def _relevant(
+        self, simple: list[Simple], module_simple: list[Simple], probes: list[Probe], params: list[str]
+    ) -> tuple[set[int], list[set[str]]]:
+        """The statements (ids) the probes need, and per probe the names it depends on."""
+        kept: set[int] = set()
+        needed_by_probe: list[set[str]] = []
+        for probe in probes:
+            needed: set[str] = set()
+            for expression in probe.expressions.values():
+                needed |= names_read(expression)
+            anchor_position = (probe.anchor.lineno, probe.anchor.col_offset)
+            anchor_loops = next((s.loops for s in simple if s.node is probe.anchor), ())
+            # Statements before the call, and those of the loops around it (a later iteration reads them).
+            candidates = [
+                s
+                for s in simple
+                if s.position < anchor_position or any(loop in anchor_loops for loop in s.loops)
+            ]
+            close(candidates, needed, kept)
+            if module_simple:
+                # Names a function reads from its module: the module's statements that define them.
+                local = set(params)
+                for s in candidates:
+                    if id(s.node) in kept:
+                        local |= s.defines | s.opaque
+                free = needed - local
+                close_by_name(self._by_name(module_simple), free, kept)
+                needed |= free
+            needed_by_probe.append(needed)
+        return kept, needed_by_probe
+
+    def _param_types(
+        self, scope: Scope, params: list[str], depth: int
+    ) -> list[tuple[dict[str, Any], str | None]]:
+        what = ", ".join(f"'{p}'" for p in params)
+        if depth >= MAX_DEPTH:
+            return [({}, f"it passes {what} of '{scope.qualname}', whose callers are too far up to follow")]
+        if "." in scope.qualname or scope.qualname == "<module>":
+            return [({}, f"it passes {what} of '{scope.qualname}', a method or nested function")]
+        if is_test(scope):
+            return self._test_param_types(scope, params, depth)
+        callers = self.index.calls_to(scope.path, scope.qualname)
+        if not callers:
+            return [({}, f"it passes {what} of '{scope.qualname}', which nothing in the workspace calls")]
+        found: list[tuple[dict[str, Any], str | None]] = []
+        problems: list[str] = []
+        for site, outcome in self._type_sites(callers[:MAX_SITES], depth + 1):
+            if isinstance(outcome, str):
+                problems.append(outcome)
+                continue
+            bound = _bind(scope, outcome[0], outcome[1], site)
+            if isinstance(bound, str):
+                problems.append(bound)
+                continue
+            chosen = {p: bound[p] for p in params}
+            if all(numba_api.dispatcher_arg_type(t) is not None for t in chosen.values()):
+                converted = {p: numba_api.dispatcher_arg_type(t) for p, t in chosen.items()}
+                if (converted, None) not in found:
+                    found.append((converted, None))
+            else:
+                problems.append(f"'{scope.qualname}' gets a value Numba cannot pass on")
+        if not found:
+            reason = problems[0] if problems else "no call types it"
+            return [({}, f"it passes {what} of '{scope.qualname}', and {reason}")]
+        return found[:MAX_PARAM_TUPLES]
+
+
+def _bind(
+    scope: Scope, positional: list[Any], keywords: dict[str, Any], site: CallSite
+) -> dict[str, Any] | str:
+    """Parameter -> type for a call of a Python function (defaults that are constants included)."""
+    node = scope.node
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    names = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+    if len(positional) > len(names):
+        return f"'{scope.qualname}' is called with more arguments than it has parameters"
+    bound: dict[str, Any] = dict(zip(names, positional, strict=False))
+    for key, value in keywords.items():
+        bound[key] = value
+    for param in scope.params:
+        if param not in bound:
+            default = scope.defaults.get(param)
+            if default is None or not constant_default(default):
+                return f"'{scope.qualname}' leaves '{param}' to a default that is not a constant"
+            value = numba_api.constant_type(ast.literal_eval(default))
+            if value is None:
+                return f"the default of '{param}' has no Numba type"
+            bound[param] = value
+    return bound
+
+
+def _link(site: CallSite) -> CallLink:
+    call = site.call
+    return CallLink(
+        site.scope.path,
+        site.scope.qualname,
+        call.lineno,
+        call.col_offset,
+        call.end_lineno or call.lineno,
+        call.end_col_offset or 0,
+    )

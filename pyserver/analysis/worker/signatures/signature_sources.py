@@ -1,0 +1,343 @@
+"""Where argument types come from: the six sources of a jitted function's signatures, merged.
+
+decorator, annotation, recorded (the signatures file), cache (`cache=True` index files), caller (jitted
+callers in other workspace files, kept from their analysis) and python-caller (the workspace's Python
+calls, typed without running them: python_callers.py). A candidate with the same argument types as
+one found before is the same signature: the first source keeps it, and the calls that pass it are
+added to it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import types as pytypes
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyserver import numba_api
+from pyserver.analysis.model import Range
+from pyserver.analysis.worker.discover.discovery import JitFunction
+from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
+from pyserver.analysis.worker.report import report
+from pyserver.analysis.worker.signatures.call_index import CallIndex
+from pyserver.analysis.worker.signatures.python_callers import CallLink, PythonCallerTypes
+from pyserver.analysis.worker.signatures.recorded_objects import RecordedObjects
+from pyserver.record import store, types_codec
+
+MAX_CROSS_FILE_CALLS = 64  # per callee: the distinct (argument types, call site) pairs kept
+
+
+@dataclass
+class CallerLink:
+    """A call site that passes a candidate's argument types."""
+
+    path: str
+    function: str  # the caller's qualified name
+    line: int  # 1-based
+    range: Range | None = None  # the call, in a caller of another file; None: computed in this file
+
+
+@dataclass
+class Candidate:
+    """One argument-type tuple for one function and where it came from."""
+
+    args: tuple[Any, ...]
+    return_type: Any | None
+    source: str
+    callers: list[CallerLink] = field(default_factory=list)
+
+
+@dataclass
+class CrossFileCall:
+    """Argument types a jitted caller passes to a jitted function of another workspace file."""
+
+    args: tuple[Any, ...]
+    params: str  # the callee's parameters when the caller was typed: a changed `def` drops the entry
+    link: CallerLink
+
+
+def params_text(py_func: Any) -> str:
+    try:
+        return str(inspect.signature(py_func))
+    except (TypeError, ValueError):
+        return "?"
+
+
+def recorded_stores(root: str, signature_files: list[str]) -> list[dict[str, Any]]:
+    stores = []
+    paths = signature_files or [os.path.join(root, str(store.DEFAULT_RELATIVE))]
+    for path in paths:
+        full = path if os.path.isabs(path) else os.path.join(root, path)
+        try:
+            stores.append(store.load(full))
+        except (ValueError, OSError):
+            continue
+    return stores
+
+
+def skipped_in_notes(data: dict[str, Any], key: str) -> list[str]:
+    """Signatures `record` saw for `key` but could not store exactly (its notes: "KEY: skipped (ARGS):
+    cannot store ..."), as "(ARGS)"."""
+    prefix, marker = f"{key}: skipped (", "): cannot store"
+    found = []
+    for note in data.get("notes", []):
+        if isinstance(note, str) and note.startswith(prefix) and marker in note:
+            found.append("(" + note[len(prefix) : note.rindex(marker)] + ")")
+    return found
+
+
+def caller_link(link: CallLink) -> CallerLink:
+    return CallerLink(
+        link.path,
+        link.function,
+        link.line,
+        Range.of(link.line - 1, link.col, link.end_line - 1, link.end_col),
+    )
+
+
+class CrossFileCalls:
+    """Callers in other files: (callee's real path, qualname) -> the types they pass, kept from the
+    analysis of the callers' files (replaced when a caller's file is analysed again)."""
+
+    def __init__(self) -> None:
+        self.calls: dict[tuple[str, str], list[CrossFileCall]] = {}
+        # path -> the cross-file caller types its last analysis saw, to tell when they changed.
+        self.seen: dict[str, set[tuple[str, str]]] = {}
+
+    def remember(
+        self, record: numba_api.Recorded, callee: tuple[str, str], args: tuple[Any, ...], link: CallerLink
+    ) -> None:
+        if not all(isinstance(a, numba_api.Type) and a.is_precise() for a in args):
+            return
+        calls = self.calls.setdefault((os.path.realpath(callee[0]), callee[1]), [])
+        if any(c.args == args and c.link == link for c in calls) or len(calls) >= MAX_CROSS_FILE_CALLS:
+            return
+        calls.append(CrossFileCall(args, params_text(record.py_func), link))
+
+    def forget_from(self, path: str) -> None:
+        """Drop what this file's callers passed: its analysis records it again."""
+        for calls in self.calls.values():
+            calls[:] = [c for c in calls if c.link.path != path]
+
+    def types_by_file(self) -> dict[str, set[tuple[str, str]]]:
+        by_file: dict[str, set[tuple[str, str]]] = {}
+        for (file, qualname), calls in self.calls.items():
+            for call in calls:
+                by_file.setdefault(file, set()).add((qualname, repr(call.args)))
+        return by_file
+
+    def start(self, real_path: str) -> None:
+        """A file's analysis begins: what its callers in other files passed so far, to compare later."""
+        self.seen[real_path] = self.types_by_file().get(real_path, set())
+
+    def changed_since(self, real_path: str) -> list[str]:
+        """Other files whose jitted functions this file's callers now pass different types."""
+        now = self.types_by_file()
+        return sorted(
+            file for file, seen in self.seen.items() if file != real_path and now.get(file, set()) != seen
+        )
+
+
+class SignatureSources:
+    """Gathers the candidates of one function from every source."""
+
+    def __init__(
+        self,
+        root: str,
+        recorded_objects: RecordedObjects,
+        is_workspace_file: Callable[[str], bool],
+        parser: IncrementalParser | None = None,
+    ) -> None:
+        self.root = root
+        self.recorded_objects = recorded_objects
+        self.is_workspace_file = is_workspace_file
+        self.cross_file = CrossFileCalls()
+        # The workspace's Python calls (AST only, updated per changed file) and their typing.
+        self.call_index = CallIndex(root, parser)
+        self.python_callers = PythonCallerTypes(self.call_index)
+        # function -> (Python calls found, why they gave no types), for the no-signature note; per run
+        self.python_caller_notes: dict[str, tuple[int, list[str]]] = {}
+        self._pending: tuple[Any, ...] | None = None  # this run's prepare_python_callers arguments
+        self._real_paths: dict[str, str] = {}  # path -> realpath, this run
+
+    def prepare_python_callers(
+        self,
+        path: str,
+        source: str,
+        module: pytypes.ModuleType | None,
+        fingerprint: Callable[[Any], str],
+        resolver: Callable[[], AbstractContextManager[Any]],
+    ) -> None:
+        """Index the buffer's calls (and any changed file's); type slices against this run's module. Done
+        when a function first needs it: a file whose functions all declare signatures never pays for it."""
+        self.python_caller_notes = {}
+        self._pending = (path, source, module, fingerprint, resolver)
+        self._real_paths = {}
+
+    def _realpath(self, path: str) -> str:
+        """os.path.realpath, once per path and analysis run (an lstat per folder of the path)."""
+        real = self._real_paths.get(path)
+        if real is None:
+            real = self._real_paths[path] = os.path.realpath(path)
+        return real
+
+    def _ensure_python_callers(self) -> None:
+        if self._pending is None:
+            return
+        path, source, module, fingerprint, resolver = self._pending
+        self._pending = None
+        self.call_index.refresh(path, source)
+        real_path = os.path.realpath(path)
+        # The workspace's other loaded modules, by file: looked up in sys.modules (hundreds of modules)
+        # only when a caller in another file needs one, not on every run.
+        by_file: dict[str, pytypes.ModuleType] | None = None
+
+        def module_for(file: str) -> pytypes.ModuleType | None:
+            nonlocal by_file
+            real = os.path.realpath(file)
+            if real == real_path:
+                return module
+            if by_file is None:
+                by_file = {}
+                for loaded in list(sys.modules.values()):
+                    loaded_file = getattr(loaded, "__file__", None)
+                    if isinstance(loaded_file, str) and self.is_workspace_file(loaded_file):
+                        by_file[os.path.realpath(loaded_file)] = loaded
+            return by_file.get(real)
+
+        self.python_callers.configure(module_for, fingerprint, resolver)
+
+    def candidates(
+        self,
+        function: JitFunction,
+        record: numba_api.Recorded,
+        module: pytypes.ModuleType | None,
+        path: str,
+        stores: list[dict[str, Any]],
+        on_invalid: Callable[[Any, ValueError], None],
+        unusable: list[str] | None = None,
+    ) -> list[Candidate]:
+        """Argument-type candidates from every source. Recorded signatures that cannot be used (their exact
+        encoding does not decode here, or the recording skipped a type it cannot store) go to `unusable`
+        as readable text, for the no-signature diagnostic and its quick fix. `on_invalid(sig, error)`:
+        a decorator signature Numba cannot read."""
+        found: list[Candidate] = []
+        py_func = record.py_func
+        self_type = None
+        if function.kind == "jitclass-method" and module is not None:
+            cls = module.__dict__.get(function.name.split(".")[0])
+            methods = numba_api.jitclass_methods(cls) if cls is not None else None
+            if methods and function.name.split(".")[-1] in methods:
+                self_type = methods[function.name.split(".")[-1]][1]
+
+        def add(args: tuple[Any, ...], return_type: Any, source: str) -> Candidate:
+            existing = next((c for c in found if c.args == args), None)
+            if existing is None:
+                existing = Candidate(args, return_type, source)
+                found.append(existing)
+            return existing
+
+        for sig in record.signatures:
+            try:
+                args, return_type = numba_api.parse_signature(sig)
+            except ValueError as exc:
+                on_invalid(sig, exc)
+                continue
+            if function.kind == "vectorize" or function.kind == "guvectorize":
+                return_type = None if function.kind == "guvectorize" else return_type
+            add(args, return_type, "decorator")
+        # Annotations: every parameter (but a jitclass `self`) must name a type exactly.
+        signature = inspect.signature(py_func)  # once: its text is the cross-file calls' key below
+        params = list(signature.parameters.values())
+        annotation_types: list[Any] = []
+        namespace = py_func.__globals__  # read only (annotation_type evaluates in a scope of its own)
+        for index, param in enumerate(params):
+            if index == 0 and self_type is not None:
+                annotation_types.append(self_type)
+                continue
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                annotation_types.append(None)
+                continue
+            annotation = param.annotation
+            annotation_types.append(
+                None
+                if annotation is inspect.Parameter.empty
+                else numba_api.annotation_type(annotation, namespace)
+            )
+        if params and all(t is not None for t in annotation_types):
+            add(tuple(annotation_types), None, "annotation")
+        elif not params and function.kind in ("njit", "jit"):
+            add((), None, "annotation")  # no parameters: nothing to know
+        # Recorded from real runs.
+        relative = os.path.relpath(path, self.root)
+        key = store.function_key(relative, function.name)
+        for data in stores:
+            for entry in store.entries(data, key):
+                try:
+                    args = tuple(types_codec.decode(e, self.recorded_objects.resolve) for e in entry.types)
+                except (ValueError, KeyError, TypeError):
+                    if unusable is not None:
+                        unusable.append("(" + ", ".join(entry.args) + ")")
+                    continue
+                add(args, None, "recorded")
+            if unusable is not None:
+                unusable.extend(skipped_in_notes(data, key))
+        # cache=True index files (unpickled: the worker only runs in trusted workspaces).
+        for args in numba_api.cache_index_signatures(py_func, path):
+            add(args, None, "cache")
+        # Python code that calls it (its module, other modules, tests), typed without running it.
+        if function.kind in ("njit", "jit") and not record.signatures and "." not in function.name:
+            self._ensure_python_callers()
+            findings = self.python_callers.signatures(path, function.name, record.dispatcher)
+            self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
+            for call_types in findings.signatures:
+                candidate = add(call_types.args, None, "python-caller")
+                for link in call_types.links:  # merged with a recorded or cached one of the same types
+                    caller = caller_link(link)
+                    if caller not in candidate.callers:
+                        candidate.callers.append(caller)
+        # Jitted callers in other workspace files (seen when their files were analysed).
+        calls = self.cross_file.calls
+        current_params = str(signature)  # params_text(py_func)
+        for call in calls.get((self._realpath(path), function.name), []) if calls else []:
+            if call.params != current_params:
+                continue  # the `def` changed since: the caller's types may no longer fit
+            candidate = add(call.args, None, "caller")
+            if candidate.source == "caller" and call.link not in candidate.callers:
+                candidate.callers.append(call.link)
+        return found
+
+    def python_caller_note(self, function: JitFunction) -> str:
+        """What the Python calls of the function gave, in words a user can act on."""
+        if function.kind not in ("njit", "jit") or "." in function.name:
+            return ""
+        sites, reasons = self.python_caller_notes.get(function.name, (0, []))
+        if not sites:
+            return (
+                " No Python code in the workspace calls it (looked in this module, the modules that import "
+                "it and the tests)."
+            )
+        shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
+        calls = f"{sites} Python call{'s' if sites != 1 else ''}"
+        return f" Its {calls} gave no types without running anything: {shown}."
+
+    def remember_cross_file_call(
+        self,
+        record: numba_api.Recorded | None,
+        path: str,
+        function: str,
+        callee: tuple[str, str],
+        args: tuple[Any, ...],
+        line: int,
+        index: report.SourceIndex,
+    ) -> None:
+        """Keep the types a caller of this file passes to a jitted function of another workspace file,
+        for when that file is analysed (source 5, across modules)."""
+        if record is None or not self.is_workspace_file(callee[0]) or not line:
+            return
+        call_range = index._call_on_line(line, callee[1].split(".")[-1]) or index.line_range(line)
+        self.cross_file.remember(record, callee, args, CallerLink(path, function, line, call_range))

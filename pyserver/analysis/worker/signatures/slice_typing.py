@@ -1,0 +1,391 @@
+"""Typing one Python caller's slice (python_callers.py): the slice's globals, the synthesized function
+with a probe per call, and Numba's typing of it, shared between slices that differ only in constants."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import hashlib
+import sys
+import types as pytypes
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyserver import numba_api
+from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, IndexedFile, Scope
+from pyserver.analysis.worker.signatures.caller_probes import (
+    LeftOut,
+    constant_shape,
+    leave_out_copies,
+)
+from pyserver.analysis.worker.signatures.caller_slices import (
+    ITER,
+    NEXT,
+    Simple,
+    enclosing_names,
+    substitute_stand_ins,
+)
+
+COND = "__lens_cond"
+SLICE_CACHE_LIMIT = 2000
+
+
+@dataclass
+class Probe:
+    """One call in a slice: the variables that receive its argument values."""
+
+    site: CallSite
+    anchor: ast.stmt
+    positional: list[str]
+    keywords: dict[str, str]  # keyword -> variable
+    expressions: dict[str, ast.expr]  # variable -> the argument expression
+    needed: set[str] = field(default_factory=set)
+    failure: str | None = None
+
+
+# What one call gives: (positional argument types, keyword argument types), or why it gives nothing.
+Outcome = str | tuple[list[Any], dict[str, Any]]
+
+
+@dataclass
+class SliceResult:
+    """Per probe: {variable: type} or a reason it gives nothing."""
+
+    types: dict[int, dict[str, Any]]
+    failures: dict[int, str]
+    retry_with_copies: bool = False  # the slice must be typed again with every probe copy (see _run)
+
+
+class CallerSliceTyping:
+    """The slice typing of PythonCallerTypes (its base): what the slices read and where they are cached."""
+
+    index: CallIndex
+    slices_typed: int
+    slices_shared: int
+    _cache: dict[str, SliceResult]
+    _shapes: dict[tuple[str, tuple[Any, ...]], tuple[numba_api.SliceTyping, tuple[Any, ...]]]
+    _module_for: Callable[[str], pytypes.ModuleType | None]
+    _fingerprint: Callable[[Any], str]
+    _resolver: Callable[[], AbstractContextManager[Any]]
+
+    def _module_statements(self, tree: ast.Module) -> list[ast.stmt]:
+        raise NotImplementedError
+
+    def _globals(self, indexed: IndexedFile, names: set[str]) -> tuple[dict[str, Any], dict[str, str]]:
+        """Values for the free names of a slice, and why the others are unknown."""
+        values: dict[str, Any] = {"__builtins__": builtins}
+        unknown: dict[str, str] = {}
+        for name in sorted(names):
+            value, why = self._global_value(indexed, name)
+            if why is not None:
+                unknown[name] = why
+                continue
+            if numba_api.value_type(value) is None and id(value) not in numba_api.NUMPY_STAND_INS:
+                unknown[name] = f"'{name}' is a {type(value).__name__}, which Numba cannot type"
+                continue
+            values[name] = value
+        return values, unknown
+
+    def _global_value(self, indexed: IndexedFile, name: str) -> tuple[Any, str | None]:
+        imported = indexed.imports.get(name)
+        if imported is not None:
+            module, level, attr = imported
+            target = self.index.binding(indexed, name)
+            if target is not None:
+                loaded = self._module_for(target[0])
+                if loaded is None:
+                    return None, f"'{name}' comes from a workspace module that is not loaded"
+                if not target[1]:
+                    return loaded, None
+                if not hasattr(loaded, target[1]):
+                    return None, f"'{name}' is not defined when its module is loaded"
+                return getattr(loaded, target[1]), None
+            if level:
+                return None, f"'{name}' comes from a relative import outside the workspace"
+            full = module
+            loaded_module = sys.modules.get(full)
+            if loaded_module is None:
+                # Importing it would run it: only modules already imported are used.
+                return None, f"'{name}' comes from '{full}', which is not imported by the checked module"
+            if attr is None:
+                return loaded_module, None
+            if hasattr(loaded_module, attr):
+                return getattr(loaded_module, attr), None
+            submodule = sys.modules.get(f"{full}.{attr}")
+            if submodule is not None:
+                return submodule, None
+            return None, f"'{name}' is not in '{full}'"
+        if name in indexed.top_level_defs:
+            loaded = self._module_for(indexed.path)
+            if loaded is not None and name in indexed.jitted and hasattr(loaded, name):
+                return getattr(loaded, name), None
+            return None, f"'{name}' is a Python function, which Numba cannot type"
+        if hasattr(builtins, name):
+            return getattr(builtins, name), None
+        if name in (ITER, NEXT):  # a comprehension_rewrite's
+            return (iter if name == ITER else next), None
+        return None, f"'{name}' is not defined where the call is"
+
+    def _type_slice(
+        self,
+        indexed: IndexedFile,
+        scope: Scope,
+        simple: list[Simple],
+        module_simple: list[Simple],
+        kept: set[int],
+        probes: list[Probe],
+        param_types: dict[str, Any],
+    ) -> SliceResult:
+        in_slice = [s for s in simple + module_simple if id(s.node) in kept]
+        defined_locally = set(param_types) | {COND}
+        reads: set[str] = set()
+        for s in in_slice:
+            defined_locally |= s.defines | s.opaque
+            reads |= s.reads
+        for probe in probes:
+            reads |= probe.needed
+        free = reads - defined_locally
+        enclosing = enclosing_names(indexed, scope) & free
+        values, unknown = self._globals(indexed, free - enclosing)
+        for name in enclosing:  # a nested function reads its enclosing function's variable, not a global
+            unknown[name] = f"'{name}' comes from the function '{scope.qualname}' is nested in"
+        # Poison: statements reading unknown names are left out; what they define is unknown too.
+        poisoned: dict[str, str] = dict(unknown)
+        live = set(kept)
+        for s in in_slice:
+            for name in s.opaque:
+                poisoned.setdefault(name, f"'{name}' {s.why} (line {s.position[0]})")
+        changed = True
+        while changed:
+            changed = False
+            for s in in_slice:
+                if id(s.node) not in live:
+                    continue
+                bad = s.reads & set(poisoned)
+                if bad:
+                    live.discard(id(s.node))
+                    for name in s.defines:
+                        poisoned.setdefault(name, poisoned[sorted(bad)[0]])
+                    changed = True
+        failures: dict[int, str] = {}
+        for number, probe in enumerate(probes):
+            bad = probe.needed & set(poisoned)
+            if bad:
+                failures[number] = poisoned[sorted(bad)[0]]
+        active = [i for i in range(len(probes)) if i not in failures and not probes[i].failure]
+        if not active:
+            return SliceResult({}, failures)
+        args = (scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types))
+        function, left_out = self._synthesize(*args, indexed.has_walrus)
+        key_source, values = self._with_stand_ins(function, values)
+        # What the types depend on besides the slice's text (also the key of typings shared by slices
+        # that differ only in numeric constants, see _typing)
+        context = "\n".join(
+            [
+                scope.path,
+                left_out.key(),
+                repr(sorted((n, self._fingerprint(v)) for n, v in values.items() if n != "__builtins__")),
+                repr([(p, str(t)) for p, t in param_types.items()]),
+            ]
+        )
+        key = hashlib.sha256(f"{key_source}\n{context}".encode()).hexdigest()
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = self._run(key_source, context, left_out, values, probes, active, param_types)
+            if cached.retry_with_copies:
+                function, left_out = self._synthesize(*args, indexed.has_walrus, False)
+                text, values = self._with_stand_ins(function, values)
+                cached = self._run(text, context + "\ncopies", left_out, values, probes, active, param_types)
+            self._cache[key] = cached
+            while len(self._cache) > SLICE_CACHE_LIMIT:
+                self._cache.pop(next(iter(self._cache)))
+        merged = dict(cached.failures)
+        merged.update(failures)
+        return SliceResult(cached.types, merged)
+
+    @staticmethod
+    def _with_stand_ins(function: ast.FunctionDef, values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The slice's text and globals, NumPy calls Numba cannot type replaced by their stand-ins."""
+        text = ast.unparse(function)
+        changed, stand_ins = substitute_stand_ins(function, text, values, numba_api.NUMPY_STAND_INS)
+        if not stand_ins:
+            return text, values
+        return ast.unparse(changed), {**values, **stand_ins}
+
+    def _synthesize(
+        self,
+        scope: Scope,
+        module_tree: ast.Module,
+        simple: list[Simple],
+        module_simple: list[Simple],
+        live: set[int],
+        probes: list[Probe],
+        active: list[int],
+        params: list[str],
+        walrus: bool,
+        direct: bool = True,
+    ) -> tuple[ast.FunctionDef, LeftOut]:
+        """The slice as a function, and the probe copies left out of it (`direct`; see
+        leave_out_copies)."""
+        probes_at: dict[int, list[ast.stmt]] = {}
+        copies: list[ast.Assign] = []
+        for number in active:
+            probe = probes[number]
+            statements = probes_at.setdefault(id(probe.anchor), [])
+            for name, expression in probe.expressions.items():
+                copy = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expression, lineno=0)
+                statements.append(copy)
+                copies.append(copy)
+        headers = {id(s.node) for s in simple + module_simple if s.header}
+        cond = ast.Name(id=COND, ctx=ast.Load())
+
+        def emit(body: list[ast.stmt]) -> list[ast.stmt]:
+            out: list[ast.stmt] = []
+            for stmt in body:
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    continue  # never in a slice, never an anchor (most of a module's statements)
+                out.extend(probes_at.get(id(stmt), []))
+                if isinstance(stmt, ast.For | ast.AsyncFor):
+                    inner, orelse = emit(stmt.body), emit(stmt.orelse)
+                    if id(stmt) in live and id(stmt) in headers:
+                        out.append(ast.For(stmt.target, stmt.iter, inner or [ast.Pass()], orelse, lineno=0))
+                    elif inner or orelse:
+                        out.append(ast.While(cond, inner or [ast.Pass()], orelse))
+                elif isinstance(stmt, ast.While):
+                    inner, orelse = emit(stmt.body), emit(stmt.orelse)
+                    if inner or orelse:
+                        out.append(ast.While(cond, inner or [ast.Pass()], orelse))
+                elif isinstance(stmt, ast.If):
+                    inner, orelse = emit(stmt.body), emit(stmt.orelse)
+                    if inner or orelse:
+                        out.append(ast.If(cond, inner or [ast.Pass()], orelse))
+                elif isinstance(stmt, ast.With | ast.AsyncWith):
+                    out.extend(emit(stmt.body))
+                elif isinstance(stmt, ast.Try):
+                    out.extend(emit(stmt.body))
+                    for handler in stmt.handlers:
+                        inner = emit(handler.body)
+                        if inner:
+                            out.append(ast.If(cond, inner, []))
+                    out.extend(emit(stmt.orelse))
+                    out.extend(emit(stmt.finalbody))
+                elif isinstance(stmt, ast.Match):
+                    for case in stmt.cases:
+                        inner = emit(case.body)
+                        if inner:
+                            out.append(ast.If(cond, inner, []))
+                elif id(stmt) in live and not isinstance(
+                    stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                ):
+                    out.append(stmt)
+            return out
+
+        body: list[ast.stmt] = []
+        if scope.qualname != "<module>":
+            body.extend(emit(self._module_statements(module_tree)))
+        body.extend(emit(scope.node.body))
+        body.append(ast.Return(value=ast.Constant(value=None)))
+        arguments = ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(arg=name) for name in [COND, *params]],
+            kwonlyargs=[],
+            kw_defaults=[],
+            defaults=[],
+        )
+        function = ast.FunctionDef(
+            name="__lens_slice__", args=arguments, body=body, decorator_list=[], lineno=1
+        )
+        return function, (leave_out_copies(function, copies, walrus) if direct else LeftOut())
+
+    def _run(
+        self,
+        text: str,
+        context: str,
+        left_out: LeftOut,
+        values: dict[str, Any],
+        probes: list[Probe],
+        active: list[int],
+        param_types: dict[str, Any],
+    ) -> SliceResult:
+        """Type the slice (`text`: its function's source, without the probe copies in `left_out`)."""
+        namespace = dict(values)
+        try:
+            code = compile(text, "<numba-lens python caller>", "exec")
+            exec(code, namespace)  # defines the synthetic function only: its body never runs
+        except (SyntaxError, ValueError) as exc:
+            return SliceResult({}, {i: f"its statements could not be sliced ({exc})" for i in active})
+        typing = self._typing(namespace["__lens_slice__"], context, param_types)
+        if left_out.aliases and typing.error is None:
+            # A local that Numba split into versions (`data`, `data.1`), or that it dropped: the copy is
+            # what tells which one the call reads. Not expected: leave_out_copies predicts the versions.
+            versioned = {n.rsplit(".", 1)[0] for n in typing.types if n.rsplit(".", 1)[-1].isdigit()}
+            if any(local in versioned or local not in typing.types for local in left_out.aliases.values()):
+                return SliceResult({}, {}, retry_with_copies=True)
+        types: dict[int, dict[str, Any]] = {}
+        failures: dict[int, str] = {}
+        for number in active:
+            probe = probes[number]
+            if typing.error is not None:
+                failures[number] = (
+                    f"Numba cannot type the statements that compute its arguments ({typing.error})"
+                )
+                continue
+            conflicts = sorted(n for n in probe.needed if n in typing.conflicts)
+            if conflicts:
+                name = conflicts[0]
+                # "?1", "?2": values whose type Numba could not find (numba_api.type_python_slice)
+                known = [t for t in typing.conflicts[name] if not t.startswith("?")]
+                if len(known) == len(typing.conflicts[name]):
+                    failures[number] = (
+                        f"'{name}' gets different types on different paths ({' or '.join(known)})"
+                    )
+                else:
+                    also = f" ({' or '.join(known)} on another)" if known else ""
+                    failures[number] = f"'{name}' gets a value Numba cannot type on one of its paths{also}"
+                continue
+            found: dict[str, Any] = {}
+            for name in probe.expressions:
+                local = left_out.aliases.get(name, name)
+                ty = left_out.constants[name] if name in left_out.constants else typing.types.get(local)
+                if local in typing.mixed_narrow:
+                    failures[number] = (
+                        f"'{ast.unparse(probe.expressions[name])}' may have another type in Python than in "
+                        "Numba (NumPy's promotion of float32/int32/bool values, a list with items of several "
+                        "types, max/min of mixed types)"
+                    )
+                    break
+                if ty is None or not ty.is_precise() or "undefined" in str(ty) or str(ty) == "unknown":
+                    failures[number] = (
+                        f"Numba cannot type the argument '{ast.unparse(probe.expressions[name])}'"
+                    )
+                    break
+                found[name] = ty
+            else:
+                types[number] = found
+        return SliceResult(types, failures)
+
+    def _typing(self, py_func: Any, context: str, param_types: dict[str, Any]) -> numba_api.SliceTyping:
+        """The slice's typing, or that of a slice typed before that differs only in numeric constants
+        whose values, that typing proved, change no type (SliceTyping.free_constants): callers that pass
+        `np.linspace(0, 1, n) * 3` and `... * 4` to the same kernels are typed once."""
+        shape, numbers = constant_shape(py_func.__code__)
+        shape_key = (context, shape)
+        known = self._shapes.get(shape_key)
+        if known is not None:
+            typing, typed_numbers = known
+            if numba_api.same_numba_types(numbers, typed_numbers) and all(
+                a == b or (type(a), a) in typing.free_constants
+                for a, b in zip(typed_numbers, numbers, strict=True)
+            ):
+                self.slices_shared += 1
+                return typing
+        with self._resolver(), numba_api.python_call_types():
+            typing = numba_api.type_python_slice(py_func, (numba_api.boolean_type(), *param_types.values()))
+        self.slices_typed += 1
+        if typing.error is None and typing.free_constants:
+            self._shapes[shape_key] = (typing, numbers)
+            while len(self._shapes) > SLICE_CACHE_LIMIT:
+                self._shapes.pop(next(iter(self._shapes)))
+        return typing

@@ -1,0 +1,35 @@
+"""Every use of Numba internals, fenced in one package (runs in the analysis worker only).
+
+Nothing is patched at import: the analysis worker calls `install()` at start (patches.py).
+An upgrade of Numba should touch this package and nothing else. Supported range: pyserver/versions.py
+(numba >=0.59,<0.69; differences between releases live in the "version shims" block);
+tests/analysis exercise each entry point against the installed Numba.
+
+What lives here:
+- decorator hooks that record explicit signatures instead of compiling them (so one failing signature
+  never stops the module from loading);
+- type inference only: Numba's untyped pipeline, then a partial type inference that keeps the typemap
+  when it fails, then (only for `parallel=True`) the typed passes up to ParforPass;
+- typing of calls to workspace jitted functions through the same inference, so typing a caller never
+  compiles its callees to LLVM;
+- signature parsing, annotation conversion, cache index reading (signatures.py);
+- untyped-list element types (containers.py), typing a Python caller's slice (slices.py), the
+  parallel report (parfors.py), object-mode compiles and IR views (views.py).
+"""
+
+# The fence is one package: the core (version shims, registries), the decorator hooks, the callee
+# resolver, inference, the replaced Numba methods (installed by `install()`, never at import) and the
+# parts that build on them. Everything public is re-exported here: callers write `numba_api.infer(...)`.
+from pyserver.numba_api.callees import *  # noqa: F403
+from pyserver.numba_api.containers import *  # noqa: F403
+from pyserver.numba_api.core import *  # noqa: F403
+from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
+from pyserver.numba_api.decorator_hooks import *  # noqa: F403
+from pyserver.numba_api.inference import *  # noqa: F403
+from pyserver.numba_api.overloads import *  # noqa: F403
+from pyserver.numba_api.parfors import *  # noqa: F403
+from pyserver.numba_api.patches import install  # noqa: F401
+from pyserver.numba_api.probes import *  # noqa: F403
+from pyserver.numba_api.signatures import *  # noqa: F403
+from pyserver.numba_api.slices import *  # noqa: F403
+from pyserver.numba_api.views import *  # noqa: F403

@@ -1,0 +1,101 @@
+"""The core of the numba_api fence (see the package's docstring): the Numba version and its shims, the
+typing registries, and what the rest of the package reads of dispatchers. Inference is in
+inference.py, the callee resolver in callees.py, the decorator hooks in decorator_hooks.py, and the
+replaced Numba methods in patches.py (installed by `install()`).
+"""
+
+from __future__ import annotations
+
+import dis
+import re
+import types as pytypes
+from typing import Any
+
+import numba
+from numba.core import errors
+from numba.core import types as nbtypes
+from numba.core.registry import cpu_target
+
+NUMBA_VERSION = numba.__version__
+NUMBA_VERSION_TUPLE = tuple(int(p) for p in re.findall(r"\d+", NUMBA_VERSION)[:2])
+Type = nbtypes.Type
+
+# --- version shims: every difference between the supported Numba releases (pyserver/versions.py) ---
+# An unsupported bytecode raises UnsupportedBytecodeError from 0.61 on, UnsupportedError before that
+# (0.59 and 0.60 have no such name); both are the diagnostic code `unsupported`.
+UNSUPPORTED_ERRORS: tuple[type[BaseException], ...] = tuple(
+    cls
+    for cls in (errors.UnsupportedError, getattr(errors, "UnsupportedBytecodeError", None))
+    if cls is not None
+)
+# --- end of version shims ---
+
+
+def refresh_contexts() -> None:
+    """Load the typing registries once (else globals such as `range` are untyped)."""
+    cpu_target.typing_context.refresh()
+    cpu_target.target_context.refresh()
+
+
+def unliteral(ty: Any) -> Any:
+    return nbtypes.unliteral(ty)
+
+
+def is_literal(ty: Any) -> bool:
+    return isinstance(ty, nbtypes.Literal)
+
+
+def function_id(py_func: Any) -> tuple[str, str]:
+    return (py_func.__code__.co_filename, py_func.__qualname__)
+
+
+def dispatcher_py_func(dispatcher: Any) -> Any:
+    return dispatcher.py_func
+
+
+def dispatcher_options(dispatcher: Any) -> dict[str, Any]:
+    return dict(dispatcher.targetoptions)
+
+
+def jitclass_methods(obj: Any) -> dict[str, Any] | None:
+    """For a @jitclass class: {method name: (py_func, instance type)}; None for anything else."""
+    class_type = getattr(obj, "class_type", None)
+    if class_type is None or not hasattr(class_type, "jit_methods"):
+        return None
+    return {
+        name: (dispatcher.py_func, class_type.instance_type)
+        for name, dispatcher in class_type.jit_methods.items()
+    }
+
+
+def mark_workspace_dispatcher(dispatcher: Any) -> None:
+    """Calls to this dispatcher are typed by inference (the resolver), never by compiling it."""
+    try:
+        dispatcher._numba_lens_workspace = True
+    except AttributeError:
+        pass
+
+
+def is_workspace_dispatcher(value: Any) -> bool:
+    """A dispatcher of a workspace function (marked by mark_workspace_dispatcher)."""
+    return bool(getattr(value, "_numba_lens_workspace", False))
+
+
+# Numba's IR passes list each statement's variables again and again (use-def maps, liveness): its
+
+# Dispatchers of lifted loops and with blocks: Numba types and compiles them itself.
+LIFTED_DISPATCHERS = {"LiftedLoop", "LiftedWith", "ObjModeLiftedWith"}
+# The opcodes of a `with` block (they differ between Python versions).
+WITH_OPCODES = frozenset(
+    dis.opmap[name]
+    for name in ("BEFORE_WITH", "SETUP_WITH", "BEFORE_ASYNC_WITH", "SETUP_ASYNC_WITH")
+    if name in dis.opmap
+)
+
+
+def nested_codes(code: Any) -> list[Any]:
+    """A code object and those of the functions, lambdas and comprehensions defined in it."""
+    found = [code]
+    for current in found:
+        found.extend(c for c in current.co_consts if isinstance(c, pytypes.CodeType))
+    return found

@@ -1,0 +1,166 @@
+"""Decorator hooks (the loader's): Numba's decorators patched so workspace functions are recorded, with
+their explicit signatures, instead of compiled; library functions keep Numba's behaviour exactly."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numba
+
+
+@dataclass
+class Recorded:
+    """One jitted function defined while a workspace module was executed."""
+
+    py_func: Any
+    dispatcher: Any  # a lazy Dispatcher (inference runs on it), also for cfunc/vectorize kernels
+    kind: str
+    signatures: list[Any]  # as written: strings, Signature objects, tuples
+    options: dict[str, Any]
+    exposed: Any = None  # what the decorator returned to the module
+
+
+RecordHook = Callable[[Recorded], None]
+_hooks: dict[str, Any] = {}
+
+
+class LazyCFunc:
+    """Stands in for a @cfunc with a signature: compiles (for real) only when the module uses it."""
+
+    def __init__(self, original: Callable[..., Any], sig: Any, func: Any, kwargs: dict[str, Any]) -> None:
+        self._original, self._sig, self._func, self._kwargs = original, sig, func, kwargs
+        self._real: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._real is None:
+            self._real = self._original(self._sig, **self._kwargs)(self._func)
+        return getattr(self._real, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__getattr__("__call__")(*args, **kwargs) if self._real else self._func(*args, **kwargs)
+
+
+def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_record: RecordHook) -> None:
+    """Patch Numba's decorators so workspace functions are recorded and nothing compiles eagerly.
+
+    Functions outside the workspace (libraries) keep Numba's behaviour exactly.
+    """
+    if _hooks:
+        _hooks["is_workspace_function"] = is_workspace_function
+        _hooks["on_record"] = on_record
+        return
+    nb_decorators: Any = importlib.import_module("numba.core.decorators")
+    nb_ufunc: Any = importlib.import_module("numba.np.ufunc")
+    ufunc_decorators: Any = importlib.import_module("numba.np.ufunc.decorators")
+
+    original_jit_factory = nb_decorators._jit
+    _hooks.update(
+        is_workspace_function=is_workspace_function,
+        on_record=on_record,
+        original_jit_factory=original_jit_factory,
+    )
+    original_cfunc = nb_decorators.cfunc
+    original_vectorize = ufunc_decorators.vectorize
+    original_guvectorize = ufunc_decorators.guvectorize
+
+    def lens_jit_factory(sigs, locals, target, cache, targetoptions, **dispatcher_args):  # type: ignore[no-untyped-def]
+        lazy = original_jit_factory(None, locals, target, False, targetoptions, **dispatcher_args)
+        eager = original_jit_factory(sigs, locals, target, cache, targetoptions, **dispatcher_args)
+
+        def wrapper(func: Any) -> Any:
+            if target != "cpu" or not _hooks["is_workspace_function"](func):
+                return eager(func)
+            dispatcher = lazy(func)
+            options = dict(targetoptions)
+            options["cache"] = cache
+            kind = "jit"
+            _hooks["on_record"](Recorded(func, dispatcher, kind, list(sigs or []), options, dispatcher))
+            return dispatcher
+
+        return wrapper
+
+    def lens_cfunc(sig, locals=None, cache=False, pipeline_class=None, **options):  # type: ignore[no-untyped-def]
+        kwargs = dict(options, locals=locals or {}, cache=cache)
+        if pipeline_class is not None:
+            kwargs["pipeline_class"] = pipeline_class
+
+        def wrapper(func: Any) -> Any:
+            if not _hooks["is_workspace_function"](func):
+                return original_cfunc(sig, **kwargs)(func)
+            njit_options = {
+                k: v for k, v in options.items() if k in ("fastmath", "boundscheck", "debug", "nogil")
+            }
+            dispatcher = original_jit_factory(
+                None, dict(locals or {}), "cpu", False, {"nopython": True, **njit_options}
+            )(func)
+            exposed = LazyCFunc(original_cfunc, sig, func, kwargs)
+            _hooks["on_record"](
+                Recorded(func, dispatcher, "cfunc", [sig], dict(options, cache=cache), exposed)
+            )
+            return exposed
+
+        return wrapper
+
+    def lens_vectorize(ftylist_or_function=(), **kws):  # type: ignore[no-untyped-def]
+        if callable(ftylist_or_function) and not isinstance(ftylist_or_function, str):
+            return lens_vectorize((), **kws)(
+                ftylist_or_function
+            )  # bare @vectorize: a lazy DUFunc, recorded too
+        sigs = (
+            [ftylist_or_function] if isinstance(ftylist_or_function, str) else list(ftylist_or_function or [])
+        )
+
+        def wrapper(func: Any) -> Any:
+            if not _hooks["is_workspace_function"](func):
+                return original_vectorize(ftylist_or_function, **kws)(func)
+            dispatcher = original_jit_factory(None, {}, "cpu", False, {"nopython": True})(func)
+            cpu_kws = {k: v for k, v in kws.items() if k not in ("target", "cache")}
+            try:
+                exposed = original_vectorize(**cpu_kws)(func)  # a lazy DUFunc
+            except Exception:
+                exposed = func
+            _hooks["on_record"](Recorded(func, dispatcher, "vectorize", sigs, dict(kws), exposed))
+            return exposed
+
+        return wrapper
+
+    def lens_guvectorize(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if len(args) == 2:
+            sigs, layout = args
+            sigs = [sigs] if isinstance(sigs, str) else list(sigs)
+        else:
+            sigs, layout = [], args[0] if args else kwargs.get("signature")
+
+        def wrapper(func: Any) -> Any:
+            if not _hooks["is_workspace_function"](func):
+                return original_guvectorize(*args, **kwargs)(func)
+            dispatcher = original_jit_factory(None, {}, "cpu", False, {"nopython": True})(func)
+            cpu_kwargs = {k: v for k, v in kwargs.items() if k not in ("target", "cache")}
+            try:
+                exposed = original_guvectorize(layout, **cpu_kwargs)(func)  # dynamic gufunc
+            except Exception:
+                exposed = func
+            options = dict(kwargs, layout=layout)
+            _hooks["on_record"](Recorded(func, dispatcher, "guvectorize", sigs, options, exposed))
+            return exposed
+
+        return wrapper
+
+    nb_decorators._jit = lens_jit_factory
+    nb_decorators.cfunc = lens_cfunc
+    numba_module: Any = numba
+    numba_module.cfunc = lens_cfunc
+    for module in (numba_module, nb_ufunc, ufunc_decorators):
+        module.vectorize = lens_vectorize
+        module.guvectorize = lens_guvectorize
+
+
+def original_jit_factory() -> Any:
+    """Numba's own `_jit` factory (before the hooks replaced it, when they did)."""
+    nb_decorators: Any = importlib.import_module("numba.core.decorators")
+    return _hooks.get("original_jit_factory", nb_decorators._jit)

@@ -1,0 +1,188 @@
+"""The Numba methods the analysis replaces, installed by `install()` (the analysis worker calls it at
+start; nothing is patched at import). Each replacement keeps Numba's behaviour unless the analysis is
+typing (a callee resolver is in effect) or the function is one this package's pipeline types:
+
+- calls to workspace dispatchers are typed through the callee resolver, never compiled;
+- library dispatchers are typed by inference, not an LLVM compile;
+- successful call resolutions are remembered across functions;
+- Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from numba.core import ir, postproc, transforms, typing
+from numba.core import types as nbtypes
+from numba.core.dispatcher import _DispatcherBase
+from numba.core.typing.context import BaseContext
+from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
+
+from pyserver.caches import BoundedCache, bounded_cache
+from pyserver.numba_api.callees import callee_resolver_disabled, current_callee_resolver
+from pyserver.numba_api.core import LIFTED_DISPATCHERS
+from pyserver.numba_api.inference import infer, uses_light_postprocessing
+
+_original_get_call_template = _DispatcherBase.get_call_template
+_original_get_overload = _DispatcherBase.get_overload
+_original_get_impl_key = _OverloadFunctionTemplate.get_impl_key
+_original_resolve_function_type = BaseContext.resolve_function_type
+_original_postprocessor_run = postproc.PostProcessor.run
+_installed = False
+
+
+def _lens_get_call_template(self: Any, args: Any, kws: Any) -> Any:
+    resolver = current_callee_resolver()
+    if resolver is None or type(self).__name__ in LIFTED_DISPATCHERS:
+        return _original_get_call_template(self, args, kws)
+    pysig, folded = self._compiler.fold_argument_types(args, kws)
+    folded = tuple(folded)
+    if getattr(self, "_numba_lens_workspace", False):
+        pairs = resolver(self, folded)
+    else:
+        return_type = _library_return_type(self, folded)
+        if return_type is None:
+            # Type-only inference could not decide: Numba's own compile does, exactly as it would.
+            with callee_resolver_disabled():
+                return _original_get_call_template(self, args, kws)
+        pairs = [(folded, return_type)]
+    name = f"CallTemplate({self.py_func.__name__})"
+    signatures = [typing.signature(return_type, *pair_args) for pair_args, return_type in pairs]
+    # Numba's own overload resolution picks among them (conversions, "no matching definition").
+    template = typing.make_concrete_template(name, key=self.py_func.__name__, signatures=signatures)
+    return template, pysig, folded, {}
+
+
+# Library functions (overload implementations, jitted helpers of other packages) are typed by the same
+# inference instead of an LLVM compile: the first typing of e.g. np.empty_like in a process otherwise
+# costs a full compile. Only successes are remembered; a failure falls back to Numba's own compile.
+_library_types: BoundedCache[tuple[Any, tuple[Any, ...]], Any] = bounded_cache(
+    "numba_api.library_types", 4096
+)
+
+
+def _library_return_type(dispatcher: Any, args: tuple[Any, ...]) -> Any | None:
+    key = (dispatcher, args)
+    if key in _library_types:
+        return _library_types[key]
+    existing = dispatcher.overloads.get(args)
+    if existing is not None:
+        return existing.signature.return_type
+    try:
+        inference = infer(dispatcher, args, None)
+    except Exception:
+        return None
+    if inference.errors or inference.return_type is None:
+        return None
+    _library_types[key] = inference.return_type
+    return inference.return_type
+
+
+def _lens_get_overload(self: Any, sig: Any) -> Any:
+    try:
+        return _original_get_overload(self, sig)
+    except KeyError:
+        if current_callee_resolver() is None:
+            raise
+        # Typed, not compiled: analysis never lowers, and a later real compile replaces this entry.
+        return _EmptyImplementationEntry("numba-lens: typed only, not compiled")
+
+
+def _lens_get_impl_key(self: Any, sig: Any) -> Any:
+    try:
+        return _original_get_impl_key(self, sig)
+    except KeyError:
+        if current_callee_resolver() is None:
+            raise
+        return _EmptyImplementationEntry("numba-lens: typed only, not compiled")
+
+
+# Typing a call to a builtin, an operator or a method gives the same signature for the same argument
+# types in every function: remember successes across functions and runs (analysis only; a failure is
+# always recomputed, so errors stay exactly Numba's).
+_resolutions: BoundedCache[tuple[Any, ...], Any] = bounded_cache("numba_api.resolutions", 16384)
+
+
+def _lens_resolve_function_type(self: Any, func: Any, args: Any, kws: Any) -> Any:
+    if current_callee_resolver() is None or not isinstance(func, nbtypes.Function | nbtypes.BoundFunction):
+        return _original_resolve_function_type(self, func, args, kws)
+    try:
+        key = (func, tuple(args), tuple(sorted(kws.items())))
+        hit = _resolutions.get(key)
+    except TypeError:  # an unhashable argument type: no caching
+        return _original_resolve_function_type(self, func, args, kws)
+    if hit is not None:
+        return hit
+    signature = _original_resolve_function_type(self, func, args, kws)
+    if signature is not None:
+        _resolutions[key] = signature
+    return signature
+
+
+# Numba's IR passes list each statement's variables again and again (use-def maps, liveness): its
+# recursive walker tests every attribute value against four classes. The same walk, in the same order,
+# with each class's kind looked up once: the same lists, about 0.5 ms less per inference.
+_LIST_VARS_KINDS: dict[type, int] = {}
+_LEAF, _VAR, _INST, _SEQUENCE, _MAPPING = range(5)
+
+
+def _list_vars_kind(cls: type) -> int:
+    if issubclass(cls, ir.Var):
+        kind = _VAR
+    elif issubclass(cls, ir.Inst):
+        kind = _INST
+    elif issubclass(cls, list | tuple):
+        kind = _SEQUENCE
+    elif issubclass(cls, dict):
+        kind = _MAPPING
+    else:
+        kind = _LEAF
+    _LIST_VARS_KINDS[cls] = kind
+    return kind
+
+
+def _gather_vars(value: Any, out: list[Any]) -> None:
+    kind = _LIST_VARS_KINDS.get(type(value))
+    if kind is None:
+        kind = _list_vars_kind(type(value))
+    if kind == _VAR:
+        out.append(value)
+    elif kind == _INST:
+        out.extend(value.list_vars())
+    elif kind == _SEQUENCE:
+        for item in value:
+            _gather_vars(item, out)
+    elif kind == _MAPPING:
+        for item in value.values():
+            _gather_vars(item, out)
+
+
+def _rec_list_vars(self: Any, value: Any) -> list[Any]:
+    out: list[Any] = []
+    _gather_vars(value, out)
+    return out
+
+
+def _lens_postprocessor_run(self: Any, *args: Any, **kwargs: Any) -> None:
+    func_ir = self.func_ir
+    emit_dels = bool(args[0] if args else kwargs.get("emit_dels", False))
+    if emit_dels or not uses_light_postprocessing(getattr(func_ir, "func_id", None)) or func_ir.is_generator:
+        _original_postprocessor_run(self, *args, **kwargs)
+        return
+    func_ir.blocks = transforms.canonicalize_cfg(func_ir.blocks)
+    func_ir.variable_lifetime = postproc.VariableLifetime(func_ir.blocks)
+    func_ir.generator_info = None
+
+
+def install() -> None:
+    """Install the replacements (once per process; later calls do nothing)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    BaseContext.resolve_function_type = _lens_resolve_function_type  # type: ignore[method-assign]
+    _DispatcherBase.get_overload = _lens_get_overload  # type: ignore[method-assign]
+    _OverloadFunctionTemplate.get_impl_key = _lens_get_impl_key  # type: ignore[method-assign]
+    _DispatcherBase.get_call_template = _lens_get_call_template  # type: ignore[method-assign]
+    ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
+    postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]

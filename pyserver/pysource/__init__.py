@@ -1,0 +1,23 @@
+"""Python source as the analysis, the language server and the debugger read it: one table of decorators
+and one bounded parse cache for the process.
+
+- `parse(source, filename)`: ast.parse, the most recent trees kept (a tree is shared: read it, never
+  change it; copy it first where it must change).
+- `NEVER_JITTING_DECORATORS`, `NOT_SLICE_ROOT_DECORATORS`: the decorators (last dotted part) that
+  make nothing jitted, as discovery and the top-level slice each need them (decorators.py).
+"""
+
+from pyserver.pysource.decorators import (
+    NEVER_JITTING_DECORATORS,
+    NOT_SLICE_ROOT_DECORATORS,
+    PLAIN_DECORATORS,
+)
+from pyserver.pysource.parse import PARSE_CACHE_SIZE, parse
+
+__all__ = [
+    "NEVER_JITTING_DECORATORS",
+    "NOT_SLICE_ROOT_DECORATORS",
+    "PARSE_CACHE_SIZE",
+    "PLAIN_DECORATORS",
+    "parse",
+]
