@@ -26,6 +26,7 @@ from pyserver.numba_api.core import *  # noqa: F403
 from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
 from pyserver.numba_api.decorator_hooks import *  # noqa: F403
 from pyserver.numba_api.inference import *  # noqa: F403
+from pyserver.numba_api.inference_model import *  # noqa: F403
 from pyserver.numba_api.overloads import *  # noqa: F403
 from pyserver.numba_api.parfors import *  # noqa: F403
 from pyserver.numba_api.patches import install  # noqa: F401

@@ -5,15 +5,13 @@ Part of the numba_api fence (see its __init__): Numba internals live only in thi
 
 from __future__ import annotations
 
-import inspect
 import operator
 import re
+from collections.abc import Callable
 from typing import Any
 
 from numba.core import ir
 from numba.core import types as nbtypes
-
-from pyserver.numba_api.inference import infer
 
 UNTYPED_NAME = re.compile(r"variable '([^']+)'")
 
@@ -54,10 +52,17 @@ def _element_of(ty: Any) -> Any | None:
     return None
 
 
-def untyped_list_element(func_ir: Any, typemap: dict[str, Any], name: str) -> Any | None:
+def untyped_list_element(
+    func_ir: Any,
+    typemap: dict[str, Any],
+    name: str,
+    callee_list_element: Callable[[Any, list[Any], int], Any | None] | None = None,
+) -> Any | None:
     """The element type the other uses of an untyped empty list give it, from the partial typemap:
     the first (in source order) `.append(x)`, `.insert(i, x)`, `.extend(xs)`, `values[i] = x` or
-    `values += [x]` whose value Numba did type. None when no use tells (never a guess)."""
+    `values += [x]` whose value Numba did type; else what a jitted callee it is passed to puts in it,
+    asked through `callee_list_element` (inference of that callee). None when no use tells (never a
+    guess)."""
     aliases = _list_aliases(func_ir, name)
     methods: dict[str, str] = {}  # bound-method variable -> method name
     found: list[tuple[int, Any]] = []
@@ -98,6 +103,8 @@ def untyped_list_element(func_ir: Any, typemap: dict[str, Any], name: str) -> An
         if isinstance(element, nbtypes.Type) and element.is_precise():
             return element
     # No use here tells: a jitted function the list is passed to may fill it.
+    if callee_list_element is None:
+        return None
     for stmt in statements:
         if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call"):
             continue
@@ -110,33 +117,3 @@ def untyped_list_element(func_ir: Any, typemap: dict[str, Any], name: str) -> An
         if element is not None:
             return element
     return None
-
-
-_list_probe_depth = [0]
-
-
-def callee_list_element(dispatcher: Any, arg_types: list[Any], position: int) -> Any | None:
-    """What a jitted callee puts into the list passed at `position`: the callee typed with that argument
-    as an untyped reflected list (a variant: inference only, and it fails, but its partial typemap
-    types what is appended). None when the other arguments are not known or nothing tells."""
-    if _list_probe_depth[0] >= 3:
-        return None
-    others = [ty for index, ty in enumerate(arg_types) if index != position]
-    if any(ty is None or not isinstance(ty, nbtypes.Type) or not ty.is_precise() for ty in others):
-        return None
-    try:
-        params = list(inspect.signature(dispatcher.py_func).parameters)
-    except (TypeError, ValueError):
-        return None
-    if position >= len(params):
-        return None
-    args = list(arg_types)
-    args[position] = nbtypes.List(nbtypes.undefined, reflected=True)
-    _list_probe_depth[0] += 1
-    try:
-        probe = infer(dispatcher, tuple(args), None, list_param=params[position])
-    except Exception:
-        return None
-    finally:
-        _list_probe_depth[0] -= 1
-    return probe.list_element

@@ -3,13 +3,14 @@ it fails, then (only for parallel=True) the typed passes up to ParforPass. Never
 
 from __future__ import annotations
 
+import inspect
 import re
 import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from contextvars import ContextVar
+from typing import Any
 
 import numba
 import numpy as np
@@ -26,6 +27,7 @@ from numba.core.typed_passes import (
 )
 
 from pyserver.numba_api.callees import CalleeTypingError, callee_of_message, callee_resolver
+from pyserver.numba_api.containers import UNTYPED_NAME, untyped_list_element
 from pyserver.numba_api.core import (
     UNSUPPORTED_ERRORS,
     WITH_OPCODES,
@@ -33,48 +35,16 @@ from pyserver.numba_api.core import (
     nested_codes,
     refresh_contexts,
 )
-
-if TYPE_CHECKING:
-    from pyserver.numba_api.parfors import ParforFact
-
-
-@dataclass
-class ErrorInfo:
-    kind: str  # "typing" | "unsupported" | "unify" | "untyped" | "other"
-    text: str  # Numba's full text, highlighting off
-    line: int | None  # 1-based, when Numba knows it and it is in the function's file
-    filename: str | None
-    callee: tuple[str, str] | None = None  # for a CalleeTypingError: the callee's (file, qualname)
-    callee_args: tuple[Any, ...] | None = None
-    # For an untyped empty list: the element type its other uses give it (Numba's text), when known.
-    element_type: str | None = None
-
-
-@dataclass
-class WarningInfo:
-    category: str  # "performance" | "deprecation" | "other"
-    text: str
-    line: int | None
-    filename: str | None = None
-
-
-@dataclass
-class VariableInfo:
-    name: str
-    ssa_name: str
-    type: Any
-    line: int
-    is_arg: bool
-    used_lines: list[int] = field(default_factory=list)  # 1-based lines of the statements reading it
-    phi: bool = False
-
-
-# SSA versions are `x`, `x.1`, and for a re-versioned one `x.1.2`: the source name is what precedes them.
-_SSA_SUFFIX = re.compile(r"(\.\d+)+$")
-
-
-def source_name(ssa_name: str) -> str:
-    return _SSA_SUFFIX.sub("", ssa_name)
+from pyserver.numba_api.inference_model import (
+    CallInfo,
+    ErrorInfo,
+    Inference,
+    ReturnSite,
+    VariableInfo,
+    WarningInfo,
+    source_name,
+)
+from pyserver.numba_api.parfors import LensParforReport
 
 
 def _read_vars(stmt: Any) -> list[Any]:
@@ -90,34 +60,6 @@ def _read_vars(stmt: Any) -> list[Any]:
     if isinstance(stmt, ir.Del):
         return []
     return list(stmt.list_vars())
-
-
-@dataclass
-class CallInfo:
-    callee: tuple[str, str]  # a workspace function: (file, qualname)
-    args: tuple[Any, ...]
-    line: int
-
-
-@dataclass
-class ReturnSite:
-    line: int
-    type: Any | None
-
-
-@dataclass
-class Inference:
-    args: tuple[Any, ...]
-    return_type: Any | None = None
-    errors: list[ErrorInfo] = field(default_factory=list)
-    warnings: list[WarningInfo] = field(default_factory=list)
-    variables: list[VariableInfo] = field(default_factory=list)
-    calls: list[CallInfo] = field(default_factory=list)
-    returns: list[ReturnSite] = field(default_factory=list)
-    call_types: list[tuple[int, str, str]] = field(default_factory=list)  # (line, what is called, signature)
-    elapsed_ms: float = 0.0
-    list_element: Any | None = None  # see callee_list_element (only for that probe)
-    parallel: list[ParforFact] | None = None  # parallel=True only: what the parfor pass made of the loops
 
 
 class _Done:
@@ -328,18 +270,20 @@ class LensTypeInference(FunctionPass):
                 result.errors.append(error_info(exc, filename))
         state.typemap = typemap or {}
         state.calltypes = calltypes or {}
-        from pyserver.numba_api.containers import UNTYPED_NAME, untyped_list_element
-
         list_param = getattr(state, "lens_list_param", None)
         if list_param is not None:
-            result.list_element = untyped_list_element(state.func_ir, state.typemap, list_param)
+            result.list_element = untyped_list_element(
+                state.func_ir, state.typemap, list_param, callee_list_element
+            )
         for error in result.errors:
             if error.kind == "untyped":
                 named = UNTYPED_NAME.search(error.text)
                 # Lists only ("imprecise type: list(undefined)"); an empty dict or set has no list idiom.
                 is_list = re.search(r"imprecise type: (reflected )?list\(", error.text) is not None
                 if named is not None and is_list and not named.group(1).startswith("$"):
-                    element = untyped_list_element(state.func_ir, state.typemap, named.group(1))
+                    element = untyped_list_element(
+                        state.func_ir, state.typemap, named.group(1), callee_list_element
+                    )
                     error.element_type = None if element is None else str(element)
         if not result.errors:
             state.return_type = restype
@@ -387,8 +331,6 @@ class _LensPipeline(CompilerBase):
             if not self.state.flags.no_rewrites:
                 pm.add_pass(NopythonRewrites, "nopython rewrites")
             pm.add_pass(ParforPass, "convert to parfors")
-            from pyserver.numba_api.parfors import LensParforReport  # imports this module
-
             pm.add_pass(LensParforReport, "numba-lens: parfor fusion and report")
         pm.add_pass(LensFinish, "numba-lens: stop before lowering")
         pm.finalize()
@@ -505,3 +447,33 @@ def warm_up() -> None:
     dispatcher = numba.njit(_warm)
     with callee_resolver(_no_workspace_callees):
         infer(dispatcher, (nbtypes.float64[:], nbtypes.float64[:, :], nbtypes.int64), None)
+
+
+_list_probe_depth: ContextVar[int] = ContextVar("list_probe_depth", default=0)
+
+
+def callee_list_element(dispatcher: Any, arg_types: list[Any], position: int) -> Any | None:
+    """What a jitted callee puts into the list passed at `position`: the callee typed with that argument
+    as an untyped reflected list (a variant: inference only, and it fails, but its partial typemap
+    types what is appended). None when the other arguments are not known or nothing tells."""
+    if _list_probe_depth.get() >= 3:
+        return None
+    others = [ty for index, ty in enumerate(arg_types) if index != position]
+    if any(ty is None or not isinstance(ty, nbtypes.Type) or not ty.is_precise() for ty in others):
+        return None
+    try:
+        params = list(inspect.signature(dispatcher.py_func).parameters)
+    except (TypeError, ValueError):
+        return None
+    if position >= len(params):
+        return None
+    args = list(arg_types)
+    args[position] = nbtypes.List(nbtypes.undefined, reflected=True)
+    depth = _list_probe_depth.set(_list_probe_depth.get() + 1)
+    try:
+        probe = infer(dispatcher, tuple(args), None, list_param=params[position])
+    except Exception:
+        return None
+    finally:
+        _list_probe_depth.reset(depth)
+    return probe.list_element

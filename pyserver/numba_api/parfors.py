@@ -5,37 +5,18 @@ Part of the numba_api fence (see its __init__): Numba internals live only in thi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from numba.core import ir, typed_passes
 from numba.core import types as nbtypes
 from numba.core.compiler_machinery import FunctionPass, register_pass
 
-from pyserver.numba_api.inference import Inference, source_name
+from pyserver.numba_api.inference_model import Inference, ParforFact, source_name
 
 # --------------------------------------------------------------------------------------------------
 # The parallel report: after ParforPass, run parfor fusion and read Numba's own parfor
 # diagnostics (the data behind `parallel_diagnostics(level=...)`), without lowering. Hoisting is decided
 # during lowering, so it is not part of this report.
-
-
-@dataclass
-class ParforFact:
-    """One parallel region (a parfor) after fusion."""
-
-    id: int
-    line: int  # 1-based line in the function's file (for a NumPy call: the call's line)
-    what: str  # "prange loop", "array expression ((a mul 2.0) add 1.0)", "np.sum", ...
-    fused: list[tuple[int, str]] = field(default_factory=list)  # (line, what) of the parfors fused into it
-    serial: list[tuple[int, str]] = field(default_factory=list)  # nested parfors that run serially in it
-    not_fused: list[tuple[int, str]] = field(
-        default_factory=list
-    )  # (line of the other parfor, Numba's reason)
-    # Allocations in the region's body that lowering moves out of the loop (once per thread, not per
-    # iteration), and those it keeps inside with Numba's reason: (line, variable or "an array"[, reason]).
-    hoisted: list[tuple[int, str]] = field(default_factory=list)
-    not_hoisted: list[tuple[int, str, str]] = field(default_factory=list)
 
 
 def _parfor_what(pattern: Any) -> str:
