@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-from pyserver.debug.session_common import STOP_IN_PYTHON_CALLER
+from pyserver.debug.session.common import STOP_IN_PYTHON_CALLER
 
 _ARM = """
 import sys

@@ -19,7 +19,7 @@ from pyserver.debug.gdb.launcher import (
     LLVM_SYMBOLS_SCRIPT,
     debuggee_argv,
 )
-from pyserver.debug.session_common import free_port
+from pyserver.debug.session.common import free_port
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 
