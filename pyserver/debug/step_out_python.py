@@ -9,7 +9,23 @@ from __future__ import annotations
 
 import textwrap
 
-from pyserver.debug.session.common import STOP_IN_PYTHON_CALLER
+# Run by gdb inside the debuggee (PyRun_SimpleString, GIL held, in a fresh namespace so that nothing
+# lands in the user's __main__), in launched and attached programs alike: make debugpy stop at the next
+# line of the Python frame that called the jitted code, the way `debugpy.breakpoint()` stops at the
+# next line of its caller.
+STOP_IN_PYTHON_CALLER = """
+import sys
+frame = sys._getframe(1)
+while frame is not None and frame.f_code.co_filename == "<string>":
+    frame = frame.f_back
+try:
+    from debugpy.server import api
+except ImportError:
+    api = None
+if api is not None and frame is not None and api.is_client_connected():
+    api._settrace(suspend=True, trace_only_current_thread=True, patch_multiprocessing=False, stop_at_frame=frame)
+frame = None
+"""
 
 _ARM = """
 import sys

@@ -26,22 +26,7 @@ DEBUGGER_THREAD_NAME = "debugpy"
 INTERNAL_PY_FILES = ("<frozen runpy>", str(BOOTSTRAP), "/debugpy/", "/pydevd", "_pydev")
 
 # Python run inside the debuggee by gdb (PyRun_SimpleString, GIL held, in a fresh namespace so that
-# nothing lands in the user's __main__). Both work in launched and attached programs alike.
-# Make debugpy stop at the next line of the Python frame that called the jitted code, the way
-# `debugpy.breakpoint()` stops at the next line of its caller.
-STOP_IN_PYTHON_CALLER = """
-import sys
-frame = sys._getframe(1)
-while frame is not None and frame.f_code.co_filename == "<string>":
-    frame = frame.f_back
-try:
-    from debugpy.server import api
-except ImportError:
-    api = None
-if api is not None and frame is not None and api.is_client_connected():
-    api._settrace(suspend=True, trace_only_current_thread=True, patch_multiprocessing=False, stop_at_frame=frame)
-frame = None
-"""
+# nothing lands in the user's __main__), in launched and attached programs alike.
 # Sleep with the GIL released until the adapter creates `path` (debugpy has answered its backlog).
 WAIT_FOR_FILE = """
 import os, time

@@ -5,6 +5,7 @@ count not reached), and the recording that reverse steps replay."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import threading
 from typing import TYPE_CHECKING, Any
@@ -19,11 +20,11 @@ from pyserver.debug.session.common import (
     GDB_TIMEOUT_S,
     NUMBA_OWN_SOURCE,
     PARFOR_GUFUNC,
-    STOP_IN_PYTHON_CALLER,
     in_jitted_code,
     process_is_dead,
 )
 from pyserver.debug.session.stop import StopOwner
+from pyserver.debug.step_out_python import STOP_IN_PYTHON_CALLER
 from pyserver.debug.stop_intent import IntentKind
 
 if TYPE_CHECKING:
@@ -275,8 +276,6 @@ class GdbEvents:
             )
 
     def format_log_message(self, template: str, gdb_thread: str) -> str:
-        import re
-
         def value(match: re.Match[str]) -> str:
             try:
                 return mi_data.data_evaluate_expression(self._gdb, match.group(1), thread=gdb_thread, frame=0)

@@ -18,6 +18,7 @@ from pyserver.debug.dap import DapError
 from pyserver.debug.gdb.backend import GdbBackend
 from pyserver.debug.gdb.mi import exec as mi_exec
 from pyserver.debug.gdb.mi import stack as mi_stack
+from pyserver.debug.gdb.mi import target as mi_target
 from pyserver.debug.gdb.mi import thread as mi_thread
 from pyserver.debug.gdb.mi.exec import Resume, ResumeKind
 from pyserver.debug.gdb.mi.thread import MIThread
@@ -32,8 +33,10 @@ from pyserver.debug.session.common import (
     WAIT_FOR_FILE,
     LineBreakpoint,
     SourceBreakpoints,
+    all_descendants,
     in_jitted_code,
 )
+from pyserver.debug.session.debuggee import kill
 from pyserver.debug.session.jit_breakpoints import GdbBreakpoints
 from pyserver.debug.session.jit_events import GdbEvents, holds_gil, run_python_in_program
 from pyserver.debug.session.side import AbsentSide, FrameKind, FrameRef, StepKind
@@ -497,8 +500,6 @@ class JitSide:
     # --- the end ---------------------------------------------------------------------------------
     def detach(self, pid: int | None) -> None:
         """Leave an attached process running: gdb detaches (debugpy's pending requests first)."""
-        from pyserver.debug.gdb.mi import target as mi_target
-
         if self.gdb.exited.is_set():
             return
         try:
@@ -521,9 +522,6 @@ class JitSide:
 
     def close(self, descendants: set[int]) -> None:
         """End gdb (and with it the program it started); an attached program asked to end is killed."""
-        from pyserver.debug.session.common import all_descendants
-        from pyserver.debug.session.debuggee import kill
-
         debuggee = self._session.debuggee
         pid = debuggee.pid
         if pid and not debuggee.attached:
