@@ -4,13 +4,19 @@ Nothing here starts a process."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pyserver.debug.dap import Message
+from pyserver.debug.gdb.backend import MIRecord
 from pyserver.debug.launch_spec import AttachSpec
 from pyserver.debug.session import Session
 from pyserver.debug.session.common import LineBreakpoint, SourceBreakpoints
+from pyserver.debug.session.debuggee import Debuggee
+from pyserver.debug.session.jit_side import JitSide
 from pyserver.debug.session.python_side import PythonSide
 from pyserver.debug.session.side import FrameKind, FrameRef, StepKind
 
@@ -166,12 +172,27 @@ class RecordingJitSide:
         self.calls.append(("close",))
 
 
+class KeptDebuggee(Debuggee):
+    """The debuggee of a session without processes: its end kills nothing (the session's own process is
+    the test's, whose other children are not the session's)."""
+
+    @contextmanager
+    def ending(self) -> Iterator[set[int]]:
+        yield set()
+
+
+def new_session() -> Session:
+    session = Session(RecordingStream())  # type: ignore[arg-type]
+    session.debuggee = KeptDebuggee(session.client, session.lock, session.shutdown)
+    return session
+
+
 def build_session(
     *, with_gdb: bool, debugpy: TableDebugpy | None = None
 ) -> tuple[Session, RecordingJitSide | None]:
     """A session as a launch leaves it: with a recording jitted side (mode mixed) or none, and with a
     Python side over `debugpy` when one is given."""
-    session = Session(RecordingStream())  # type: ignore[arg-type]
+    session = new_session()
     jit = None
     if with_gdb:
         jit = RecordingJitSide(session)
@@ -185,3 +206,52 @@ def build_session(
 
 def stream_of(session: Session) -> RecordingStream:
     return session.client.stream  # type: ignore[return-value]
+
+
+class ScriptedGdb:
+    """gdb's MI back end without gdb: breakpoints are inserted pending, expressions evaluate to `value`,
+    everything else succeeds; `commands` records what was sent, `emit` sends the session a record."""
+
+    def __init__(self, value: str = "42") -> None:
+        self.value = value
+        self.commands: list[str] = []
+        self.listeners: list[Callable[[MIRecord], None]] = []
+        self.exited = threading.Event()
+        self._numbers = itertools.count(1)
+
+    def add_listener(self, listener: Callable[[MIRecord], None]) -> None:
+        self.listeners.append(listener)
+
+    def execute(self, command: str, timeout: float = 10.0) -> dict[str, Any]:
+        self.commands.append(command)
+        if command.startswith("-break-insert"):
+            return {"bkpt": {"number": str(next(self._numbers)), "addr": "<PENDING>", "pending": "f"}}
+        if command.startswith("-data-evaluate-expression"):
+            return {"value": self.value}
+        return {}
+
+    def execute_console(self, command: str, timeout: float = 10.0) -> str:
+        self.commands.append(command)
+        return ""
+
+    def emit(self, message: str, payload: dict[str, Any]) -> None:
+        for listener in list(self.listeners):
+            listener(MIRecord("*", message, payload))
+
+    def resumes(self) -> list[str]:
+        return [
+            c
+            for c in self.commands
+            if c.startswith(("-exec-continue", "-exec-next", "-exec-step", "-exec-finish"))
+        ]
+
+    def close(self) -> None:
+        self.exited.set()
+
+
+def session_with_gdb(gdb: ScriptedGdb) -> tuple[Session, JitSide]:
+    """A session whose jitted side is the real one, over a scripted gdb."""
+    session = new_session()
+    jit = JitSide(session, gdb, AttachSpec.from_args({"processId": 1}))  # type: ignore[arg-type]
+    session.jit = jit
+    return session, jit

@@ -104,9 +104,10 @@ class GdbBreakpoints:
 
     # --- line breakpoints ------------------------------------------------------------------------
     def clear_source(self, state: SourceBreakpoints) -> None:
-        for old in state.gdb:
-            self.delete(old.number)
-        state.gdb = []
+        with self._lock:
+            old, state.gdb = state.gdb, []
+        for bp in old:
+            self.delete(bp.number)
 
     def insert_line(
         self, path: str, bp: dict[str, Any], state: SourceBreakpoints, *, gdb_file: str | None = None
@@ -133,7 +134,8 @@ class GdbBreakpoints:
         created.hit_mode, created.hit_n = hit_mode, hit_n
         created.condition = str(bp["condition"]) if bp.get("condition") else None
         created.parfor_only = gdb_file is not None
-        state.gdb.append(created)
+        with self._lock:
+            state.gdb.append(created)
         self._new(created)
         if self._loop_headers is not None:
             # Set again on a loop header whose code gdb already runs: its addresses are known (the hit of
@@ -144,7 +146,8 @@ class GdbBreakpoints:
     def to_dap(self, bp: GdbBreakpoint, reported: MIBreakpoint) -> dict[str, Any]:
         pending = reported.pending
         line = reported.line if reported.line is not None else bp.line
-        bp.verified = not pending
+        with self._lock:  # also from gdb's dispatcher thread (breakpoint-modified)
+            bp.verified = not pending
         result: dict[str, Any] = {"id": bp.dap_id, "verified": bp.verified}
         if bp.path:
             result["source"] = {"path": bp.path, "name": os.path.basename(bp.path)}
