@@ -539,9 +539,6 @@ REVERSE_NEEDS_SETTING = 'Stepping back needs "reverse": true in launch.json (gdb
 class AbsentJitSide(AbsentSide):
     """No gdb (modes python and cudasim, an attach to a debugpy port, or before the launch)."""
 
-    records = False
-    recording = False
-
     def reverse(self, thread_id: int, gdb_kind: ResumeKind) -> None:
         raise DapError(REVERSE_NEEDS_SETTING)
 
