@@ -1,21 +1,33 @@
 """What a launch or an attach asked for, read once from the request's arguments (launch.json).
 
-A `LaunchSpec` is built by the session (pyserver/debug/session_launch.py: `_launch_spec`, which also
+A `LaunchSpec` is built by the session (pyserver/debug/session/launch.py: `read_launch_spec`, which also
 checks the interpreter and prepares the debuggee's environment) and handed whole to the launch code; an
 `AttachSpec` likewise for attach. Both are frozen: nothing changes them after the request is read.
 """
 
 from __future__ import annotations
 
+import enum
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pyserver.debug.dap import DapError
 
-LaunchMode = Literal["mixed", "python", "cudasim"]
-MODES: tuple[LaunchMode, ...] = ("mixed", "python", "cudasim")
+
+class LaunchMode(str, enum.Enum):
+    MIXED = "mixed"  # gdb + debugpy
+    PYTHON = "python"  # NUMBA_DISABLE_JIT: the jitted functions run as Python, debugpy alone
+    CUDASIM = "cudasim"  # Numba's CUDA simulator: kernels run as Python, debugpy alone
+
+    @property
+    def jitted_function_word(self) -> str:
+        """What the user calls a jitted function in this mode."""
+        return "kernel" if self is LaunchMode.CUDASIM else "jitted function"
+
+
+MODES: tuple[LaunchMode, ...] = tuple(LaunchMode)
 
 
 @dataclass(frozen=True)
@@ -45,7 +57,7 @@ class LaunchSpec:
 def launch_mode(args: Mapping[str, Any]) -> LaunchMode:
     mode = str(args.get("mode") or "mixed")
     for known in MODES:
-        if mode == known:
+        if mode == known.value:
             return known
     raise DapError(f'Unknown "mode": {mode!r}. Use "mixed", "python" or "cudasim".')
 
@@ -75,3 +87,12 @@ class AttachSpec:
             show_internal=bool(args.get("showInternalFrames", False)),
             just_my_code=bool(args.get("justMyCode", True)),
         )
+
+    @property
+    def mode(self) -> LaunchMode:
+        """To a process, gdb attaches too; to a debugpy port, debugpy alone."""
+        return LaunchMode.MIXED if self.process_id is not None else LaunchMode.PYTHON
+
+    # What a launch may ask and an attach never does.
+    stop_on_entry = False
+    reverse = False

@@ -1,8 +1,8 @@
 """What the session expects of the next stops: one explicit value in place of separate flags.
 
 The request that resumes the program (continue, a step, pause, attach) sets it; the stop handlers
-(pyserver/debug/session_stops.py) read it once at each stop, gdb's and debugpy's alike, and say what it
-becomes. gdb's next stop is read through `kind`; debugpy's through the python_* fields and
+(pyserver/debug/session/: jit_events.py, python_side.py) read it once at each stop, gdb's and
+debugpy's alike, and say what it becomes. gdb's next stop is read through `kind`; debugpy's through the python_* fields and
 drop_debugpy_pause, which outlive gdb's stops (debugpy acts on them once the program is back in Python).
 """
 
@@ -29,7 +29,7 @@ class StopIntent:
     live_after_replay: bool = False
     # debugpy was asked to stop in the Python caller of the jitted code: its next stop ends the step.
     python_caller: bool = False
-    # debugpy's thread with a Python step not yet ended by a debugpy stop (see Session._cancel_debugpy_step).
+    # debugpy's thread with a Python step not yet ended by a debugpy stop (see PythonSide.cancel_step).
     python_step_thread: int | None = None
     # A pause debugpy could not answer (gdb paused instead): drop it when debugpy acts on it later.
     drop_debugpy_pause: bool = False

@@ -4,9 +4,10 @@ typing function (it runs in Python while Numba types a call)."""
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
-from pyserver.debug.session_breakpoints import _jitted_functions
+from session_doubles import build_session
+
+from pyserver.debug.session.breakpoints import jitted_functions
 
 SOURCE = """\
 import numpy as np
@@ -35,15 +36,10 @@ def total(a):
 """
 
 
-def _session(mode: str) -> SimpleNamespace:
-    logged: list[str] = []
-    return SimpleNamespace(mode=mode, log=logged.append, logged=logged)
-
-
 def test_overload_typing_function_lines_stay_python(tmp_path: Path) -> None:
     path = tmp_path / "clip.py"
     path.write_text(SOURCE, encoding="utf-8")
-    functions = _jitted_functions(_session("mixed"), str(path))  # type: ignore[arg-type]
+    functions = jitted_functions(str(path), print)
     assert [f.name for f in functions] == ["total"]
     line = SOURCE.splitlines().index("    def impl(x, lo, hi):") + 1
     assert not any(f.def_line <= line <= f.end_line for f in functions)
@@ -52,4 +48,7 @@ def test_overload_typing_function_lines_stay_python(tmp_path: Path) -> None:
 def test_only_mixed_mode_routes_lines_to_gdb(tmp_path: Path) -> None:
     path = tmp_path / "clip.py"
     path.write_text(SOURCE, encoding="utf-8")
-    assert _jitted_functions(_session("python"), str(path)) == []  # type: ignore[arg-type]
+    mixed, _jit = build_session(with_gdb=True)
+    assert [f.name for f in mixed.breakpoints.jitted_functions(str(path))] == ["total"]
+    python_mode, _ = build_session(with_gdb=False)
+    assert python_mode.breakpoints.jitted_functions(str(path)) == []

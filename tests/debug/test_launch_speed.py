@@ -17,7 +17,7 @@ from pyserver.debug.gdb.backend import GdbBackend
 from pyserver.debug.gdb.inside import LLVM_SYMBOLS_SCRIPT
 from pyserver.debug.gdb.launcher import debuggee_argv
 from pyserver.debug.python.debugpy_client import DebugpyClient
-from pyserver.debug.session_common import free_port
+from pyserver.debug.session.common import free_port
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 

@@ -121,7 +121,7 @@ TAKE_PORT_HOOK = textwrap.dedent(
 
     class _Finder(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path, target=None):
-            if name != "pyserver.debug.session_launch":  # where the launch picks its port
+            if name != "pyserver.debug.session.launch":  # where the launch picks its port
                 return None
             sys.meta_path.remove(self)
             spec = importlib.util.find_spec(name)

@@ -1,4 +1,5 @@
-"""What the session's parts share: timeouts, frame and breakpoint records, and process helpers."""
+"""What the session's components share: timeouts, the code run inside the debuggee, breakpoint records,
+and process helpers."""
 
 from __future__ import annotations
 
@@ -6,14 +7,13 @@ import ast
 import os
 import re
 import socket
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pyserver import pysource
 from pyserver.debug.debuggee.inside import BOOTSTRAP
+from pyserver.debug.jit import frames as jitframes
 
 DEBUGPY_CONNECT_TIMEOUT_S = 90.0
 DEBUGPY_REPLY_TIMEOUT_S = 10.0
@@ -33,24 +33,13 @@ EXCEPTION_FILTERS = [
 
 
 @dataclass
-class FrameRef:
-    kind: str  # jit | internal | gdb-python | debugpy
-    thread_id: int  # DAP (native) thread id
-    gdb_thread: str = ""
-    level: int = 0
-    debugpy_frame: int = 0
-    path: str = ""
-    line: int = 0
-
-
-@dataclass
 class GdbBreakpoint:
     dap_id: int
     number: str
     path: str
     line: int
     log_message: str | None = None
-    function: str | None = None
+    function: str | None = None  # a function breakpoint's name as the editor gave it
     verified: bool = False
     temporary: bool = False
     hit_mode: str = ""  # "" | "==" | ">=" | ">" | "%"
@@ -58,6 +47,16 @@ class GdbBreakpoint:
     hits: int = 0
     parfor_only: bool = False  # set on "<string>" lines: only a parfor gufunc's stop is this breakpoint
     condition: str | None = None
+    step_in: bool = False  # a temporary breakpoint of a Step Into from Python: its stop is a step
+
+
+@dataclass(frozen=True)
+class LineBreakpoint:
+    """One of the editor's line breakpoints that gdb sets (its index in the request)."""
+
+    index: int
+    args: dict[str, Any]
+    gdb_file: str | None  # the file name gdb knows the line by, when not the source's path
 
 
 # A source file of Numba itself (its overload bodies, e.g. numba/misc/gdb_hook.py), never the user's.
@@ -161,10 +160,6 @@ def reap_children() -> None:
             return
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
+def in_jitted_code(frame: Any) -> bool:
+    """Whether a gdb frame is one of jitted code (not a C helper, the interpreter or Numba's wrapper)."""
+    return jitframes.classify_frame(frame) == "jit"
