@@ -27,7 +27,7 @@ help:
 	@echo "make test-compat  the compatibility matrix (other Python, Numba and gdb versions; part of make test)"
 	@echo "make bench  run the benchmarks (ratios against Numba's compile and plain gdb)"
 	@echo "make fuzz   long fuzzing run of the checker and the language server"
-	@echo "make lint   ruff, mypy, tsc and eslint"
+	@echo "make lint   ruff, mypy, import contracts (.importlinter), structure rules, tsc and eslint"
 	@echo "make screenshots  regenerate the README's debugging screenshots in a real editor"
 
 $(STAMPS):
