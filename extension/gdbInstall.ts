@@ -1,5 +1,5 @@
 // A working gdb in one click: when a launch or the doctor finds no gdb, or a gdb 15.x that cannot see
-// Numba's jitted code (Numba issue 9817), offer to install gdb-for-pwndbg from PyPI for the interpreter
+// Numba's jitted code (fixed in gdb 16), offer to install gdb-for-pwndbg from PyPI for the interpreter
 // in use, by running `python -m pyserver doctor --fix` (pyserver/gdb_install.py). Installed into the
 // extension's own folder (NUMBA_LENS_GDB_HOME, which the adapter and the doctor then search) or into the
 // user's environment; no setting is edited. No `vscode` import: the UI comes in as `OfferUi`.
@@ -61,7 +61,7 @@ export async function offerGdbInstall(problem: GdbProblem, python: string, ui: O
   inFlight = true;
   try {
     const why = {
-      "cannot-see-jit": "This gdb cannot see Numba's jitted code (gdb 15.x, Numba issue 9817).",
+      "cannot-see-jit": "This gdb cannot see Numba's jitted code (gdb 15.x; fixed in gdb 16).",
       missing: "No gdb was found.",
       requested: "Numba Lens can install a gdb that sees Numba's jitted code.",
     }[problem];

@@ -20,7 +20,7 @@ import {
 
 // The adapter's and the doctor's own texts (pyserver/debug/session/launch.py, pyserver/doctor.py).
 const LAUNCH_WITH_GDB_15 =
-  "gdb 15.0.50.20240403 cannot see Numba's jitted code (Numba issue 9817, fixed in gdb 16). " +
+  "gdb 15.0.50.20240403 cannot see Numba's jitted code (fixed in gdb 16). " +
   'Run "python -m pyserver doctor --fix" (gdb 18 from PyPI), or install gdb 13, 14 or 16+, or use "mode": "python".';
 const LAUNCH_WITHOUT_GDB = "gdb not found ('gdb'). Install it (Debian/Ubuntu: sudo apt-get install gdb) or set \"gdbPath\"";
 

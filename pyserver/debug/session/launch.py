@@ -264,7 +264,7 @@ def _start_gdb(session: Session, spec: LaunchSpec) -> GdbBackend:
         if gdb is not None:
             gdb.close()
         raise DapError(
-            f"gdb {version} cannot see Numba's jitted code (Numba issue 9817, fixed in gdb 16). "
+            f"gdb {version} cannot see Numba's jitted code (fixed in gdb 16). "
             'Run "python -m pyserver doctor --fix" (gdb 18 from PyPI), or install gdb 13, 14 or 16+, or use "mode": "python".'
         )
     assert gdb is not None
