@@ -4,6 +4,8 @@ and `make test-python`:
 - no source file over 600 lines (pyserver/, extension/);
 - no private name (`_x`, not a dunder) of a pyserver module imported or reached from another module
   (pyserver/, tests/, bench/): a component is reached through its public names only;
+- every import of a pyserver module names one that exists, imports inside functions included (an
+  `except ImportError` around a moved module would otherwise hide it);
 - no import cycle between pyserver's modules, counting imports inside functions too (a cycle hidden in
   a function is still a cycle of the design). Imports under `if TYPE_CHECKING:` are left out: a
   component may name the type of the session that holds it without importing it at run time.
@@ -92,6 +94,30 @@ def private_reaches(path: Path) -> Iterator[str]:
             yield f"{where}:{node.lineno}: reaches private {module_aliases[node.value.id]}.{node.attr}"
 
 
+def _module_exists(name: str) -> bool:
+    parts = name.split(".")
+    base = ROOT.joinpath(*parts)
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def missing_modules(path: Path) -> Iterator[str]:
+    """`import pyserver.x` / `from pyserver.x import y` where pyserver.x is no module (y may be a module)."""
+    importer = _module_name(path)
+    is_package = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    where = path.relative_to(ROOT)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = _resolve(node.module, node.level, importer, is_package)
+            if source == PACKAGE or source.startswith(PACKAGE + "."):
+                if not _module_exists(source):
+                    yield f"{where}:{node.lineno}: imports from {source}, which is no module"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith(PACKAGE + ".") and not _module_exists(alias.name):
+                    yield f"{where}:{node.lineno}: imports {alias.name}, which is no module"
+
+
 def import_cycles() -> Iterator[str]:
     graph = grimp.build_graph(PACKAGE, cache_dir=None, exclude_type_checking_imports=True)
     edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
@@ -155,13 +181,14 @@ def main() -> int:
     for folder in PRIVACY_CHECKED:
         for path in sorted((ROOT / folder).rglob("*.py")):
             problems.extend(private_reaches(path))
+            problems.extend(missing_modules(path))
     problems.extend(import_cycles())
     for line in problems:
         print(line)
     if problems:
         print(f"lint_rules: {len(problems)} violation(s)")
         return 1
-    print("lint_rules: file length, private names and import cycles: all kept")
+    print("lint_rules: file length, private names, imported modules and import cycles: all kept")
     return 0
 
 
