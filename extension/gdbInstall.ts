@@ -14,7 +14,7 @@ export const NOT_NOW = "Not now";
 export const DEBUG_AGAIN = "Debug again";
 
 /** Which gdb problem an adapter error or a doctor report describes, if any (the texts are the adapter's
- * and the doctor's own: pyserver/debug/session.py, pyserver/doctor.py). */
+ * and the doctor's own: pyserver/debug/session/launch.py, pyserver/doctor.py). */
 export function gdbProblem(text: string): GdbProblem | undefined {
   if (/cannot see Numba's jitted code/.test(text)) return "cannot-see-jit";
   if (/gdb not found/.test(text)) return "missing";

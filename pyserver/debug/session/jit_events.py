@@ -286,7 +286,7 @@ class GdbEvents:
 
     def arm_python_caller_stop(self, gdb_thread: str, program: str = STOP_IN_PYTHON_CALLER) -> bool:
         """Through gdb, with the GIL held by this thread, ask debugpy to stop at the next line of the
-        Python frame that called the jitted code (pyserver/debug/debuggee_boot.py)."""
+        Python frame that called the jitted code (pyserver/debug/debuggee/inside/boot.py)."""
         try:
             if not holds_gil(self._gdb, gdb_thread):
                 return False

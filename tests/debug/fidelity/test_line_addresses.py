@@ -1,4 +1,4 @@
-"""Where a breakpoint on a loop header must be (pyserver/debug/line_addresses.py), on machine code small
+"""Where a breakpoint on a loop header must be (pyserver/debug/jit/line_addresses.py), on machine code small
 enough to read, and on the real code of the fidelity programs' jitted functions.
 
 line_tables/*.json were recorded from real sessions (the adapter's environment, NUMBA_OPT=0): the line

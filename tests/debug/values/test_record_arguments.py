@@ -1,6 +1,6 @@
 """Record arguments of jitted functions (tests/debug/programs/record_args.py): Numba's DWARF types them
 only as a pointer to N bytes; their type comes from what the debuggee exports while Numba compiles
-(pyserver/debug/record_arguments.py). Real gdb, debugpy and Numba; the expected values are NumPy's."""
+(pyserver/debug/values/record_arguments.py). Real gdb, debugpy and Numba; the expected values are NumPy's."""
 
 from __future__ import annotations
 
