@@ -1,4 +1,4 @@
-"""Argument types from a jitted caller in another workspace module (issue 3, source 5, across files).
+"""Argument types from a jitted caller in another workspace module (across files).
 
 When b.py is analysed, the types its checked jitted functions pass to a jitted function imported from
 kernels.py are kept by the warm worker; analysing kernels.py then checks that function with them,

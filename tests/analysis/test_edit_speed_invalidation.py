@@ -1,4 +1,4 @@
-"""The caches that make re-analysis after an edit fast never give a stale answer (issue 11, item 4).
+"""The caches that make re-analysis after an edit fast never give a stale answer.
 
 Each test edits what a cache depends on and checks, with the real analyzer, that the result follows the
 edit: a global a function reads, one function among many, a signature, what a definition reads (the

@@ -1,4 +1,4 @@
-"""Debugger depth (issue 7): in-code breakpoints, parallel threads, reverse steps, through the DAP client."""
+"""Debugger depth: in-code breakpoints, parallel threads, reverse steps, through the DAP client."""
 
 from __future__ import annotations
 
