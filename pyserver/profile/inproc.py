@@ -6,7 +6,7 @@ Two jobs, both written to files in the profile folder so that they survive the p
   measurement fails, so the sampler never reads Python frames through a wrong layout.
 - `install_numba_listener`: the own time of every Numba compile, per function and signature, and a copy
   of each new JIT object registered with the GDB JIT interface (`__jit_debug_descriptor`): in-memory ELF
-  objects whose code sections carry their load addresses and, under NUMBA_DEBUGINFO=1, DWARF line tables.
+  objects whose code sections carry their load addresses and, with the line tables the hook turns on (`numba_api.profile_lines`), DWARF line tables.
 """
 
 from __future__ import annotations
@@ -279,61 +279,16 @@ def _signature(args: tuple[Any, ...]) -> str:
     return "(" + ", ".join(str(a) for a in args) + ")"
 
 
-def _parse_each_file_once() -> None:
-    """With debug info on, Numba's lowering finds each function's first body line by parsing and walking
-    the whole file it is in (`get_func_body_first_lineno`), once per function compiled: Numba's own large
-    modules are parsed again and again, and compiles took ~3x longer here (examples/kernels.py: 4.1 s ->
-    12.1 s). Same answer from an index built once per (file, mtime, size): every `def` by (name, line of
-    the def or of its first decorator) -> first statement line, docstring skipped, as Numba's finder does.
-    Anything else goes to Numba's own function."""
-    import ast
-    import textwrap
-
-    from numba.core import lowering
-    from numba.misc import firstlinefinder
-
-    original = firstlinefinder.get_func_body_first_lineno
-    if getattr(lowering, "get_func_body_first_lineno", None) is not original:
-        return  # not the shape this was written for: leave Numba as it is
-    indexes: dict[tuple[str, int, int], dict[tuple[str, int], int]] = {}
-
-    def index_of(source: str) -> dict[tuple[str, int], int]:
-        index: dict[tuple[str, int], int] = {}
-        for node in ast.walk(ast.parse(textwrap.dedent(source))):
-            if not isinstance(node, ast.FunctionDef) or not node.body:
-                continue
-            body = node.body
-            if firstlinefinder._is_docstring(body[0]):
-                if len(body) < 2:
-                    continue  # Numba's finder fails here: let it
-                body = body[1:]
-            starts = {node.lineno} | ({node.decorator_list[0].lineno} if node.decorator_list else set())
-            for start in starts:
-                index.setdefault((node.name, start), body[0].lineno)
-        return index
-
-    def first_body_line(pyfunc: Any) -> int | None:
-        try:
-            code = pyfunc.__code__
-            info = os.stat(code.co_filename)
-            key = (code.co_filename, info.st_mtime_ns, info.st_size)
-            index = indexes.get(key)
-            if index is None:
-                with open(code.co_filename) as handle:
-                    index = indexes[key] = index_of(handle.read())
-            line = index.get((code.co_name, code.co_firstlineno))
-        except Exception:
-            return original(pyfunc)
-        return line if line is not None else original(pyfunc)
-
-    lowering.get_func_body_first_lineno = first_body_line
-
-
 def install_numba_listener(folder: str) -> None:
-    from numba.core import event
+    from pyserver.numba_api import profile_lines
 
+    if os.environ.get("NUMBA_LENS_LINE_TABLES", "1") != "0":
+        try:
+            profile_lines.line_tables_only()
+        except Exception as exc:  # the jitted lines only: the rest of the profile stands
+            print(f"numba-lens: jitted code will have no line tables: {exc!r}", file=sys.stderr)
     try:
-        _parse_each_file_once()
+        profile_lines.parse_each_file_once()
     except Exception as exc:  # an optimisation only
         print(f"numba-lens: compiles will be slower under the profiler: {exc!r}", file=sys.stderr)
 
@@ -376,25 +331,24 @@ def install_numba_listener(folder: str) -> None:
         with write_lock, open(compiles_path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(entry) + "\n")
 
-    class Listener(event.Listener):  # type: ignore[misc]
-        def on_start(self, ev: Any) -> None:
-            stack().append([time.perf_counter(), 0.0])
+    def started(data: dict[str, Any]) -> None:
+        stack().append([time.perf_counter(), 0.0])
 
-        def on_end(self, ev: Any) -> None:
-            try:
-                frames = stack()
-                if not frames:
-                    return
-                start, nested = frames.pop()
-                total = time.perf_counter() - start
-                if frames:
-                    frames[-1][1] += total
-                written = objects.copy_new()
-                record(ev.data or {}, max(total - nested, 0.0), written)
-            except Exception as exc:  # profiling must never break the user's program
-                print(f"numba-lens: a compile was not recorded: {exc!r}", file=sys.stderr)
+    def ended(data: dict[str, Any]) -> None:
+        try:
+            frames = stack()
+            if not frames:
+                return
+            start, nested = frames.pop()
+            total = time.perf_counter() - start
+            if frames:
+                frames[-1][1] += total
+            written = objects.copy_new()
+            record(data, max(total - nested, 0.0), written)
+        except Exception as exc:  # profiling must never break the user's program
+            print(f"numba-lens: a compile was not recorded: {exc!r}", file=sys.stderr)
 
-    event.register("numba:compile", Listener())
+    profile_lines.on_compile(started, ended)
     import atexit
 
     atexit.register(objects.copy_new)  # objects compiled outside a dispatcher (cfunc, vectorize)

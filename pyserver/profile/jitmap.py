@@ -1,7 +1,7 @@
 """Native addresses of jitted code to (function, source line), from the JIT objects `inproc` copied.
 
 Each object is a relocatable ELF image whose code section header carries its load address; its symbols
-give each function's range and its DWARF line program (present under NUMBA_DEBUGINFO=1) the lines.
+give each function's range and its DWARF line program (present unless the user set NUMBA_DEBUGINFO=0) the lines.
 """
 
 from __future__ import annotations

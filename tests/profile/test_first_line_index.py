@@ -21,10 +21,10 @@ def both() -> tuple[object, object]:
     from numba.core import lowering
     from numba.misc import firstlinefinder
 
-    from pyserver.profile import inproc
+    from pyserver.numba_api import profile_lines
 
     saved = lowering.get_func_body_first_lineno
-    inproc._parse_each_file_once()
+    assert profile_lines.parse_each_file_once()
     indexed = lowering.get_func_body_first_lineno
     lowering.get_func_body_first_lineno = saved  # leave Numba as it was for the rest of the session
     assert indexed is not firstlinefinder.get_func_body_first_lineno
