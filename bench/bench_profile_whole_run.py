@@ -44,7 +44,7 @@ def total(n):
     return s
 
 total(1000)
-print(json.dumps({"hits": total.stats.cache_hits, "misses": total.stats.cache_misses}))
+print(json.dumps({"hits": sum(total.stats.cache_hits.values()), "misses": sum(total.stats.cache_misses.values())}))
 """
 
 

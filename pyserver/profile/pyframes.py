@@ -8,12 +8,16 @@ the old function).
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pyserver.profile.ptrace import Memory
 
 MAX_DEPTH = 128
+# 3.11+ frames of plain calls lie in the thread's data stack, callers below callees: one read of the
+# pages below the running frame holds most of the chain (a compile's stack is ~100 frames deep), so the
+# thread stays stopped for one system call rather than one per frame.
+FRAME_WINDOW_PAGES = 8
 # The frame owner that is a C-stack shim (3.12), never a Python function.
 _OWNED_BY_CSTACK = 3
 
@@ -24,10 +28,14 @@ class CodeInfo:
     name: str
     first_line: int
     linetable: bytes
+    # Lines already looked up: a report asks for the same few instructions thousands of times.
+    known_lines: dict[int, int | None] = field(default_factory=dict, compare=False, repr=False)
 
     def line_of(self, instruction: int) -> int | None:
         """The line of the instruction at `instruction` (in code units), from the 3.11+ location table."""
-        return line_from_table(self.linetable, self.first_line, instruction)
+        if instruction not in self.known_lines:
+            self.known_lines[instruction] = line_from_table(self.linetable, self.first_line, instruction)
+        return self.known_lines[instruction]
 
 
 def _varint(data: bytes, position: int) -> tuple[int, int]:
@@ -171,9 +179,12 @@ class PythonStacks:
             layout["frame_prev_instr"],
             layout["frame_owner"],
         )
+        window_start, window = 0, b""
         while frame and len(chain) < MAX_DEPTH:
-            raw = self.memory.read(frame, size)
-            if raw is None:
+            if not window_start <= frame <= window_start + len(window) - size:
+                window_start, window = self.memory.read_below(frame + size, FRAME_WINDOW_PAGES)
+            raw = window[frame - window_start : frame - window_start + size] if window else None
+            if raw is None or len(raw) != size:
                 break
             code = struct.unpack_from("<Q", raw, code_at)[0]
             if raw[owner_at] != _OWNED_BY_CSTACK and code:
