@@ -77,10 +77,7 @@ def _exit_code(status: int) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pyserver.profile import formats, report
-    from pyserver.profile.jitmap import JitMap
     from pyserver.profile.ptrace import supported
-    from pyserver.profile.sampler import Sampler
 
     command = list(args.command)
     if command and command[0] == "--":
@@ -105,12 +102,25 @@ def run(args: argparse.Namespace) -> int:
         except FileNotFoundError:
             print(f"pyserver profile: command not found: {command[0]}", file=sys.stderr)
             return 2
-        sampler = Sampler(child.pid, folder, args.rate)
         started = time.monotonic()
-        status = _sample_until_exit(child, sampler)
+        # Imported while the program starts (numpy among them): the program does not wait for them.
+        from pyserver.profile import formats, report
+        from pyserver.profile.jitmap import JitMap
+        from pyserver.profile.sampler import Sampler
+
+        sampler = Sampler(child.pid, folder, args.rate)
+        jitmap = JitMap(folder)
+        # Line tables are read while the program runs (on another core, mostly): less left for the end.
+        stop_reading = threading.Event()
+        reader = threading.Thread(target=jitmap.prepare_lines, args=(stop_reading,), daemon=True)
+        reader.start()
+        try:
+            status = _sample_until_exit(child, sampler)
+        finally:
+            stop_reading.set()
+            reader.join()
         duration = time.monotonic() - started
         sampler.finish()
-        jitmap = JitMap(folder)
         profile, resolved = report.build(sampler, jitmap, os.getcwd(), duration, args.rate)
         code = _exit_code(status)
         profile["command"] = command
