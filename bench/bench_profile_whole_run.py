@@ -58,7 +58,18 @@ def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float,
 
 
 def profiled_command(program: list[str], out: Path) -> list[str]:
-    return [sys.executable, "-m", "pyserver", "profile", "--format", "json", "--out", str(out), "--", *program]
+    return [
+        sys.executable,
+        "-m",
+        "pyserver",
+        "profile",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        "--",
+        *program,
+    ]
 
 
 def ratios(

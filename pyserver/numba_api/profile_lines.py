@@ -56,11 +56,11 @@ def _lines_only_finalize(original: Callable[..., Any]) -> Callable[..., Any]:
     def finalize(self: Any, flags: Any, options: Any) -> Any:
         # Only where the user asked nothing (no `debug=`, no NUMBA_DEBUGINFO): everything else the
         # original resolves exactly as without the profiler.
-        if not flags.is_set("debuginfo") and not config.DEBUGINFO_DEFAULT:
+        if not flags.is_set("debuginfo") and not getattr(config, "DEBUGINFO_DEFAULT", False):
             flags.debuginfo = True
             flags.dbg_directives_only = True
             if not flags.is_set("dbg_extend_lifetimes"):
-                flags.dbg_extend_lifetimes = config.EXTEND_VARIABLE_LIFETIMES
+                flags.dbg_extend_lifetimes = getattr(config, "EXTEND_VARIABLE_LIFETIMES", False)
             if not flags.is_set("boundscheck"):
                 flags.boundscheck = False  # what Numba derives from debuginfo off
         return original(self, flags, options)
@@ -73,7 +73,7 @@ def line_tables_only() -> None:
     """Line tables for every function compiled from now on, the code unchanged."""
     for options in (cpu.CPUTargetOptions, ufuncbuilder.UFuncTargetOptions):
         if not getattr(options.finalize, "numba_lens_lines_only", False):
-            options.finalize = _lines_only_finalize(options.finalize)
+            options.finalize = _lines_only_finalize(options.finalize)  # type: ignore[method-assign]
     cpu.CPUContext.DIBuilder = LineTablesDIBuilder
 
 

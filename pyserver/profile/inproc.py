@@ -153,7 +153,9 @@ def _probe_layout() -> dict[str, Any]:
 def _probe_thread_ids(probe: _Probe, tstate: int, version: tuple[int, int]) -> dict[str, int]:
     native = threading.get_native_id()
     if version >= (3, 11):
-        return {"tstate_native_thread_id": probe.find_word(tstate, 64, native, "PyThreadState.native_thread_id")}
+        return {
+            "tstate_native_thread_id": probe.find_word(tstate, 64, native, "PyThreadState.native_thread_id")
+        }
     # 3.10 keeps only pthread_self(): the address of glibc's thread descriptor, which holds the kernel's
     # thread id at an offset found here.
     thread_id = probe.find_word(tstate, 64, threading.get_ident(), "PyThreadState.thread_id")

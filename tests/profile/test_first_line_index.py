@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import types
+from collections import Counter
 
 import pytest
 
@@ -34,6 +35,11 @@ def both() -> tuple[object, object]:
 @pytest.mark.parametrize("module_name", MODULES)
 def test_same_first_body_line_as_numba(module_name: str, both: tuple[object, object]) -> None:
     indexed, original = both
+    module = importlib.import_module(module_name)
+    # Some releases keep the functions in a module of their own that this one re-exports (Numba 0.61's
+    # arraymath: old_arraymath): the module that defines most of them is the large one.
+    defining = Counter(v.__module__ for v in vars(module).values() if inspect.isfunction(v))
+    module_name = defining.most_common(1)[0][0]
     module = importlib.import_module(module_name)
     functions: list[object] = []
     for value in vars(module).values():

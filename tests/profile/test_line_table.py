@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import inspect
 import json
-import types
-
 import sys
+import types
 
 import pytest
 
