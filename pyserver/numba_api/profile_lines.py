@@ -17,10 +17,11 @@ from __future__ import annotations
 import ast
 import os
 import textwrap
+import warnings
 from collections.abc import Callable
 from typing import Any
 
-from numba.core import config, cpu, debuginfo, event, lowering
+from numba.core import config, cpu, debuginfo, errors, event, lowering
 from numba.misc import firstlinefinder
 from numba.np.ufunc import ufuncbuilder
 
@@ -75,6 +76,13 @@ def line_tables_only() -> None:
         if not getattr(options.finalize, "numba_lens_lines_only", False):
             options.finalize = _lines_only_finalize(options.finalize)  # type: ignore[method-assign]
     cpu.CPUContext.DIBuilder = LineTablesDIBuilder
+    # A prange body is compiled from generated source: Numba warns that it has none, for debug info the
+    # user did not ask for (its rows keep the user's line numbers, which the report maps back).
+    warnings.filterwarnings(
+        "ignore",
+        message="Could not find source for function: <function __numba_parfor_gufunc",
+        category=errors.NumbaDebugInfoWarning,
+    )
 
 
 def parse_each_file_once() -> bool:
@@ -89,7 +97,15 @@ def parse_each_file_once() -> bool:
 
     def index_of(source: str) -> dict[tuple[str, int], int]:
         index: dict[tuple[str, int], int] = {}
-        for node in ast.walk(ast.parse(textwrap.dedent(source))):
+        # Statements only (a `def` is one, never inside an expression): a fraction of ast.walk's nodes.
+        pending: list[ast.AST] = [ast.parse(textwrap.dedent(source))]
+        while pending:
+            node = pending.pop()
+            for _, value in ast.iter_fields(node):
+                if isinstance(value, list):
+                    pending.extend(
+                        v for v in value if isinstance(v, (ast.stmt, ast.excepthandler, ast.match_case))
+                    )
             if not isinstance(node, ast.FunctionDef) or not node.body:
                 continue
             body = node.body
