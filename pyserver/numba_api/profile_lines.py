@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import ast
+import linecache
 import os
 import textwrap
 import warnings
@@ -86,10 +87,10 @@ def line_tables_only() -> None:
 
 
 def parse_each_file_once() -> bool:
-    """Numba's `get_func_body_first_lineno`, answered from an index built once per (file, mtime, size):
-    every `def` by (name, line of the def or of its first decorator) -> first statement line, docstring
-    skipped, as Numba's finder does. Anything else goes to Numba's own function. False when Numba is not
-    the shape this was written for (left as it is)."""
+    """Numba's `get_func_body_first_lineno`, answered from the code object's lines, else from an index
+    built once per (file, mtime, size): every `def` by (name, line of the def or of its first decorator)
+    -> first statement line, docstring skipped, as Numba's finder does. Anything else goes to Numba's own
+    function. False when Numba is not the shape this was written for (left as it is)."""
     original = firstlinefinder.get_func_body_first_lineno
     if getattr(lowering, "get_func_body_first_lineno", None) is not original:
         return False
@@ -118,16 +119,28 @@ def parse_each_file_once() -> bool:
                 index.setdefault((node.name, start), body[0].lineno)
         return index
 
+    def from_the_index(code: Any) -> int | None:
+        info = os.stat(code.co_filename)
+        key = (code.co_filename, info.st_mtime_ns, info.st_size)
+        index = indexes.get(key)
+        if index is None:
+            with open(code.co_filename) as handle:
+                index = indexes[key] = index_of(handle.read())
+        return index.get((code.co_name, code.co_firstlineno))
+
     def first_body_line(pyfunc: Any) -> int | None:
         try:
             code = pyfunc.__code__
-            info = os.stat(code.co_filename)
-            key = (code.co_filename, info.st_mtime_ns, info.st_size)
-            index = indexes.get(key)
-            if index is None:
-                with open(code.co_filename) as handle:
-                    index = indexes[key] = index_of(handle.read())
-            line = index.get((code.co_name, code.co_firstlineno))
+            if code.co_name.startswith("<"):
+                return None  # a lambda or a comprehension: no `def` for Numba's finder to find either
+            # The body's first statement is where its first instructions are: the code object answers
+            # without parsing (Numba's large modules cost ~0.2 s each to parse), unless that line is a
+            # decorator (a nested decorated def: Numba names the def's line) or there is none.
+            line = min(
+                (n for _, _, n in code.co_lines() if n is not None and n > code.co_firstlineno), default=None
+            )
+            if line is None or linecache.getline(code.co_filename, line).lstrip().startswith("@"):
+                line = from_the_index(code)
         except Exception:
             return original(pyfunc)
         return line if line is not None else original(pyfunc)

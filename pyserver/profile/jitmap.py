@@ -225,6 +225,7 @@ class JitMap:
         """Reads the line tables of objects as they are written, until `stop` is set: run in a thread
         while the program runs, so that little is left to do once it ends. `finish` comes after."""
         while not stop.wait(0.05):
+            self.add_objects()
             for path in sorted(glob.glob(os.path.join(self.folder, "jit-*.o"))):
                 if stop.is_set():
                     return
