@@ -4,9 +4,10 @@ Two jobs, both written to files in the profile folder so that they survive the p
 - `write_layout`: where this interpreter keeps its threads and frames. The offsets are *measured* here,
   on live objects (never assumed from headers), and the file says "unavailable" with the reason when a
   measurement fails, so the sampler never reads Python frames through a wrong layout.
-- `install_numba_listener`: the own time of every Numba compile, per function and signature, and a copy
-  of each new JIT object registered with the GDB JIT interface (`__jit_debug_descriptor`): in-memory ELF
-  objects whose code sections carry their load addresses and, with the line tables the hook turns on (`numba_api.profile_lines`), DWARF line tables.
+- `install_numba_listener`: line tables for jitted code (`numba_api.profile_lines`), the own time of
+  every Numba compile, per function and signature, and a copy of each new JIT object registered with
+  the GDB JIT interface (`__jit_debug_descriptor`): in-memory ELF objects whose code sections carry
+  their load addresses, with DWARF line tables.
 """
 
 from __future__ import annotations
