@@ -53,7 +53,7 @@ def test_every_real_pairs_table_is_sound_and_garbage_is_not() -> None:
     assert line_from_pairs(b"\x06", 1, 10) is None  # cut short: no line
     rng = random.Random(0)
     garbage = [bytes(rng.randrange(256) for _ in range(rng.randrange(2, 64, 2))) for _ in range(5000)]
-    assert len([g for g in garbage if pairs_are_sound(g, 100, 80)]) <= 25
+    assert len([g for g in garbage if pairs_are_sound(g, 100, 80)]) <= 5
 
 
 @needs_location_table
