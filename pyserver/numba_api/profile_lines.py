@@ -22,10 +22,13 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from numba.core import config, cpu, debuginfo, errors, event, lowering
+from numba.core import compiler, config, cpu, debuginfo, errors, event, lowering
 from numba.misc import firstlinefinder
 from numba.np.ufunc import ufuncbuilder
 
+# Set on the target context of a function compiled with line tables only (and copied to the contexts
+# derived from it, those of the implementations it calls).
+LINES_ONLY_ATTRIBUTE = "numba_lens_lines_only"
 # The emission kind that gives `.debug_line` plus the compile unit and subprograms that lead to it.
 LINE_TABLES_ONLY = "LineTablesOnly"
 
@@ -34,7 +37,9 @@ class LineTablesDIBuilder(debuginfo.DIBuilder):  # type: ignore[misc]
     """Numba's DIBuilder; for directives-only lowering, line tables without variables or types."""
 
     def __init__(self, module: Any, filepath: str, cgctx: Any, directives_only: bool) -> None:
-        self.lines_only = directives_only
+        # Numba's own implementations (np.sum, say) are compiled with fresh flags under the context of
+        # the function that calls them: the context says whether that function wanted lines only.
+        self.lines_only = directives_only or getattr(cgctx, LINES_ONLY_ATTRIBUTE, False)
         super().__init__(module, filepath, cgctx, directives_only)
 
     def initialize(self) -> None:
@@ -71,12 +76,25 @@ def _lines_only_finalize(original: Callable[..., Any]) -> Callable[..., Any]:
     return finalize
 
 
+def _marking_lines_only(original: Callable[..., Any]) -> Callable[..., Any]:
+    def make_subtarget(targetctx: Any, flags: Any) -> Any:
+        context = original(targetctx, flags)
+        if flags.debuginfo and flags.dbg_directives_only and isinstance(context, cpu.CPUContext):
+            context = context.subtarget(**{LINES_ONLY_ATTRIBUTE: True})
+        return context
+
+    return make_subtarget
+
+
 def line_tables_only() -> None:
     """Line tables for every function compiled from now on, the code unchanged."""
     for options in (cpu.CPUTargetOptions, ufuncbuilder.UFuncTargetOptions):
         if not getattr(options.finalize, "numba_lens_lines_only", False):
             options.finalize = _lines_only_finalize(options.finalize)  # type: ignore[method-assign]
     cpu.CPUContext.DIBuilder = LineTablesDIBuilder
+    if not hasattr(cpu.CPUContext, LINES_ONLY_ATTRIBUTE):
+        setattr(cpu.CPUContext, LINES_ONLY_ATTRIBUTE, False)
+        compiler._make_subtarget = _marking_lines_only(compiler._make_subtarget)
     # A prange body is compiled from generated source: Numba warns that it has none, for debug info the
     # user did not ask for (its rows keep the user's line numbers, which the report maps back).
     warnings.filterwarnings(
