@@ -103,6 +103,12 @@ COMPAT_DEBUG := tests/debug/test_dap_session.py tests/debug/test_dap_breakpoints
 # On the analysis combinations too, with the system gdb: one mixed session, Python frames under jitted ones.
 COMPAT_DEBUG_ONE := tests/debug/test_dap_session.py::test_python_breakpoint_then_pending_jitted_breakpoint_one_stack
 COMPAT_PYTEST := -m pytest -q -p no:cacheprovider
+# The profiler reads CPython's frames from outside with a layout measured per version: its whole suite on
+# the Pythons the main venv is not (3.10: PyFrameObject and PEP 626 line pairs; 3.13: the frame in the
+# thread state). Numba 0.61's optimised prange body carries the loop's line rather than the body's.
+COMPAT_PROFILE := tests/profile
+COMPAT_PROFILE_ENVS := py310-numba0.61 py313-gdb16
+COMPAT_PROFILE_K_NUMBA061 := not test_threads_prange_workers_and_a_python_thread
 
 $(COMPAT)/%.stamp: scripts/compat-venv.sh pyproject.toml | $(STAMPS)
 	mkdir -p $(COMPAT)
@@ -123,6 +129,11 @@ test-compat: $(COMPAT_STAMPS) $(STAMPS)/apt
 	for env in py313-gdb16 py311-gdb18; do \
 	  echo "== compat $$env: debugger with $$($(COMPAT)/$$env/bin/gdb --version | head -1)"; \
 	  PATH="$(COMPAT)/$$env/bin:$$PATH" $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_DEBUG) || failed="$$failed $$env"; \
+	done; \
+	for env in $(COMPAT_PROFILE_ENVS); do \
+	  echo "== compat $$env: profiler (Python frames on $$($(COMPAT)/$$env/bin/python -V))"; \
+	  case $$env in *numba0.61) k="$(COMPAT_PROFILE_K_NUMBA061)";; *) k="";; esac; \
+	  $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_PROFILE) -k "$$k" || failed="$$failed $$env-profile"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "compat: failed:$$failed"; exit 1; fi
 

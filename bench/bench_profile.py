@@ -10,8 +10,7 @@ is known by construction, and cProfile's distortion on the seed case.
    (goal: every worker's samples attributed).
 3. Seed case: a no-op @njit called 10^7 times from a loop vs a no-op Python function: the ratio of the
    two callers' times alone, under cProfile (its distortion) and under this profiler.
-4. A compile-heavy program (examples/kernels.py) alone vs under the profiler: the cost of the line
-   tables the launch turns on (NUMBA_DEBUGINFO=1), which lands on compile time.
+The whole run's cost, compiles included (what a user waits for), is bench_profile_whole_run.py's.
 
 Prints figures only; nothing here asserts a time.
 """
@@ -157,7 +156,8 @@ def _profile_into(out: Path, program: Path, *args: str) -> tuple[dict[str, Any],
 
 
 def plain(program: Path, *args: str) -> tuple[str, float]:
-    env = dict(os.environ, NUMBA_DEBUGINFO="1")  # the same code as under the profiler
+    # The profiler adds line tables and leaves the code as it is: the same code runs here.
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DEBUGINFO"}
     started = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, str(program), *args], capture_output=True, text=True, env=env, check=True
@@ -278,35 +278,12 @@ def seed(folder: Path) -> None:
     )
 
 
-def compile_heavy() -> None:
-    """The launch's own cost on a program that mostly compiles: line tables (NUMBA_DEBUGINFO=1) make
-    Numba's compiles slower; the profiler's hook removes the worst of it (one parse per source file)."""
-    program = ROOT / "examples" / "kernels.py"
-    alone = []
-    for _ in range(2):
-        started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, str(program)],
-            env=dict(os.environ, NUMBA_DEBUGINFO="0"),
-            capture_output=True,
-            check=True,
-        )
-        alone.append(time.perf_counter() - started)
-    durations = [profile(program)[0]["duration_s"] for _ in range(2)]
-    print(
-        f"   compile-heavy examples/kernels.py: alone (no line tables) {min(alone):.2f} s, under the "
-        f"profiler {min(durations):.2f} s: {100 * (min(durations) / min(alone) - 1):+.0f}% (line tables cost "
-        "compile time, not run time)"
-    )
-
-
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-profile-") as tmp:
         folder = Path(tmp).resolve()
         split(folder)
         prange(folder)
         seed(folder)
-        compile_heavy()
     return 0
 
 

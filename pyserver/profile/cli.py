@@ -1,7 +1,7 @@
 """`python -m pyserver profile [--rate HZ] [--format text|json|speedscope] [--out FILE] -- COMMAND ...`.
 
-Runs COMMAND as a child with the profiling hook on PYTHONPATH and NUMBA_DEBUGINFO=1 (line tables at the
-user's optimisation level), samples every running thread of it (and of the processes it forks) from this
+Runs COMMAND as a child with the profiling hook on PYTHONPATH (which gives jitted code line tables and
+nothing else: the code is the one that runs without the profiler), samples every running thread of it (and of the processes it forks) from this
 process, and writes the profile: text to standard output by default. Exits with COMMAND's exit code;
 the profile is written even when the program crashes.
 """
@@ -57,7 +57,8 @@ def profiling_environment(folder: str, base: dict[str, str] | None = None) -> di
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HOOK_DIR), env.get("PYTHONPATH", "")) if p)
     env["NUMBA_LENS_PROFILE_DIR"] = folder
     env["NUMBA_LENS_PYSERVER_PATH"] = str(PACKAGE_PARENT)
-    env.setdefault("NUMBA_DEBUGINFO", "1")
+    # Line tables unless the user turned Numba's debug info off explicitly.
+    env.setdefault("NUMBA_LENS_LINE_TABLES", "0" if env.get("NUMBA_DEBUGINFO") == "0" else "1")
     return env
 
 
@@ -76,10 +77,7 @@ def _exit_code(status: int) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pyserver.profile import formats, report
-    from pyserver.profile.jitmap import JitMap
     from pyserver.profile.ptrace import supported
-    from pyserver.profile.sampler import Sampler
 
     command = list(args.command)
     if command and command[0] == "--":
@@ -104,12 +102,25 @@ def run(args: argparse.Namespace) -> int:
         except FileNotFoundError:
             print(f"pyserver profile: command not found: {command[0]}", file=sys.stderr)
             return 2
-        sampler = Sampler(child.pid, folder, args.rate)
         started = time.monotonic()
-        status = _sample_until_exit(child, sampler)
+        # Imported while the program starts (numpy among them): the program does not wait for them.
+        from pyserver.profile import formats, report
+        from pyserver.profile.jitmap import JitMap
+        from pyserver.profile.sampler import Sampler
+
+        sampler = Sampler(child.pid, folder, args.rate)
+        jitmap = JitMap(folder)
+        # Line tables are read while the program runs (on another core, mostly): less left for the end.
+        stop_reading = threading.Event()
+        reader = threading.Thread(target=jitmap.prepare_lines, args=(stop_reading,), daemon=True)
+        reader.start()
+        try:
+            status = _sample_until_exit(child, sampler)
+        finally:
+            stop_reading.set()
+            reader.join()
         duration = time.monotonic() - started
         sampler.finish()
-        jitmap = JitMap(folder)
         profile, resolved = report.build(sampler, jitmap, os.getcwd(), duration, args.rate)
         code = _exit_code(status)
         profile["command"] = command

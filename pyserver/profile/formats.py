@@ -35,7 +35,8 @@ def text(profile: dict[str, Any], top: int = 15) -> str:
     if profile["unknown_line_samples"]:
         out.append(
             f"{profile['unknown_line_samples']} samples have no source line "
-            "(native code, or jitted code without line tables: NUMBA_DEBUGINFO=0)"
+            "(native code, or jitted code without line tables: NUMBA_DEBUGINFO=0, or loaded from a Numba "
+            "cache written outside the profiler)"
         )
     out.append("")
     out.append("Hot lines")

@@ -4,9 +4,10 @@ Two jobs, both written to files in the profile folder so that they survive the p
 - `write_layout`: where this interpreter keeps its threads and frames. The offsets are *measured* here,
   on live objects (never assumed from headers), and the file says "unavailable" with the reason when a
   measurement fails, so the sampler never reads Python frames through a wrong layout.
-- `install_numba_listener`: the own time of every Numba compile, per function and signature, and a copy
-  of each new JIT object registered with the GDB JIT interface (`__jit_debug_descriptor`): in-memory ELF
-  objects whose code sections carry their load addresses and, under NUMBA_DEBUGINFO=1, DWARF line tables.
+- `install_numba_listener`: line tables for jitted code (`numba_api.profile_lines`), the own time of
+  every Numba compile, per function and signature, and a copy of each new JIT object registered with
+  the GDB JIT interface (`__jit_debug_descriptor`): in-memory ELF objects whose code sections carry
+  their load addresses, with DWARF line tables.
 """
 
 from __future__ import annotations
@@ -23,10 +24,14 @@ from typing import Any
 
 from pyserver.profile.ptrace import Memory
 
-_FRAME_CODE_OFFSET = {(3, 11): 32, (3, 12): 0}  # first fields of _PyInterpreterFrame, checked below
-_FRAME_PREVIOUS_OFFSET = {(3, 11): 48, (3, 12): 8}
-_FRAME_PREV_INSTR_OFFSET = {(3, 11): 56, (3, 12): 56}
-_FRAME_OWNER_OFFSET = {(3, 11): 69, (3, 12): 70}
+# The first fields of the running frame (3.11+: _PyInterpreterFrame; f_executable in 3.13), checked below.
+_FRAME_CODE_OFFSET = {(3, 11): 32, (3, 12): 0, (3, 13): 0}
+_FRAME_PREVIOUS_OFFSET = {(3, 11): 48, (3, 12): 8, (3, 13): 8}
+_FRAME_PREV_INSTR_OFFSET = {(3, 11): 56, (3, 12): 56, (3, 13): 56}
+_FRAME_OWNER_OFFSET = {(3, 11): 69, (3, 12): 70, (3, 13): 70}
+# 3.10: PyFrameObject (a heap object): f_back and f_code are measured, f_lasti (code units) checked.
+_FRAME_OBJECT_LASTI_OFFSET = 96
+SUPPORTED_PYTHONS = ((3, 10), (3, 11), (3, 12), (3, 13))
 
 
 def _write_json(path: str, data: dict[str, Any]) -> None:
@@ -52,6 +57,13 @@ class _Probe:
                 return index * 8
         raise RuntimeError(f"{what} not found")
 
+    def caller_lasti(self) -> tuple[int | None, int]:
+        """The caller's f_lasti as 3.10 keeps it (code units, read from memory) and as Python gives it
+        (bytes), both while the caller waits on this call."""
+        caller = sys._getframe(1)
+        data = self.memory.read(id(caller) + _FRAME_OBJECT_LASTI_OFFSET, 4)
+        return (None if data is None else struct.unpack("<i", data)[0]), caller.f_lasti
+
     def find_bytes(self, address: int, size: int, needle: bytes, what: str) -> int:
         data = self.memory.read(address, size)
         found = -1 if data is None else data.find(needle)
@@ -60,12 +72,16 @@ class _Probe:
         return found
 
     def running_codes(
-        self, tstate: int, cframe_offset: int, frame_offset: int, code: int, previous: int
+        self, tstate: int, cframe_offset: int, frame_offset: int | None, code: int, previous: int
     ) -> list[int]:
         """The code objects of the three innermost frames that tstate says are running, through candidate
-        offsets. All reads happen at the same call depth, so that the frames read are still live."""
+        offsets (`frame_offset` None: tstate points at the frame itself, as in 3.10 and 3.13). All reads
+        happen at the same call depth, so that the frames read are still live."""
         cframe = self.memory.pointer(tstate + cframe_offset)
-        frame = self.memory.pointer(cframe + frame_offset) if cframe else None
+        if frame_offset is None:
+            frame = cframe
+        else:
+            frame = self.memory.pointer(cframe + frame_offset) if cframe else None
         codes = []
         for _ in range(3):
             if not frame:
@@ -77,8 +93,9 @@ class _Probe:
 
 def _probe_layout() -> dict[str, Any]:
     version = sys.version_info[:2]
-    if version not in _FRAME_CODE_OFFSET:
-        raise RuntimeError(f"Python {version[0]}.{version[1]} frames are not supported (3.11 and 3.12 are)")
+    if version not in SUPPORTED_PYTHONS:
+        supported = ", ".join(f"{major}.{minor}" for major, minor in SUPPORTED_PYTHONS)
+        raise RuntimeError(f"Python {version[0]}.{version[1]} frames are not supported ({supported} are)")
     probe = _Probe()
     api = ctypes.pythonapi
     api.PyThreadState_Get.restype = ctypes.c_void_p
@@ -90,22 +107,24 @@ def _probe_layout() -> dict[str, Any]:
     tstate = api.PyThreadState_Get()
     interp = api.PyInterpreterState_Main()
     head = api.PyInterpreterState_ThreadHead(interp)
-    interp_head = probe.find_word(interp, 64, head, "the interpreter's thread list")
+    # 3.13 keeps the thread list after the pending-calls table: several KiB into the interpreter.
+    interp_head = probe.find_word(interp, 4096, head, "the interpreter's thread list")
     next_value = api.PyThreadState_Next(head) or 0
     if probe.words(head + 8, 1)[0] != next_value:
         raise RuntimeError("PyThreadState.next is not at offset 8")
-    native_id = probe.find_word(tstate, 64, threading.get_native_id(), "PyThreadState.native_thread_id")
-    code_offset = _FRAME_CODE_OFFSET[version]
-    previous_offset = _FRAME_PREVIOUS_OFFSET[version]
-    instr_offset = _FRAME_PREV_INSTR_OFFSET[version]
-    owner_offset = _FRAME_OWNER_OFFSET[version]
+    thread_ids = _probe_thread_ids(probe, tstate, version)
+    frames = _probe_frames(probe, version)
     # The running frame, when the memory is read, is that of Memory.read (ctypes calls add no frame);
     # its caller is Memory.pointer, whose caller is running_codes.
     expected = [id(Memory.read.__code__), id(Memory.pointer.__code__), id(_Probe.running_codes.__code__)]
-    found: tuple[int, int] | None = None
+    found: tuple[int, int | None] | None = None
+    # 3.11 and 3.12 reach the frame through tstate->cframe; 3.10 and 3.13 hold it in the thread state.
+    frame_offsets: tuple[int | None, ...] = (None,) if version in ((3, 10), (3, 13)) else (0, 8)
     for cframe_offset in range(0, 64 * 8, 8):
-        for frame_offset in (0, 8):
-            codes = probe.running_codes(tstate, cframe_offset, frame_offset, code_offset, previous_offset)
+        for frame_offset in frame_offsets:
+            codes = probe.running_codes(
+                tstate, cframe_offset, frame_offset, frames["frame_code"], frames["frame_previous"]
+            )
             if codes == expected:
                 found = (cframe_offset, frame_offset)
                 break
@@ -113,59 +132,104 @@ def _probe_layout() -> dict[str, Any]:
             break
     if found is None:
         raise RuntimeError("the running frame was not found through the thread state")
-    # Code objects: compiled here, never run, so that co_code_adaptive still equals co_code.
-    source = "\n" * 12344 + "def numba_lens_probe(a):\n    return a + 1\n"
-    module_code = compile(source, "/numba_lens/probe_file.py", "exec")
-    code_object = next(c for c in module_code.co_consts if hasattr(c, "co_code"))
-    size = sys.getsizeof(code_object) + 64
-    code_filename = probe.find_word(id(code_object), size // 8, id(code_object.co_filename), "co_filename")
-    code_qualname = probe.find_word(id(code_object), size // 8, id(code_object.co_qualname), "co_qualname")
-    code_linetable = probe.find_word(id(code_object), size // 8, id(code_object.co_linetable), "co_linetable")
-    code_firstlineno = probe.find_bytes(
-        id(code_object), size, struct.pack("<i", code_object.co_firstlineno), "co_firstlineno"
-    )
-    # The instructions (co_code_adaptive) end the object: the code type's basic size is their offset.
-    # Checked on the first instruction (RESUME, which is never specialised; 3.12 quickens at creation).
-    code_instructions = types.CodeType.__basicsize__
-    first = probe.memory.read(id(code_object) + code_instructions, 2)
-    if first != code_object.co_code[:2]:
-        raise RuntimeError("co_code_adaptive is not at the code type's basic size")
-    ascii_text = "numba_lens_ascii_probe"
-    latin_text = "numba_lens_\xe9_probe"
-    ascii_data = probe.find_bytes(id(ascii_text), 128, ascii_text.encode("ascii"), "ASCII string data")
-    compact_data = probe.find_bytes(id(latin_text), 128, latin_text.encode("latin-1"), "compact string data")
-    bytes_value = b"numba_lens_bytes_probe"
-    bytes_data = probe.find_bytes(id(bytes_value), 64, bytes_value, "bytes data")
     return {
         "python": f"{version[0]}.{version[1]}",
         "interp": interp,
         "interp_threads_head": interp_head,
         "tstate_next": 8,
-        "tstate_native_thread_id": native_id,
+        **thread_ids,
         "tstate_cframe": found[0],
-        "cframe_current_frame": found[1],
-        "frame_code": code_offset,
-        "frame_previous": previous_offset,
-        "frame_prev_instr": instr_offset,
-        "frame_owner": owner_offset,
-        "code_filename": code_filename,
-        "code_qualname": code_qualname,
-        "code_linetable": code_linetable,
-        "code_firstlineno": code_firstlineno,
-        "code_instructions": code_instructions,
-        "unicode_length": 16,
-        "unicode_state": 32,
-        "unicode_ascii_data": ascii_data,
-        "unicode_compact_data": compact_data,
-        "bytes_size": 16,
-        "bytes_data": bytes_data,
+        "cframe_current_frame": found[1],  # None: tstate_cframe is the frame pointer itself
+        **frames,
+        **_probe_code_and_strings(probe, version),
         # Type objects' addresses (this process is the one sampled): an object read later is checked to
         # still be of its type, so freed memory is not decoded as a name or a line table.
         "object_type": 8,
-        "code_units": 16,  # ob_size: the code's instructions, which its line table covers exactly
         "type_code": id(types.CodeType),
         "type_str": id(str),
         "type_bytes": id(bytes),
+    }
+
+
+def _probe_thread_ids(probe: _Probe, tstate: int, version: tuple[int, int]) -> dict[str, int]:
+    native = threading.get_native_id()
+    if version >= (3, 11):
+        return {
+            "tstate_native_thread_id": probe.find_word(tstate, 64, native, "PyThreadState.native_thread_id")
+        }
+    # 3.10 keeps only pthread_self(): the address of glibc's thread descriptor, which holds the kernel's
+    # thread id at an offset found here.
+    thread_id = probe.find_word(tstate, 64, threading.get_ident(), "PyThreadState.thread_id")
+    tid_offset = probe.find_bytes(threading.get_ident(), 4096, struct.pack("<i", native), "the pthread's tid")
+    return {"tstate_thread_id": thread_id, "pthread_tid": tid_offset}
+
+
+def _probe_frames(probe: _Probe, version: tuple[int, int]) -> dict[str, Any]:
+    if version != (3, 10):
+        return {
+            "frame_code": _FRAME_CODE_OFFSET[version],
+            "frame_previous": _FRAME_PREVIOUS_OFFSET[version],
+            "frame_prev_instr": _FRAME_PREV_INSTR_OFFSET[version],
+            "frame_owner": _FRAME_OWNER_OFFSET[version],
+        }
+    frame = sys._getframe()
+    code = probe.find_word(id(frame), 8, id(frame.f_code), "PyFrameObject.f_code")
+    previous = probe.find_word(id(frame), 8, id(frame.f_back), "PyFrameObject.f_back")
+    lasti, lasti_bytes = probe.caller_lasti()
+    if lasti is None or lasti != lasti_bytes // 2:  # the attribute is in bytes, the field in units
+        raise RuntimeError(f"PyFrameObject.f_lasti is not at offset {_FRAME_OBJECT_LASTI_OFFSET}")
+    return {
+        "frame_object": True,
+        "frame_code": code,
+        "frame_previous": previous,
+        "frame_lasti": _FRAME_OBJECT_LASTI_OFFSET,
+    }
+
+
+def _probe_code_and_strings(probe: _Probe, version: tuple[int, int]) -> dict[str, Any]:
+    # Code objects: compiled here, never run, so that co_code_adaptive still equals co_code.
+    source = "\n" * 12344 + "def numba_lens_probe(a):\n    return a + 1\n"
+    module_code = compile(source, "/numba_lens/probe_file.py", "exec")
+    code_object = next(c for c in module_code.co_consts if hasattr(c, "co_code"))
+    size = sys.getsizeof(code_object) + 64
+    words = size // 8
+    # 3.10 has no co_qualname: the name is co_name.
+    name = code_object.co_qualname if version >= (3, 11) else code_object.co_name
+    fields: dict[str, Any] = {
+        "code_filename": probe.find_word(id(code_object), words, id(code_object.co_filename), "co_filename"),
+        "code_qualname": probe.find_word(id(code_object), words, id(name), "co_qualname"),
+        "code_linetable": probe.find_word(
+            id(code_object), words, id(code_object.co_linetable), "co_linetable"
+        ),
+        "code_firstlineno": probe.find_bytes(
+            id(code_object), size, struct.pack("<i", code_object.co_firstlineno), "co_firstlineno"
+        ),
+    }
+    if version == (3, 10):
+        # The instructions are a bytes object of their own (co_code): its size is what the table covers.
+        fields["code_bytecode"] = probe.find_word(id(code_object), words, id(code_object.co_code), "co_code")
+        fields["linetable_format"] = "3.10"
+    else:
+        # The instructions (co_code_adaptive) end the object: the code type's basic size is their offset.
+        # Checked on the first instruction (RESUME, which is never specialised before it runs).
+        fields["code_instructions"] = types.CodeType.__basicsize__
+        first = probe.memory.read(id(code_object) + types.CodeType.__basicsize__, 2)
+        if first != code_object.co_code[:2]:
+            raise RuntimeError("co_code_adaptive is not at the code type's basic size")
+        fields["code_units"] = 16  # ob_size: the code's instructions, which its line table covers exactly
+    ascii_text = "numba_lens_ascii_probe"
+    latin_text = "numba_lens_\xe9_probe"
+    bytes_value = b"numba_lens_bytes_probe"
+    return {
+        **fields,
+        "unicode_length": 16,
+        "unicode_state": 32,
+        "unicode_ascii_data": probe.find_bytes(id(ascii_text), 128, ascii_text.encode("ascii"), "ASCII data"),
+        "unicode_compact_data": probe.find_bytes(
+            id(latin_text), 128, latin_text.encode("latin-1"), "compact string data"
+        ),
+        "bytes_size": 16,
+        "bytes_data": probe.find_bytes(id(bytes_value), 64, bytes_value, "bytes data"),
     }
 
 
@@ -279,61 +343,16 @@ def _signature(args: tuple[Any, ...]) -> str:
     return "(" + ", ".join(str(a) for a in args) + ")"
 
 
-def _parse_each_file_once() -> None:
-    """With debug info on, Numba's lowering finds each function's first body line by parsing and walking
-    the whole file it is in (`get_func_body_first_lineno`), once per function compiled: Numba's own large
-    modules are parsed again and again, and compiles took ~3x longer here (examples/kernels.py: 4.1 s ->
-    12.1 s). Same answer from an index built once per (file, mtime, size): every `def` by (name, line of
-    the def or of its first decorator) -> first statement line, docstring skipped, as Numba's finder does.
-    Anything else goes to Numba's own function."""
-    import ast
-    import textwrap
-
-    from numba.core import lowering
-    from numba.misc import firstlinefinder
-
-    original = firstlinefinder.get_func_body_first_lineno
-    if getattr(lowering, "get_func_body_first_lineno", None) is not original:
-        return  # not the shape this was written for: leave Numba as it is
-    indexes: dict[tuple[str, int, int], dict[tuple[str, int], int]] = {}
-
-    def index_of(source: str) -> dict[tuple[str, int], int]:
-        index: dict[tuple[str, int], int] = {}
-        for node in ast.walk(ast.parse(textwrap.dedent(source))):
-            if not isinstance(node, ast.FunctionDef) or not node.body:
-                continue
-            body = node.body
-            if firstlinefinder._is_docstring(body[0]):
-                if len(body) < 2:
-                    continue  # Numba's finder fails here: let it
-                body = body[1:]
-            starts = {node.lineno} | ({node.decorator_list[0].lineno} if node.decorator_list else set())
-            for start in starts:
-                index.setdefault((node.name, start), body[0].lineno)
-        return index
-
-    def first_body_line(pyfunc: Any) -> int | None:
-        try:
-            code = pyfunc.__code__
-            info = os.stat(code.co_filename)
-            key = (code.co_filename, info.st_mtime_ns, info.st_size)
-            index = indexes.get(key)
-            if index is None:
-                with open(code.co_filename) as handle:
-                    index = indexes[key] = index_of(handle.read())
-            line = index.get((code.co_name, code.co_firstlineno))
-        except Exception:
-            return original(pyfunc)
-        return line if line is not None else original(pyfunc)
-
-    lowering.get_func_body_first_lineno = first_body_line
-
-
 def install_numba_listener(folder: str) -> None:
-    from numba.core import event
+    from pyserver.numba_api import profile_lines
 
+    if os.environ.get("NUMBA_LENS_LINE_TABLES", "1") != "0":
+        try:
+            profile_lines.line_tables_only()
+        except Exception as exc:  # the jitted lines only: the rest of the profile stands
+            print(f"numba-lens: jitted code will have no line tables: {exc!r}", file=sys.stderr)
     try:
-        _parse_each_file_once()
+        profile_lines.parse_each_file_once()
     except Exception as exc:  # an optimisation only
         print(f"numba-lens: compiles will be slower under the profiler: {exc!r}", file=sys.stderr)
 
@@ -376,25 +395,24 @@ def install_numba_listener(folder: str) -> None:
         with write_lock, open(compiles_path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(entry) + "\n")
 
-    class Listener(event.Listener):  # type: ignore[misc]
-        def on_start(self, ev: Any) -> None:
-            stack().append([time.perf_counter(), 0.0])
+    def started(data: dict[str, Any]) -> None:
+        stack().append([time.perf_counter(), 0.0])
 
-        def on_end(self, ev: Any) -> None:
-            try:
-                frames = stack()
-                if not frames:
-                    return
-                start, nested = frames.pop()
-                total = time.perf_counter() - start
-                if frames:
-                    frames[-1][1] += total
-                written = objects.copy_new()
-                record(ev.data or {}, max(total - nested, 0.0), written)
-            except Exception as exc:  # profiling must never break the user's program
-                print(f"numba-lens: a compile was not recorded: {exc!r}", file=sys.stderr)
+    def ended(data: dict[str, Any]) -> None:
+        try:
+            frames = stack()
+            if not frames:
+                return
+            start, nested = frames.pop()
+            total = time.perf_counter() - start
+            if frames:
+                frames[-1][1] += total
+            written = objects.copy_new()
+            record(data, max(total - nested, 0.0), written)
+        except Exception as exc:  # profiling must never break the user's program
+            print(f"numba-lens: a compile was not recorded: {exc!r}", file=sys.stderr)
 
-    event.register("numba:compile", Listener())
+    profile_lines.on_compile(started, ended)
     import atexit
 
     atexit.register(objects.copy_new)  # objects compiled outside a dispatcher (cfunc, vectorize)

@@ -1,7 +1,7 @@
 """Native addresses of jitted code to (function, source line), from the JIT objects `inproc` copied.
 
 Each object is a relocatable ELF image whose code section header carries its load address; its symbols
-give each function's range and its DWARF line program (present under NUMBA_DEBUGINFO=1) the lines.
+give each function's range and its DWARF line program (present unless the user set NUMBA_DEBUGINFO=0) the lines.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import json
 import os
 import re
 import struct
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,6 +131,7 @@ class JitMap:
         self._line_rows: list[tuple[int, str, int]] = []  # (address, path, line); line 0 = no line
         self._line_addresses: list[int] = []
         self._lines_ready = False
+        self._raw_rows: dict[str, list[tuple[int, str, int]]] = {}  # per object, read once
         self.compiles: list[Compile] = []
         self._by_mangled: dict[str, Compile] = {}
 
@@ -219,7 +221,36 @@ class JitMap:
         self._line_addresses = [r[0] for r in rows]
         self._lines_ready = True
 
+    def prepare_lines(self, stop: threading.Event) -> None:
+        """Reads the line tables of objects as they are written, until `stop` is set: run in a thread
+        while the program runs, so that little is left to do once it ends. `finish` comes after."""
+        while not stop.wait(0.05):
+            self.add_objects()
+            for path in sorted(glob.glob(os.path.join(self.folder, "jit-*.o"))):
+                if stop.is_set():
+                    return
+                if path not in self._raw_rows:
+                    self._raw_rows[path] = self._read_line_rows(path)
+
     def _line_rows_of(self, path: str) -> list[tuple[int, str, int]]:
+        if path not in self._raw_rows:
+            self._raw_rows[path] = self._read_line_rows(path)
+        owner = next((c for c in self.compiles if os.path.basename(path) in c.objects), None)
+        rows: list[tuple[int, str, int]] = []
+        for address, name, line in self._raw_rows[path]:
+            if name == "<string>":
+                # A prange body: Numba compiles it from generated source but keeps the user's line
+                # numbers, those of the function whose compile registered this object.
+                if owner is not None and owner.path and (line == 0 or line in owner.body_lines):
+                    rows.append((address, owner.path, line))
+                else:
+                    rows.append((address, "", 0))
+            else:
+                rows.append((address, name, line))
+        return rows
+
+    def _read_line_rows(self, path: str) -> list[tuple[int, str, int]]:
+        """(address, absolute path or "<string>" or "" at a sequence's end, line) of each row."""
         from elftools.elf.elffile import ELFFile
 
         with open(path, "rb") as handle:
@@ -234,7 +265,6 @@ class JitMap:
         if len(code_bases) != 1:
             return []  # which section a row belongs to would be a guess: no lines rather than wrong ones
         base = code_bases[0]
-        owner = next((c for c in self.compiles if os.path.basename(path) in c.objects), None)
         rows: list[tuple[int, str, int]] = []
         dwarf = elf.get_dwarf_info()
         for unit in dwarf.iter_CUs():
@@ -260,16 +290,7 @@ class JitMap:
                 file_entry = files[file_index]
                 name = file_entry.name.decode(errors="replace")
                 if name == "<string>":
-                    # A prange body: Numba compiles it from generated source but keeps the user's line
-                    # numbers, those of the function whose compile registered this object.
-                    if (
-                        owner is not None
-                        and owner.path
-                        and (state.line == 0 or state.line in owner.body_lines)
-                    ):
-                        rows.append((base + state.address, owner.path, state.line))
-                    else:
-                        rows.append((base + state.address, "", 0))
+                    rows.append((base + state.address, name, state.line))
                     continue
                 directory_index = file_entry.dir_index
                 if not os.path.isabs(name):

@@ -32,6 +32,8 @@ PTRACE_INTERRUPT = 0x4207
 PTRACE_EVENT_STOP = 128
 WALL = 0x40000000
 
+PAGE = 4096
+
 # struct user_regs_struct on x86-64: 27 unsigned longs.
 _REGS_COUNT = 27
 REG_RBP = 4
@@ -91,6 +93,28 @@ class Memory:
             raw = buffer.raw
             return [raw[i * size : (i + 1) * size] for i in range(count)]
         return [self.read(a, size) for a in addresses]  # one failed: find which, keep the others
+
+    def read_below(self, end: int, pages: int) -> tuple[int, bytes]:
+        """(start, bytes) of the readable memory just below `end`, up to `pages` pages, in one system
+        call: the remote pieces go from the top page down, so the read stops at the first unreadable
+        page below and keeps what lies above it."""
+        if end <= 0 or pages <= 0:
+            return end, b""
+        top_page = (end - 1) & ~(PAGE - 1)
+        pieces = [(top_page, end - top_page)]
+        pieces += [(top_page - i * PAGE, PAGE) for i in range(1, pages) if top_page - i * PAGE > 0]
+        total = sum(length for _, length in pieces)
+        buffer = ctypes.create_string_buffer(total)
+        base = ctypes.addressof(buffer)
+        local = (_IoVec * len(pieces))()
+        remote = (_IoVec * len(pieces))()
+        for i, (address, length) in enumerate(pieces):
+            local[i] = _IoVec(base + address - (end - total), length)
+            remote[i] = _IoVec(address, length)
+        got = _libc.process_vm_readv(self.pid, local, len(pieces), remote, len(pieces), 0)
+        if got <= 0:
+            return end, b""
+        return end - got, buffer.raw[total - got :]
 
     def pointer(self, address: int) -> int | None:
         data = self.read(address, 8)
