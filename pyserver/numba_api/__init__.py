@@ -19,18 +19,68 @@ What lives here:
 
 # The fence is one package: the core (version shims, registries), the decorator hooks, the callee
 # resolver, inference, the replaced Numba methods (installed by `install()`, never at import) and the
-# parts that build on them. Everything public is re-exported here: callers write `numba_api.infer(...)`.
-from pyserver.numba_api.callees import *  # noqa: F403
-from pyserver.numba_api.containers import *  # noqa: F403
-from pyserver.numba_api.core import *  # noqa: F403
-from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
-from pyserver.numba_api.decorator_hooks import *  # noqa: F403
-from pyserver.numba_api.inference import *  # noqa: F403
-from pyserver.numba_api.inference_model import *  # noqa: F403
-from pyserver.numba_api.overloads import *  # noqa: F403
-from pyserver.numba_api.parfors import *  # noqa: F403
-from pyserver.numba_api.patches import install  # noqa: F401
-from pyserver.numba_api.probes import *  # noqa: F403
-from pyserver.numba_api.signatures import *  # noqa: F403
-from pyserver.numba_api.slices import *  # noqa: F403
-from pyserver.numba_api.views import *  # noqa: F403
+# parts that build on them. Everything public is reachable here: callers write `numba_api.infer(...)`.
+# The parts are imported on first use, so that code running inside the user's program (the profiler's
+# line tables, profile_lines.py) loads only its own part.
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_PARTS = (
+    "callees",
+    "containers",
+    "core",
+    "decorator_hooks",
+    "inference",
+    "inference_model",
+    "overloads",
+    "parfors",
+    "probes",
+    "signatures",
+    "slices",
+    "views",
+)
+
+if TYPE_CHECKING:
+    from pyserver.numba_api.callees import *  # noqa: F403
+    from pyserver.numba_api.containers import *  # noqa: F403
+    from pyserver.numba_api.core import *  # noqa: F403
+    from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
+    from pyserver.numba_api.decorator_hooks import *  # noqa: F403
+    from pyserver.numba_api.inference import *  # noqa: F403
+    from pyserver.numba_api.inference_model import *  # noqa: F403
+    from pyserver.numba_api.overloads import *  # noqa: F403
+    from pyserver.numba_api.parfors import *  # noqa: F403
+    from pyserver.numba_api.patches import install  # noqa: F401
+    from pyserver.numba_api.probes import *  # noqa: F403
+    from pyserver.numba_api.signatures import *  # noqa: F403
+    from pyserver.numba_api.slices import *  # noqa: F403
+    from pyserver.numba_api.views import *  # noqa: F403
+
+
+def _public(module: Any) -> set[str]:
+    names = getattr(module, "__all__", None)
+    if names is not None:
+        return set(names)
+    return {name for name in vars(module) if not name.startswith("_")}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of one of the parts, as `from part import *` of each part in order would give it
+    (a later part's name wins); a part itself by its name."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if name == "install":
+        from pyserver.numba_api.patches import install
+
+        return install
+    if name in _PARTS or name in ("patches", "profile_lines"):
+        return importlib.import_module(f"{__name__}.{name}")
+    for part in reversed(_PARTS):
+        module = importlib.import_module(f"{__name__}.{part}")
+        if name in _public(module):
+            value = getattr(module, name)
+            globals()[name] = value
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

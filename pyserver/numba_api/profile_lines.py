@@ -179,3 +179,10 @@ def on_compile(started: Callable[[Any], None], ended: Callable[[Any], None]) -> 
             ended(ev.data or {})
 
     event.register("numba:compile", Listener())
+
+
+def llvmlite_library_path() -> str:
+    """The file of the loaded libllvmlite, whose JIT debug descriptor the profiler reads."""
+    from llvmlite.binding import ffi
+
+    return str(ffi.lib._name)

@@ -296,9 +296,9 @@ def _jit_descriptor_address() -> int:
     """`__jit_debug_descriptor` is a local symbol of libllvmlite (not exported): found through .symtab."""
     import mmap
 
-    from llvmlite.binding import ffi
+    from pyserver.numba_api import profile_lines
 
-    path = ffi.lib._name
+    path = profile_lines.llvmlite_library_path()
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
         sections = elf_sections(mapped)
         descriptor = _symbol_value(mapped, sections, ".symtab", "__jit_debug_descriptor")
