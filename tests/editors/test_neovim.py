@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from editor_files import line_index, workspace_with
 
 HERE = Path(__file__).resolve().parent
-PROGRAMS = HERE / "programs"
 NVIM_TIMEOUT_S = 280
 
 
@@ -71,20 +70,6 @@ def run_neovim(script: str, workdir: Path, **variables: str) -> dict[str, Any]:
     assert out.is_file(), f"nvim wrote no result (exit {completed.returncode}):\n{completed.stderr}"
     result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     return result
-
-
-def workspace_with(tmp_path: Path, program: str) -> Path:
-    """A project folder (the root markers Neovim looks for) holding a copy of programs/<program>."""
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "example"\n', encoding="utf-8")
-    target = tmp_path / program
-    shutil.copy(PROGRAMS / program, target)
-    return target
-
-
-def line_index(path: Path, text: str) -> int:
-    """The 0-based number of the line of `path` that is `text` (stripped)."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return next(index for index, line in enumerate(lines) if line.strip() == text)
 
 
 def test_neovim_lsp_client_gets_diagnostics_hover_inlay_hints_and_lenses(tmp_path: Path) -> None:
