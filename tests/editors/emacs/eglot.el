@@ -15,7 +15,9 @@
 ;; What a user puts in init.el (docs/editors.md, "Emacs").
 (add-to-list 'eglot-server-programs
              `((python-mode python-ts-mode)
-               . (,numba-lens-python "-m" "pyserver" "lsp" :initializationOptions (:trusted t))))
+               . (,numba-lens-python "-m" "pyserver" "lsp"
+                     ;; A generous analysis time-out (20 s by default): the test machine may be loaded.
+                     :initializationOptions (:trusted t :settings (:timeout 180)))))
 
 (defun numba-lens-wait (predicate seconds)
   "Run timers and process output until PREDICATE is true or SECONDS pass."

@@ -29,8 +29,9 @@ local ok, err = pcall(function()
     cmd = { python, "-m", "pyserver", "lsp" },
     filetypes = { "python" },
     root_markers = { "pyproject.toml", "setup.py", ".git" },
-    init_options = { trusted = true },
-    settings = { numbaLens = { inlayHints = { maxLength = 40 } } },
+    -- A generous analysis time-out (20 s by default): the test machine may be loaded.
+    init_options = { trusted = true, settings = { timeout = 180 } },
+    settings = { numbaLens = { timeout = 180, inlayHints = { maxLength = 40 } } },
   })
   vim.lsp.enable("numba_lens")
 
