@@ -105,6 +105,9 @@ def test_neovim_lsp_client_gets_diagnostics_hover_inlay_hints_and_lenses(tmp_pat
     hints = {(hint["line"], hint["label"]) for hint in result["inlay_hints"]}
     assert (line_index(source, "total = 0.0"), ": float64") in hints
     assert (x_line, ": float64") in hints
+    assert result["inlay_hints_enabled"] is True  # by the LspAttach autocommand of docs/editors.md
+
+    assert result["displayed_lenses"] is True  # vim.lsp.codelens.get() after a save
 
     walk_def = line_index(source, "@njit(debug=True)")
     titles = {lens["title"] for lens in result["code_lenses"] if lens["line"] == walk_def}

@@ -34,6 +34,19 @@ local ok, err = pcall(function()
     settings = { numbaLens = { timeout = 180, inlayHints = { maxLength = 40 } } },
   })
   vim.lsp.enable("numba_lens")
+  vim.api.nvim_create_autocmd("LspAttach", {
+    callback = function(args)
+      local client = vim.lsp.get_client_by_id(args.data.client_id)
+      if client and client.name == "numba_lens" then
+        vim.lsp.inlay_hint.enable(true, { bufnr = args.buf })
+        vim.lsp.codelens.refresh({ bufnr = args.buf })
+        vim.api.nvim_create_autocmd({ "BufWritePost" }, {
+          buffer = args.buf,
+          callback = function() vim.lsp.codelens.refresh({ bufnr = args.buf }) end,
+        })
+      end
+    end,
+  })
 
   vim.cmd.edit(vim.fn.fnameescape(file))
   local buf = vim.api.nvim_get_current_buf()
@@ -63,6 +76,14 @@ local ok, err = pcall(function()
       message = d.message, code = d.code, source = d.source, severity = d.severity,
     })
   end
+
+  -- What the editor itself shows, through the autocommand above: inlay hints, and lenses once a
+  -- save asks for them again after the analysis.
+  result.inlay_hints_enabled = vim.lsp.inlay_hint.is_enabled({ bufnr = buf })
+  vim.cmd("silent write")
+  result.displayed_lenses = vim.wait(timeout_ms, function()
+    return #vim.lsp.codelens.get(buf) > 0
+  end, 100)
 
   local function request(method, params)
     local responses = vim.lsp.buf_request_sync(buf, method, params, timeout_ms)
