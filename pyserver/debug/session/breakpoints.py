@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pyserver.analysis.api import OVERLOAD_KINDS, find_jitted_functions
 from pyserver.debug.jit.entry_stop import FirstStatementStop, same_file
 from pyserver.debug.session.common import LineBreakpoint, SourceBreakpoints, prange_body_lines
 
@@ -18,10 +19,8 @@ if TYPE_CHECKING:
 def jitted_functions(path: str, log: Any) -> list[Any]:
     """The jitted functions of a source file, as the analysis finds them (no import, nothing run)."""
     try:
-        from pyserver.analysis.api import OVERLOAD_KINDS, find_jitted_functions
-
         functions = find_jitted_functions(Path(path).read_text(encoding="utf-8"), path)
-    except (OSError, SyntaxError, UnicodeDecodeError, ImportError) as exc:
+    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
         log(f"no jitted functions from {path}: {exc}")
         return []
     # An @overload's decorated function runs in Python, while Numba types a call: its lines stay debugpy's.
