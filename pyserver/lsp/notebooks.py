@@ -109,7 +109,7 @@ class NotebookState:
             if found is None:
                 continue
             span, _ = found
-            per_cell[span.key].append(moved(diagnostic, -span.first_line))
+            per_cell[span.key].append(self._relocated(notebook_uri, module, diagnostic, span))
         for problem in module.problems:
             per_cell.setdefault(problem.key, []).append(
                 lsp.Diagnostic(
@@ -130,6 +130,26 @@ class NotebookState:
             per_cell[stale] = []
         state.published = {uri for uri, found in per_cell.items() if found}
         return per_cell
+
+    @staticmethod
+    def _relocated(
+        notebook_uri: str, module: NotebookModule, diagnostic: lsp.Diagnostic, span: CellSpan
+    ) -> lsp.Diagnostic:
+        """The diagnostic in its cell's lines; a related place in the notebook moves to its own cell."""
+        result = copy.copy(diagnostic)
+        result.range = moved(diagnostic.range, -span.first_line)
+        related = []
+        for info in diagnostic.related_information or []:
+            found = (
+                module.locate(info.location.range.start.line) if info.location.uri == notebook_uri else None
+            )
+            if found is not None:
+                other, _ = found
+                location = lsp.Location(other.key, moved(info.location.range, -other.first_line))
+                info = lsp.DiagnosticRelatedInformation(location=location, message=info.message)
+            related.append(info)
+        result.related_information = related or None
+        return result
 
 
 def skipped_hint(span: CellSpan) -> lsp.Diagnostic:
