@@ -71,14 +71,26 @@ class NotebookState:
     def is_notebook(self, uri: str) -> bool:
         return uri in self._open
 
-    def rebuild(self, workspace: Workspace, notebook_uri: str) -> NotebookModule | None:
+    def rebuild(self, workspace: Workspace, notebook_uri: str) -> tuple[NotebookModule, set[str]] | None:
+        """The notebook's new module, and the cells whose published diagnostics are stale now: those
+        that changed, moved or were deleted (their diagnostics are cleared until the next analysis)."""
         cells = cells_of(workspace, notebook_uri)
         if cells is None:
             return None
         module = notebook_module(cells)
-        state = self._open.setdefault(notebook_uri, OpenNotebook(module))
-        state.module = module
-        return module
+        state = self._open.get(notebook_uri)
+        if state is None:
+            self._open[notebook_uri] = OpenNotebook(module)
+            return module, set()
+        old, state.module = state.module, module
+        old_lines, new_lines = old.source.split("\n"), module.source.split("\n")
+        stale = {
+            key
+            for key in state.published
+            if _cell_text(old, old_lines, key) != _cell_text(module, new_lines, key)
+        }
+        state.published -= stale
+        return module, stale
 
     def module(self, notebook_uri: str) -> NotebookModule | None:
         state = self._open.get(notebook_uri)
@@ -150,6 +162,15 @@ class NotebookState:
             related.append(info)
         result.related_information = related or None
         return result
+
+
+def _cell_text(module: NotebookModule, lines: list[str], key: str) -> tuple[int, str] | None:
+    """Where a cell starts and its text in the module: a change of either makes its diagnostics stale."""
+    span = module.cell(key)
+    if span is None:
+        return None
+    text = "\n".join(lines[span.first_line : span.first_line + span.line_count])
+    return span.first_line, text + (span.skipped or "")
 
 
 def skipped_hint(span: CellSpan) -> lsp.Diagnostic:

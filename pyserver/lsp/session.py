@@ -116,11 +116,11 @@ class Session:
     def notebook_changed(self, notebook_uri: str, delay_s: float = 0.0) -> None:
         """A notebook opened or changed: rebuild its module, clear what its changed cells showed, and
         analyse it."""
-        module = self.notebooks.rebuild(self.server.workspace, notebook_uri)
-        if module is None:
+        rebuilt = self.notebooks.rebuild(self.server.workspace, notebook_uri)
+        if rebuilt is None:
             return
-        if notebook_uri in self._analysed:
-            self.publish(notebook_uri)  # problems and stale diagnostics per cell, before the analysis
+        for cell_uri in rebuilt[1]:
+            self.client.publish_diagnostics(cell_uri, [], None)
         self.request_analysis(notebook_uri, delay_s)
 
     def close_notebook(self, notebook_uri: str) -> None:
