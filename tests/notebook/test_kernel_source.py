@@ -7,7 +7,6 @@ too (its hook reaches the kernel subprocess)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,12 +15,11 @@ from typing import Any
 
 import nbformat
 import pytest
-from jupyter_client.manager import KernelManager
+from kernel_session import Kernel, kernel_env
 
 from pyserver.analysis.engine import AnalysisEngine
 from pyserver.analysis.notebook_check import analyse_notebook
 
-ROOT = Path(__file__).resolve().parents[2]
 CELLS = [
     "import numpy as np\nfrom numba import njit",
     "@njit\ndef kernel(a):\n    s = 0.0\n    for x in a:\n        s += x\n    return s",
@@ -35,44 +33,6 @@ def write_notebook(path: Path, cells: list[str]) -> None:
     document.cells = [nbformat.v4.new_code_cell(source) for source in cells]
     document.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(document, str(path))
-
-
-def kernel_env() -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_LENS_")}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    return env
-
-
-class Kernel:
-    def __init__(self, cwd: Path) -> None:
-        self.manager = KernelManager(kernel_name="python3")
-        self.manager.kernel_cmd = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-        self.manager.start_kernel(cwd=str(cwd), env=kernel_env())
-        self.client = self.manager.client()
-        self.client.start_channels()
-        self.client.wait_for_ready(timeout=120)
-
-    def run(self, code: str) -> tuple[str, list[dict[str, Any]]]:
-        """Run a cell; its stdout text and its display outputs. An error fails the test."""
-        text: list[str] = []
-        displays: list[dict[str, Any]] = []
-
-        def output(message: dict[str, Any]) -> None:
-            kind, content = message["msg_type"], message["content"]
-            if kind == "stream":
-                text.append(content["text"])
-            elif kind in ("display_data", "execute_result"):
-                displays.append(content["data"])
-            elif kind == "error":
-                text.append("\n".join(content["traceback"]))
-
-        reply = self.client.execute_interactive(code, timeout=240, output_hook=output)
-        assert reply["content"]["status"] == "ok", "".join(text)
-        return "".join(text), displays
-
-    def stop(self) -> None:
-        self.client.stop_channels()
-        self.manager.shutdown_kernel(now=True)
 
 
 @pytest.fixture
