@@ -7,7 +7,7 @@ from __future__ import annotations
 def enable_line_tables() -> None:
     from numba.core import config
 
-    config.DEBUGINFO_DEFAULT = True
+    config.DEBUGINFO_DEFAULT = True  # type: ignore[attr-defined]  # set from the environment at import
 
 
 __all__ = ["enable_line_tables"]
