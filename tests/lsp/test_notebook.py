@@ -188,3 +188,46 @@ async def test_cells_are_analysed_as_one_module_and_answered_per_cell(tmp_path: 
         assert not marker.exists(), "a statement of the notebook ran during analysis"
     finally:
         await session.shutdown()
+
+
+async def test_bad_input_survives_and_nothing_runs(tmp_path: Path) -> None:
+    """500 cells, each of which would write a file; a cell that never ends; syntax errors; markdown,
+    raw-like and %%bash cells: the server analyses the rest, runs none of it, and stays up."""
+    marker = tmp_path / "ran"
+    cells = [("code", "import numpy as np\nfrom numba import njit")]
+    for number in range(496):
+        write = f"open({str(marker)!r} + '{number}', 'w').write('x')"
+        if number % 50 == 0:
+            cells.append(("code", f"@njit\ndef f{number}(x):\n    return x + 1\n\nf{number}(2.0)\n{write}"))
+        elif number % 50 == 1:
+            cells.append(("markdown", f"# section {number}\n{write}"))
+        elif number % 50 == 2:
+            cells.append(("code", f"%%bash\ntouch {marker}bash{number}"))
+        elif number % 50 == 3:
+            cells.append(("code", f"def broken{number}(:\n    {write}"))
+        else:
+            cells.append(("code", f"values{number} = [i for i in range(3)]\n{write}"))
+    cells += [("code", "while True:\n    pass"), ("code", "for i in range(10**12):\n    pass")]
+    cells += [("code", "@njit\ndef last(x):\n    return x * 2\n\nlast(np.ones(3))")]
+    assert len(cells) == 500
+    session = await start_session(tmp_path)
+    try:
+        notebook = Notebook(session, tmp_path / "big.ipynb", cells)
+        notebook.open()
+        last_uri = notebook.cell_uri(499)
+        await session.wait_for(lambda: session.publishes[last_uri], what="diagnostics of the last cell")
+        hover = await session.client.text_document_hover_async(
+            lsp.HoverParams(lsp.TextDocumentIdentifier(last_uri), lsp.Position(1, 5))
+        )
+        assert hover is not None and "array(float64, 1d, C)" in str(hover.contents)
+        broken = session.diagnostics(notebook.cell_uri(4))
+        assert codes(broken) == ["syntax-error"]
+        assert "not-run" in codes(session.diagnostics(notebook.cell_uri(497)))  # the endless loop: faded
+        # The server is still answering after all that.
+        hover = await session.client.text_document_hover_async(
+            lsp.HoverParams(lsp.TextDocumentIdentifier(notebook.cell_uri(1)), lsp.Position(1, 5))
+        )
+        assert hover is not None and "float64" in str(hover.contents)
+        assert list(tmp_path.glob("ran*")) == [], "a statement of the notebook ran during analysis"
+    finally:
+        await session.shutdown()
