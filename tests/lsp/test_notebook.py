@@ -130,6 +130,7 @@ async def test_cells_are_analysed_as_one_module_and_answered_per_cell(tmp_path: 
         ("code", "%%bash\necho hello"),
         ("code", BAD + "bad(1)\nwhile True: pass\n"),
         ("code", "def oops(:\n    pass"),
+        ("code", "from numba import jit\n\n@jit(nopython=False)\ndef legacy(x):\n    return x + 1"),
     ]
     session = await start_session(tmp_path)
     try:
@@ -165,6 +166,21 @@ async def test_cells_are_analysed_as_one_module_and_answered_per_cell(tmp_path: 
             lsp.CodeLensParams(lsp.TextDocumentIdentifier(kernel_cell))
         )
         assert lenses and all(lens.range.start.line == 0 for lens in lenses)
+        # A quick fix on a cell edits that cell, in its own lines.
+        legacy_uri = notebook.cell_uri(7)
+        deprecation = next(d for d in session.diagnostics(legacy_uri) if d.code == "deprecation")
+        assert deprecation.range.start.line == 2
+        actions = await session.client.text_document_code_action_async(
+            lsp.CodeActionParams(
+                lsp.TextDocumentIdentifier(legacy_uri),
+                deprecation.range,
+                lsp.CodeActionContext(diagnostics=[deprecation], only=[lsp.CodeActionKind.QuickFix]),
+            )
+        )
+        fixes = [a for a in actions or [] if isinstance(a, lsp.CodeAction)]
+        assert fixes and fixes[0].edit is not None and fixes[0].edit.changes is not None
+        edits = fixes[0].edit.changes[legacy_uri]
+        assert edits and all(edit.range.start.line == 2 for edit in edits)
         # Skipped statements of a cell are faded, on their cell.
         calls_cell = session.diagnostics(notebook.cell_uri(3))
         assert {d.range.start.line for d in calls_cell if d.code == "not-run"} >= {1}
