@@ -23,12 +23,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyserver.caches import BoundedCache, bounded_cache
+
 PYTHON_BODY_CELL_MAGICS = frozenset(
     {"time", "timeit", "capture", "prun", "numba_lens_profile", "python", "python3", "debug"}
 )
 TIMING_LINE_MAGICS = frozenset({"time", "timeit", "prun"})
 # The options of %timeit / %time / %prun that take a value.
 _VALUED_OPTIONS = frozenset({"-n", "-r", "-p", "-s", "-T", "-D", "-l"})
+_PREPARED: BoundedCache[str, tuple[tuple[str, ...], str | None, CellProblem | None]] = bounded_cache(
+    "notebook.cells", 4096
+)
 _ASSIGNED_ESCAPE = re.compile(r"^(\s*[\w.\[\], ]+=\s*)([%!].*)$")
 
 
@@ -164,6 +169,19 @@ def _syntax_problem(key: str, lines: Sequence[str]) -> CellProblem | None:
     return None
 
 
+def _prepared(text: str) -> tuple[list[str], str | None, CellProblem | None]:
+    """A cell's module lines, why it is skipped, and its syntax problem; a notebook is rebuilt on every
+    keystroke, so the cells that did not change come from the cache."""
+    found = _PREPARED.get(text)
+    if found is None:
+        lines, skipped = neutralise_cell(text)
+        problem = _syntax_problem("", lines) if skipped is None else None
+        if problem is not None:
+            skipped, lines = problem.message, [""] * len(lines)
+        found = _PREPARED[text] = (tuple(lines), skipped, problem)
+    return list(found[0]), found[1], found[2]
+
+
 def notebook_module(cells: Iterable[NotebookCell]) -> NotebookModule:
     """The module the analysis sees for these cells (in document order)."""
     module_lines: list[str] = []
@@ -174,13 +192,9 @@ def notebook_module(cells: Iterable[NotebookCell]) -> NotebookModule:
         if cell.kind != "code" or cell.language.lower() not in ("python", "python3", "ipython"):
             skipped_cells += 1
             continue
-        lines, skipped = neutralise_cell(cell.text)
-        if skipped is None:
-            problem = _syntax_problem(cell.key, lines)
-            if problem is not None:
-                problems.append(problem)
-                skipped = problem.message
-                lines = [""] * len(lines)
+        lines, skipped, problem = _prepared(cell.text)
+        if problem is not None:
+            problems.append(CellProblem(cell.key, problem.line, problem.column, problem.message))
         spans.append(CellSpan(index, cell.key, len(module_lines), len(lines), skipped))
         module_lines.extend(lines)
     return NotebookModule("\n".join(module_lines) + "\n", tuple(spans), tuple(problems), skipped_cells)
