@@ -1,6 +1,6 @@
 """`make bench`: runs every bench/bench_*.py in turn and prints their ratios in one report.
 
-Each benchmark is a script that prints its own figures (a ratio against Numba's own compile or
+Among them bench_notebook.py: a one-cell edit of a 50-cell notebook. Each benchmark is a script that prints its own figures (a ratio against Numba's own compile or
 against plain gdb, measured in the same run). A benchmark that fails is reported and the rest go on.
 """
 

@@ -131,7 +131,11 @@ export class LanguageServerClient implements ServerRequests, vscode.Disposable {
       options: { env, cwd: folder?.uri.fsPath },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: "file", language: "python" }],
+      // Notebook cells too: the server syncs them as notebooks and answers per cell.
+      documentSelector: [
+        { scheme: "file", language: "python" },
+        { notebook: "*", language: "python" },
+      ],
       outputChannel: this.log,
       traceOutputChannel: this.log,
       initializationOptions: { trusted, settings: serverSettings(settings) },

@@ -1,7 +1,8 @@
 """`python -m pyserver check PATH... [--format text|json|sarif] [--signatures FILE] [--timeout S]`.
 
-Type-checks the jitted functions of files and directories (their `*.py`, recursively) without running
-the program: exit 0 when no error was found, 1 when one was, 2 on usage or internal failure.
+Type-checks the jitted functions of files, notebooks and directories (their `*.py` and `*.ipynb`,
+recursively) without running the program; a notebook's diagnostics name their cell
+(pyserver.analysis.notebook_check): exit 0 when no error was found, 1 when one was, 2 on usage or internal failure.
 Heavy imports happen inside run(): `python -m pyserver --help` imports this module.
 """
 
@@ -20,7 +21,10 @@ TOOL_URI = "https://numba.readthedocs.io/en/stable/user/troubleshoot.html"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "paths", nargs="+", metavar="PATH", help="a Python file, or a directory (its *.py, recursively)"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a Python file or notebook, or a directory (its *.py and *.ipynb, recursively)",
     )
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format")
     parser.add_argument(
@@ -56,7 +60,7 @@ def collect_files(paths: list[str]) -> tuple[list[Path], list[str]]:
         if path.is_file():
             files.append(path.resolve())
         elif path.is_dir():
-            for found in sorted(path.rglob("*.py")):
+            for found in sorted([*path.rglob("*.py"), *path.rglob("*.ipynb")]):
                 relative_parts = found.relative_to(path).parts[:-1]
                 if any(part.startswith(".") or part in SKIPPED_DIRS for part in relative_parts):
                     continue
@@ -65,6 +69,17 @@ def collect_files(paths: list[str]) -> tuple[list[Path], list[str]]:
             missing.append(raw)
     unique = list(dict.fromkeys(files))
     return unique, missing
+
+
+def notebook_source(path: Path) -> str:
+    """The module a notebook's cells make, to tell whether it has anything for Numba; ValueError for a
+    malformed notebook (which is analysed, so that its analysis says what is wrong)."""
+    from pyserver.analysis.notebook import NotebookError, notebook_module, read_notebook
+
+    try:
+        return notebook_module(read_notebook(path)).source
+    except NotebookError as exc:
+        raise ValueError(str(exc)) from exc
 
 
 def _display(path: str, base: Path) -> str:
@@ -154,6 +169,7 @@ def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
     from pyserver.analysis.api import explain_diagnostic
     from pyserver.analysis.codes import CODE_TABLE
     from pyserver.analysis.model import CODES
+    from pyserver.analysis.notebook_check import cell_of, related_cell_of
 
     codes = list(CODES) + [code for code in CODE_TABLE if code not in CODES]
 
@@ -189,10 +205,17 @@ def _sarif(diagnostics: list[Any], base: Path, version: str) -> dict[str, Any]:
                 dict(location(r.path, r.range, r.message), id=index)
                 for index, r in enumerate(diagnostic.relatedInformation)
             ]
+            for index, related_location in enumerate(result["relatedLocations"]):
+                if related_cell_of(diagnostic, index) is not None:
+                    name = f"cell {related_cell_of(diagnostic, index)}"
+                    related_location["logicalLocations"] = [{"name": name}]
         explanation = explain_diagnostic(diagnostic)
         properties: dict[str, Any] = {"why": explanation.why, "fix": explanation.fix}
         if diagnostic.function:
             properties.update(function=diagnostic.function, signature=diagnostic.signature)
+        if cell_of(diagnostic) is not None:  # a notebook's cell: the region's lines are the cell's
+            properties["cell"] = cell_of(diagnostic)
+            result["locations"][0]["logicalLocations"] = [{"name": f"cell {cell_of(diagnostic)}"}]
         result["properties"] = properties
         results.append(result)
     rules = []
@@ -235,6 +258,8 @@ def run(args: argparse.Namespace) -> int:
     from pyserver.analysis.api import find_jitted_functions, may_make_jitted
     from pyserver.analysis.engine import AnalysisEngine, AnalysisUnavailable
     from pyserver.analysis.model import FileResult, has_errors
+    from pyserver.analysis.notebook import is_notebook_path
+    from pyserver.analysis.notebook_check import analyse_notebook, cell_label, cell_of, related_cell_of
     from pyserver.analysis.static_results import read_source
     from pyserver.versions import numba_verdict
 
@@ -260,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         for file in files:
             try:
-                source = read_source(file)
+                source = notebook_source(file) if is_notebook_path(file) else read_source(file)
                 # a Numba decorator, or a jitted function made some other way (a call, a library's decorator)
                 has_jit = bool(find_jitted_functions(source, str(file))) or may_make_jitted(source)
             except (UnicodeDecodeError, SyntaxError, ValueError):
@@ -278,7 +303,7 @@ def run(args: argparse.Namespace) -> int:
                 if not verdict.usable:
                     return 2
             analysed[os.path.realpath(file)] = len(results)
-            results.append(engine.analyze(file))
+            results.append(analyse_notebook(engine, file) if is_notebook_path(file) else engine.analyze(file))
         # A jitted function called from a file checked after its own gets that caller's argument types:
         # check its file again (mostly answered from the worker's cache) until no caller's types change.
         changed = [r.callers_changed for r in results]
@@ -288,7 +313,11 @@ def run(args: argparse.Namespace) -> int:
                 break
             changed = []
             for stale_path in stale:
-                again = engine.analyze(stale_path)
+                again = (
+                    analyse_notebook(engine, Path(stale_path))
+                    if is_notebook_path(stale_path)
+                    else engine.analyze(stale_path)
+                )
                 results[analysed[stale_path]] = again
                 changed.append(again.callers_changed)
     except AnalysisUnavailable as exc:
@@ -301,6 +330,8 @@ def run(args: argparse.Namespace) -> int:
         from pyserver.analysis.api import type_hints
 
         for result in results:
+            if is_notebook_path(result.path):
+                continue  # its lines are the cells' already
             try:
                 result.diagnostics.extend(type_hints(result, read_source(Path(result.path))))
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
@@ -320,12 +351,13 @@ def run(args: argparse.Namespace) -> int:
         for d in diagnostics:
             start = d.range.start
             print(
-                f"{_display(d.path, base)}:{start.line + 1}:{start.character + 1}: {d.severity}: {d.message} [{d.code}]"
+                f"{_display(d.path, base)}:{cell_label(cell_of(d))}{start.line + 1}:{start.character + 1}: "
+                f"{d.severity}: {d.message} [{d.code}]"
             )
-            for related in d.relatedInformation:
+            for index, related in enumerate(d.relatedInformation):
                 r = related.range.start
                 print(
-                    f"{_display(related.path, base)}:{r.line + 1}:{r.character + 1}: note: {related.message}"
+                    f"{_display(related.path, base)}:{cell_label(related_cell_of(d, index))}{r.line + 1}:{r.character + 1}: note: {related.message}"
                 )
         errors = sum(d.severity == "error" for d in diagnostics)
         warnings = sum(d.severity == "warning" for d in diagnostics)

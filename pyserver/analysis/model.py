@@ -13,7 +13,9 @@ from typing import Any, Literal
 
 Severity = Literal["error", "warning", "information", "hint"]
 Mode = Literal["nopython", "object", "unknown"]
-TypeSource = Literal["decorator", "annotation", "recorded", "cache", "caller", "python-caller", "object-mode"]
+TypeSource = Literal[
+    "decorator", "annotation", "recorded", "kernel", "cache", "caller", "python-caller", "object-mode"
+]
 
 # Stable diagnostic codes (contract).
 CODES = (

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types as lsp
 
+from pyserver.lsp.notebooks import CellWindow
 from pyserver.lsp.settings import Settings
 from pyserver.lsp.source_edits import Edit
 from pyserver.lsp.text import client_to_index, index_to_client, line_at
@@ -29,6 +30,9 @@ class DocumentSnapshot:
     trusted: bool = True
     busy: bool = False  # an analysis of this document is pending or running
     numba_unavailable: str | None = None  # why no analysis can run (Numba missing, ...)
+    # A notebook cell: `text` and the analyses are its notebook's module; requests about the cell are
+    # answered through pyserver.lsp.notebooks.in_cell.
+    cell: CellWindow | None = None
 
     @property
     def load_failed(self) -> bool:

@@ -18,6 +18,7 @@ SOURCE_TEXT = {
     "decorator": "the decorator's signature",
     "annotation": "annotations",
     "recorded": "signatures recorded from a run",
+    "kernel": "signatures compiled in the notebook's kernel",
     "cache": "Numba's cache index",
     "caller": "a caller with known types",
     "python-caller": "Python code that calls it",

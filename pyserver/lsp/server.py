@@ -15,7 +15,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from pyserver import __version__
-from pyserver.lsp import client
+from pyserver.lsp import client, notebooks
 from pyserver.lsp.documents import DocumentSnapshot
 from pyserver.lsp.params import document_uri
 from pyserver.lsp.requests import ROUTES, DocumentRoute, Route
@@ -25,7 +25,10 @@ from pyserver.lsp.session import Session
 class NumbaLensServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
-            "numba-lens", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental
+            "numba-lens",
+            __version__,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=notebooks.SYNC_OPTIONS,
         )
         self.session = Session(self)
 
@@ -45,7 +48,12 @@ class NumbaLensServer(LanguageServer):
 def handler_for(server: LanguageServer, session: Session, route: Route) -> Callable[..., Any]:
     """The function pygls calls for `route`: it hands the route's handler the session or a snapshot."""
     if isinstance(route, DocumentRoute):
-        document_handler = route.handler
+        route_handler = route.handler
+
+        def document_handler(snapshot: DocumentSnapshot | None, params: Any) -> Any:
+            if snapshot is not None and snapshot.cell is not None:
+                return notebooks.in_cell(snapshot.cell, lambda moved: route_handler(snapshot, moved), params)
+            return route_handler(snapshot, params)
 
         def snapshot_for(params: Any) -> DocumentSnapshot | None:
             uri = document_uri(params)

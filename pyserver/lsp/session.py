@@ -23,6 +23,7 @@ from pyserver.lsp import convert
 from pyserver.lsp.client import Client
 from pyserver.lsp.documents import DocumentSnapshot
 from pyserver.lsp.engine_host import Engine, EngineHost, NumbaUnavailable
+from pyserver.lsp.notebooks import CellWindow, NotebookState
 from pyserver.lsp.scheduler import AnalysisScheduler, Outcome
 from pyserver.lsp.settings import Settings, parse_settings
 from pyserver.lsp.views import AnalysedDocument
@@ -55,6 +56,7 @@ class Session:
         self._typed: dict[str, AnalysedDocument] = {}  # the latest one whose module loaded: types
         self._counts: dict[str, tuple[int, int, int]] = {}  # errors, warnings, functions without types
         self._announced: set[str] = set()
+        self.notebooks = NotebookState()
 
     @property
     def closed(self) -> bool:
@@ -70,6 +72,9 @@ class Session:
 
     def snapshot(self, uri: str) -> DocumentSnapshot | None:
         """The open document `uri` and what the session knows about it now; None when it is not open."""
+        window = self.notebooks.window(uri)
+        if window is not None:
+            return self._cell_snapshot(uri, window)
         try:
             document = self.server.workspace.get_text_document(uri)
             text = document.source
@@ -87,6 +92,44 @@ class Session:
             busy=self.scheduler.busy(uri),
             numba_unavailable=self.engines.numba_unavailable,
         )
+
+    def _cell_snapshot(self, uri: str, window: CellWindow) -> DocumentSnapshot | None:
+        """A notebook cell: its notebook's module, analyses and state."""
+        module = self.notebooks.module(window.notebook_uri)
+        if module is None:
+            return None
+        notebook = self.server.workspace.get_notebook_document(notebook_uri=window.notebook_uri)
+        return DocumentSnapshot(
+            uri=uri,
+            version=notebook.version if notebook is not None else None,
+            text=module.source,
+            analysis=self._typed.get(window.notebook_uri),
+            latest=self._analysed.get(window.notebook_uri),
+            settings=self.settings,
+            encoding=self.client.encoding,
+            trusted=self.trusted,
+            busy=self.scheduler.busy(window.notebook_uri),
+            numba_unavailable=self.engines.numba_unavailable,
+            cell=window,
+        )
+
+    def notebook_changed(self, notebook_uri: str, delay_s: float = 0.0) -> None:
+        """A notebook opened or changed: rebuild its module, clear what its changed cells showed, and
+        analyse it."""
+        rebuilt = self.notebooks.rebuild(self.server.workspace, notebook_uri)
+        if rebuilt is None:
+            return
+        for cell_uri in rebuilt[1]:
+            self.client.publish_diagnostics(cell_uri, [], None)
+        self.request_analysis(notebook_uri, delay_s)
+
+    def close_notebook(self, notebook_uri: str) -> None:
+        self.scheduler.forget(notebook_uri)
+        self._analysed.pop(notebook_uri, None)
+        self._typed.pop(notebook_uri, None)
+        self._counts.pop(notebook_uri, None)
+        for cell_uri in self.notebooks.close(notebook_uri):
+            self.client.publish_diagnostics(cell_uri, [], None)
 
     def close_document(self, uri: str) -> None:
         self.scheduler.forget(uri)
@@ -162,6 +205,9 @@ class Session:
 
     # --- analyses ------------------------------------------------------------------------------------
     def request_analysis(self, uri: str, delay_s: float = 0.0) -> None:
+        if self.notebooks.is_notebook(uri):
+            self._request_notebook_analysis(uri, delay_s)
+            return
         if (
             not self.trusted
             or not uri.startswith("file:")
@@ -176,6 +222,16 @@ class Session:
         except Exception:
             return
         self.scheduler.schedule(uri, document.source, delay_s, tag=document.version)
+
+    def _request_notebook_analysis(self, uri: str, delay_s: float) -> None:
+        module = self.notebooks.module(uri)
+        if not self.trusted or not uri.startswith("file:") or self.closed or module is None:
+            return
+        if self.engines.numba_unavailable is not None:
+            return
+        notebook = self.server.workspace.get_notebook_document(notebook_uri=uri)
+        version = notebook.version if notebook is not None else None
+        self.scheduler.schedule(uri, module.source, delay_s, tag=version)
 
     def _on_start(self, uri: str, generation: int) -> None:
         self.status("analyzing", uri)
@@ -231,13 +287,23 @@ class Session:
     def publish(self, uri: str) -> None:
         analysed = self._analysed.get(uri)
         if analysed is None:
+            if self.notebooks.is_notebook(uri):
+                self._publish_cells(uri, [], None)
             return
         published = convert.document_diagnostics(analysed, self.settings, self.client.encoding)
+        if self.notebooks.is_notebook(uri):
+            self._publish_cells(uri, published, analysed.version)
         errors = sum(1 for d in published if d.severity == lsp.DiagnosticSeverity.Error)
         warnings = sum(1 for d in published if d.severity == lsp.DiagnosticSeverity.Warning)
         loaded = analysed.result.status != "failed"  # a module that did not load has no types at all
         unknown = sum(1 for f in analysed.result.functions if not f.signatures) if loaded else 0
         self._counts[uri] = (errors, warnings, unknown)
-        self.client.publish_diagnostics(uri, published, analysed.version)
+        if not self.notebooks.is_notebook(uri):
+            self.client.publish_diagnostics(uri, published, analysed.version)
         self.client.refresh("codeLens")
         self.client.refresh("inlayHint")
+
+    def _publish_cells(self, uri: str, published: list[lsp.Diagnostic], version: int | None) -> None:
+        """A notebook's diagnostics, each on its cell; a cell without any now gets an empty list."""
+        for cell_uri, diagnostics in self.notebooks.split(uri, published).items():
+            self.client.publish_diagnostics(cell_uri, diagnostics, None)

@@ -73,7 +73,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"pyserver record: {exc}", file=sys.stderr)
         return 2
-    recorded = RecordedCommand(command, recording_environment(signatures, root))
+    env = recording_environment(signatures, root)
+    notebooks = [arg for arg in command[1:] if arg.lower().endswith(".ipynb") and Path(arg).is_file()]
+    if notebooks:  # `jupyter nbconvert --execute nb.ipynb`: its kernel records its cells' functions under it
+        env["NUMBA_LENS_NOTEBOOK"] = str(Path(notebooks[0]).resolve())
+    recorded = RecordedCommand(command, env)
     try:
         code = recorded.run()
     except FileNotFoundError:

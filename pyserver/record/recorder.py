@@ -11,6 +11,7 @@ crashes lose nothing), with its exact argument types, whether it compiled, and h
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import time
@@ -19,13 +20,16 @@ from typing import Any
 
 from pyserver.record import store, types_codec
 
+_CELL_FILE = re.compile(r"ipykernel_\d+[/\\]\d+\.py$")
 _EXCLUDED_PARTS = {"site-packages", "dist-packages", ".venv", "venv", "node_modules", ".tox"}
 
 
-class _Recorder:
-    def __init__(self, signatures_path: str, root: str) -> None:
+class Recorder:
+    def __init__(self, signatures_path: str, root: str, notebook: str | None = None) -> None:
         self.signatures_path = signatures_path
         self.root = os.path.realpath(root)
+        # The notebook whose kernel this is: functions defined in its cells are recorded under it.
+        self.notebook = os.path.realpath(notebook) if notebook else None
         self.seen: set[tuple[str, str, bool, str | None]] = set()
         # Per thread: the compiles under way, each [start, seconds spent in nested compiles]. Compiles
         # nest (typing a call compiles the callee): a compile's own time leaves its callees' out.
@@ -53,6 +57,10 @@ class _Recorder:
 
     def function_path(self, py_func: Any) -> str | None:
         code = getattr(py_func, "__code__", None)
+        if code is not None and self.notebook is not None and is_cell_file(code.co_filename):
+            if not self.notebook.startswith(self.root + os.sep):
+                return None
+            return os.path.relpath(self.notebook, self.root)
         if code is None or code.co_filename.startswith("<"):
             return None  # compiled from a string ("<string>"): no file of the workspace
         real = os.path.realpath(code.co_filename)
@@ -62,6 +70,11 @@ class _Recorder:
         if set(relative.split(os.sep)) & _EXCLUDED_PARTS:
             return None
         return relative
+
+    def notebook_relative(self) -> str | None:
+        if self.notebook is None or not self.notebook.startswith(self.root + os.sep):
+            return None
+        return os.path.relpath(self.notebook, self.root)
 
     def on_compile_end(
         self,
@@ -103,18 +116,27 @@ class _Recorder:
                 layout=layout,
                 returns=None if encoded_return is None else types_codec.readable(return_type),
                 return_type=encoded_return,
+                origin="kernel" if relative == self.notebook_relative() else None,
             )
             store.merge(data, key, entry)
+
+
+def is_cell_file(filename: str) -> bool:
+    """A notebook cell's code: ipykernel names it .../ipykernel_<pid>/<hash>.py, IPython <ipython-input-...>."""
+    return bool(_CELL_FILE.search(filename)) or filename.startswith("<ipython-input-")
 
 
 def _warn(exc: BaseException) -> None:
     print(f"numba-lens: could not record a signature: {exc!r}", file=sys.stderr)
 
 
-def install(signatures_path: str, root: str) -> None:
+def install(signatures_path: str, root: str, notebook: str | None = None) -> Recorder:
+    """Record every compile from now on; `notebook` (or NUMBA_LENS_NOTEBOOK, set by `record` for a
+    command that names a notebook) is the notebook whose cells this process runs, if it is a kernel."""
     from numba.core import event
 
-    recorder = _Recorder(os.path.abspath(signatures_path), root)
+    notebook = notebook or os.environ.get("NUMBA_LENS_NOTEBOOK") or None
+    recorder = Recorder(os.path.abspath(signatures_path), root, notebook)
     import numba
 
     from pyserver.versions import numba_verdict
@@ -151,9 +173,10 @@ def install(signatures_path: str, root: str) -> None:
         print(
             f"numba-lens: ufunc and gufunc loops are not recorded with this Numba: {exc!r}", file=sys.stderr
         )
+    return recorder
 
 
-def _install_kernel_hooks(recorder: _Recorder) -> None:
+def _install_kernel_hooks(recorder: Recorder) -> None:
     """Wrap the one function every ufunc and gufunc loop compiles through, and tell gufunc loops apart."""
     from numba.core import sigutils
     from numba.np.ufunc import ufuncbuilder

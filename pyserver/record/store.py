@@ -57,6 +57,7 @@ class Entry:
     layout: str | None = None
     returns: str | None = None
     return_type: dict[str, Any] | None = None
+    origin: str | None = None  # "kernel": compiled in a notebook's kernel (a source of its own)
 
     def key(self) -> str:
         return json.dumps(self.types, sort_keys=True)
@@ -70,7 +71,7 @@ class Entry:
         return raw
 
 
-_OPTIONAL = ("seconds", "at", "kernel", "layout", "returns", "return_type")
+_OPTIONAL = ("seconds", "at", "kernel", "layout", "returns", "return_type", "origin")
 
 
 def function_key(relative_path: str, qualname: str) -> str:
@@ -105,7 +106,7 @@ def entries(data: dict[str, Any], key: str) -> list[Entry]:
             for name in ("seconds", "at"):
                 if isinstance(raw.get(name), int | float):
                     setattr(entry, name, float(raw[name]))
-            for name in ("kernel", "layout", "returns"):
+            for name in ("kernel", "layout", "returns", "origin"):
                 if isinstance(raw.get(name), str):
                     setattr(entry, name, raw[name])
             if isinstance(raw.get("return_type"), dict):

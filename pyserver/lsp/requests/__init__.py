@@ -28,6 +28,7 @@ from pyserver.lsp.requests import (
     inlay_hint,
     ir_view,
     lifecycle,
+    notebook_sync,
     text_sync,
     type_stability,
 )
@@ -60,6 +61,10 @@ ROUTES: tuple[Route, ...] = (
     SessionRoute(lsp.TEXT_DOCUMENT_DID_CHANGE, text_sync.did_change),
     SessionRoute(lsp.TEXT_DOCUMENT_DID_SAVE, text_sync.did_save),
     SessionRoute(lsp.TEXT_DOCUMENT_DID_CLOSE, text_sync.did_close),
+    SessionRoute(lsp.NOTEBOOK_DOCUMENT_DID_OPEN, notebook_sync.did_open),
+    SessionRoute(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE, notebook_sync.did_change),
+    SessionRoute(lsp.NOTEBOOK_DOCUMENT_DID_SAVE, notebook_sync.did_save),
+    SessionRoute(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE, notebook_sync.did_close),
     DocumentRoute(lsp.TEXT_DOCUMENT_HOVER, hover.hover),
     DocumentRoute(lsp.TEXT_DOCUMENT_INLAY_HINT, inlay_hint.inlay_hint, inlay_hint.OPTIONS),
     SessionRoute(lsp.INLAY_HINT_RESOLVE, inlay_hint.resolve),

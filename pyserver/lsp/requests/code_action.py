@@ -14,7 +14,7 @@ OPTIONS = lsp.CodeActionOptions(
 )
 FIXABLE_CODES = ("untyped-variable", "no-signature", "deprecation")
 RECORD_COMMAND = "numbaLens.recordSignaturesInTerminal"  # implemented by the client
-BORROWED_SOURCES = ("recorded", "cache", "caller")
+BORROWED_SOURCES = ("recorded", "kernel", "cache", "caller")
 
 
 def code_action(snapshot: DocumentSnapshot | None, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:

@@ -283,7 +283,7 @@ class SignatureSources:
                     if unusable is not None:
                         unusable.append("(" + ", ".join(entry.args) + ")")
                     continue
-                add(args, None, "recorded")
+                add(args, None, "kernel" if entry.origin == "kernel" else "recorded")
             if unusable is not None:
                 unusable.extend(skipped_in_notes(data, key))
         # cache=True index files (unpickled: the worker only runs in trusted workspaces).
