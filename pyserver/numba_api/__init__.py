@@ -25,6 +25,7 @@ What lives here:
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 _PARTS = (
@@ -75,7 +76,7 @@ def __getattr__(name: str) -> Any:
         from pyserver.numba_api.patches import install
 
         return install
-    if name in _PARTS or name in ("patches", "profile_lines"):
+    if (Path(__file__).parent / f"{name}.py").is_file():
         return importlib.import_module(f"{__name__}.{name}")
     for part in reversed(_PARTS):
         module = importlib.import_module(f"{__name__}.{part}")
