@@ -49,7 +49,7 @@ from pyserver.analysis.worker.signatures.signature_sources import (
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.record import store
 
-ANALYSED_KINDS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass-method"}
+ANALYSED_KINDS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass-method", "cuda"}
 
 
 class Analyzer(CalleeResolution, DiagnosticReporting):
@@ -114,6 +114,8 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             result.elapsed_ms = (time.perf_counter() - started) * 1000.0
             return result
         run.discovered = {path: functions}
+        if any(f.kind == "cuda" for f in functions):
+            numba_api.install_cuda_hooks()  # cuda.jit recorded like njit (numba.cuda imported only now)
         self.sources.cross_file.forget_from(path)
         self.sources.cross_file.start(run.real_path)
         load = self.loader.load(path, source, selective=selective, tree=index.tree)
