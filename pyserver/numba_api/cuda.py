@@ -178,6 +178,10 @@ def nvvm_home() -> str | None:
     return None
 
 
+# Numba's default (5.0) is older than recent NVVMs accept; 7.5 is accepted by CUDA 11.x to 13.x.
+PTX_COMPUTE_CAPABILITY = (7, 5)
+
+
 @dataclass
 class PtxCompile:
     """A real compile of a kernel or device function to PTX: its typemap (source names) or its error."""
@@ -208,7 +212,7 @@ def compile_ptx_typed(py_func: Any, args: tuple[Any, ...], device: bool) -> PtxC
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compiler.compile_ptx(py_func, args, device=device)
+            compiler.compile_ptx(py_func, args, device=device, cc=PTX_COMPUTE_CAPABILITY)
     except errors.NumbaError as exc:
         info = error_info(exc, py_func.__code__.co_filename)
         return PtxCompile(False, error=info.text, error_line=info.line)
@@ -221,3 +225,16 @@ def compile_ptx_typed(py_func: Any, args: tuple[Any, ...], device: bool) -> PtxC
         str(seen.get("return_type")),
         elapsed_ms=(time.perf_counter() - started) * 1000.0,
     )
+
+
+def described_type(description: tuple[str, ...]) -> Any | None:
+    """The Numba type a launch gives an argument described as ("array", dtype, ndim) or
+    ("scalar", dtype): a NumPy array and a device array both give a C-contiguous array type."""
+    nbtypes = importlib.import_module("numba.core.types")
+    kind, dtype_name = description[0], description[1]
+    dtype = getattr(nbtypes, "boolean" if dtype_name == "bool_" else dtype_name, None)
+    if dtype is None:
+        return None
+    if kind == "array":
+        return nbtypes.Array(dtype, int(description[2]), "C")
+    return dtype

@@ -25,7 +25,7 @@ from pyserver.analysis.model import (
     SignatureResult,
 )
 from pyserver.analysis.worker.discover.discovery import JitFunction, find_jitted_functions, place_created
-from pyserver.analysis.worker.infer import kernels, recompiles
+from pyserver.analysis.worker.infer import cuda_kernels, kernels, recompiles
 from pyserver.analysis.worker.infer.analysis_run import AnalysisRun, CutoffMemo, Memo
 from pyserver.analysis.worker.infer.callee_resolution import CalleeResolution
 from pyserver.analysis.worker.infer.diagnostics import (
@@ -179,6 +179,8 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                 self._invalid_signature_reporter(run, function),
                 unusable[function.name],
             )
+        cuda_kernels.launch_candidates(self, run)  # CUDA kernels: types from their launches
+        first_inference_diagnostic = len(result.diagnostics)
         # Infer every known signature; then the signatures callers pass to same-file callees.
         done: dict[str, set[tuple[Any, ...]]] = {name: set() for name in candidates}
         for _round in range(8):
@@ -204,6 +206,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             if not cands:
                 function = run.by_name[name]
                 result.diagnostics.append(self._no_signature(path, function, unusable.get(name, [])))
+        cuda_kernels.refine(self, run, first_inference_diagnostic)  # CUDA's own mistakes
         kernels.type_overloads(self, run)  # @overload implementations, from the calls that reached them
         for name, record in records.items():  # recorded compiles, each recompile explained (recompiles.py)
             key = store.function_key(os.path.relpath(path, self.root), name)
