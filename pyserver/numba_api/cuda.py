@@ -19,8 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from numba.core import errors
-
 from pyserver.numba_api.callees import current_callee_resolver
 from pyserver.numba_api.decorator_hooks import Recorded, current_record_hooks
 from pyserver.numba_api.inference import error_info, infer
@@ -88,6 +86,7 @@ def _cuda_target_override() -> Iterator[None]:
 
 def infer_cuda(dispatcher: Any, args: tuple[Any, ...], return_type: Any | None) -> Inference:
     """Front end + type inference of a kernel or device function with the CUDA typing context."""
+    install_cuda_target_patches()
     with _cuda_target_override():
         return infer(dispatcher, args, return_type, flags=_cuda_flags(dispatcher))
 
@@ -108,6 +107,33 @@ def _lens_cuda_get_call_template(self: Any, args: Any, kws: Any) -> Any:
     return template, utils.pysignature(self.py_func), folded, kws
 
 
+class _NoDevice:
+    """Stands in for the current device where there is none: only its compute capability is read."""
+
+    compute_capability = (7, 5)
+
+
+def install_cuda_target_patches() -> None:
+    """Device-function calls through the analysis's resolver; a stand-in device where there is none."""
+    if "patched" in _state:
+        return
+    _state["patched"] = True
+    dispatcher_module = importlib.import_module("numba.cuda.dispatcher")
+    _state["original_get_call_template"] = dispatcher_module.CUDADispatcher.get_call_template
+    dispatcher_module.CUDADispatcher.get_call_template = _lens_cuda_get_call_template
+    real_current_device = dispatcher_module.get_current_device
+
+    def current_device_or_stand_in() -> Any:
+        # A library device function (int(), min(), a math overload) compiles to LLVM while a kernel is
+        # typed; without a GPU Numba's own compile asks the driver for the device's compute capability.
+        try:
+            return real_current_device()
+        except Exception:
+            return _NoDevice()
+
+    dispatcher_module.get_current_device = current_device_or_stand_in
+
+
 def install_cuda_hooks() -> bool:
     """Hook `cuda.jit` like Numba's CPU decorators (decorator_hooks): a workspace kernel or device
     function is recorded with its signatures and left lazy (a signature never compiles at load, which
@@ -119,17 +145,16 @@ def install_cuda_hooks() -> bool:
     if module is None or hooks is None:
         return False
     _state["hooked"] = True
+    install_cuda_target_patches()
     decorators = importlib.import_module("numba.cuda.decorators")
-    dispatcher_module = importlib.import_module("numba.cuda.dispatcher")
     original_jit = decorators.jit
-    _state["original_get_call_template"] = dispatcher_module.CUDADispatcher.get_call_template
-    dispatcher_module.CUDADispatcher.get_call_template = _lens_cuda_get_call_template
 
     def lens_cuda_jit(func_or_sig: Any = None, device: bool = False, **options: Any) -> Any:
         def wrap(func: Any, sigs: list[Any]) -> Any:
             is_workspace, on_record = current_record_hooks() or (lambda f: False, None)
             if on_record is None or not is_workspace(func):
-                return original_jit(sigs[0] if sigs else None, device=device, **options)(func)
+                as_written = None if callable(func_or_sig) else func_or_sig
+                return original_jit(as_written, device=device, **options)(func)
             lazy = dict(options)
             lazy.pop("cache", None)
             dispatcher = original_jit(device=device, **lazy)(func)
@@ -213,9 +238,9 @@ def compile_ptx_typed(py_func: Any, args: tuple[Any, ...], device: bool) -> PtxC
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compiler.compile_ptx(py_func, args, device=device, cc=PTX_COMPUTE_CAPABILITY)
-    except errors.NumbaError as exc:
+    except Exception as exc:  # Numba's errors, and e.g. "kernel must have void return type"
         info = error_info(exc, py_func.__code__.co_filename)
-        return PtxCompile(False, error=info.text, error_line=info.line)
+        return PtxCompile(False, error=f"{type(exc).__name__}: {info.text}", error_line=info.line)
     finally:
         compiler.compile_cuda = original
     typemap = {name: str(ty) for name, ty in seen.get("typemap", {}).items()}
@@ -232,6 +257,9 @@ def described_type(description: tuple[str, ...]) -> Any | None:
     ("scalar", dtype): a NumPy array and a device array both give a C-contiguous array type."""
     nbtypes = importlib.import_module("numba.core.types")
     kind, dtype_name = description[0], description[1]
+    if dtype_name == "xoroshiro128p":
+        record = importlib.import_module("numba.cuda.random").xoroshiro128p_type
+        return nbtypes.Array(record, int(description[2]), "C")
     dtype = getattr(nbtypes, "boolean" if dtype_name == "bool_" else dtype_name, None)
     if dtype is None:
         return None

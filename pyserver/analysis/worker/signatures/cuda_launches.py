@@ -97,10 +97,16 @@ class _Typer:
             return self.describe(values[0]) if len(values) == 1 else None
         if isinstance(node, ast.Call):
             return self._call(node)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.FloorDiv):
+            sides = [self.describe(node.left), self.describe(node.right)]
+            if all(side == ("scalar", "int64") for side in sides):
+                return ("scalar", "int64")  # Python ints: what a launch passes as int64
         return None
 
     def _call(self, call: ast.Call) -> ArgDescription | None:
         func = call.func
+        if isinstance(func, ast.Name) and func.id == "create_xoroshiro128p_states":
+            return ("array", "xoroshiro128p", "1")  # a device array of the generator's record type
         if not isinstance(func, ast.Attribute):
             return None
         name, args = func.attr, call.args
@@ -134,6 +140,8 @@ class _Typer:
                 ndim, dtype = _ndim(args[0], self), _dtype_name(dtype_node)
                 return None if ndim is None or dtype is None else ("array", dtype, str(ndim))
             return None
+        if isinstance(func, ast.Attribute) and name == "create_xoroshiro128p_states":
+            return ("array", "xoroshiro128p", "1")  # a device array of the generator's record type
         if name == "astype" and args:
             base = self.describe(func.value)
             dtype = _dtype_name(args[0])
