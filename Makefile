@@ -19,7 +19,7 @@ PY_SOURCES := $(shell find pyserver -name '*.py' 2>/dev/null)
 # drives Debian's Chromium).
 APT_PACKAGES := gdb python3-venv chromium libkrb5-dev
 
-.PHONY: help setup venv npm vsix apt editor compat test test-python test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz clean
+.PHONY: help setup venv npm vsix apt editor nvvm compat test test-python test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz clean
 
 help:
 	@echo "make demo   set everything up, check examples/, open them in VS Code (or code-server)"
@@ -133,7 +133,16 @@ test: setup
 	$(MAKE) --no-print-directory test-ts
 	$(MAKE) --no-print-directory test-e2e
 
-test-python: $(STAMPS)/venv $(STAMPS)/apt
+# NVVM for the CUDA ground truth (tests/cuda: numba.cuda.compile_ptx, no GPU needed): PyPI's
+# nvidia-cuda-nvcc-cu12 ships libnvvm and libdevice; Numba finds them through CUDA_HOME (tests/cuda sets it).
+NVVM_DIR := $(STAMPS)/nvvm
+$(STAMPS)/nvvm.stamp: | $(STAMPS) $(STAMPS)/venv
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --target $(NVVM_DIR) "nvidia-cuda-nvcc-cu12==12.9.86"
+	touch $@
+
+nvvm: $(STAMPS)/nvvm.stamp
+
+test-python: $(STAMPS)/venv $(STAMPS)/apt $(STAMPS)/nvvm.stamp
 	$(PY) -m ruff check pyserver tests bench
 	$(PY) -m ruff format --check pyserver tests bench
 	$(PY) -m mypy

@@ -213,6 +213,7 @@ class PtxCompile:
 
     ok: bool
     typemap: dict[str, str] = field(default_factory=dict)  # variable (SSA name) -> type text
+    unliteral_typemap: dict[str, str] = field(default_factory=dict)  # the same, literals widened
     return_type: str | None = None
     error: str | None = None
     error_line: int | None = None
@@ -243,10 +244,13 @@ def compile_ptx_typed(py_func: Any, args: tuple[Any, ...], device: bool) -> PtxC
         return PtxCompile(False, error=f"{type(exc).__name__}: {info.text}", error_line=info.line)
     finally:
         compiler.compile_cuda = original
+    nbtypes = importlib.import_module("numba.core.types")
     typemap = {name: str(ty) for name, ty in seen.get("typemap", {}).items()}
+    unliteral = {name: str(nbtypes.unliteral(ty)) for name, ty in seen.get("typemap", {}).items()}
     return PtxCompile(
         True,
         typemap,
+        unliteral,
         str(seen.get("return_type")),
         elapsed_ms=(time.perf_counter() - started) * 1000.0,
     )

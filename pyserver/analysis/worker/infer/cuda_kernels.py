@@ -28,7 +28,7 @@ _NUMPY_ALLOCATORS = {
     "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange",
     "array", "asarray", "copy", "linspace", "identity", "eye",
 }  # fmt: skip
-_OBJECT_TYPE_MARKS = ("unicode_type", "pyobject", "reflected list", "reflected set", "ListType", "DictType")
+_OBJECT_TYPE_MARKS = ("pyobject", "list(", "set(", "ListType", "DictType", "dict(")
 
 
 def _is_kernel(function: JitFunction) -> bool:
@@ -100,9 +100,16 @@ def refine(analyzer: Analyzer, run: AnalysisRun, first_diagnostic: int) -> None:
             continue
         allocations, dynamic_shapes = _allocation_lines(node)
         for diagnostic in diagnostics[first_diagnostic:]:
-            if diagnostic.function != function.name or diagnostic.code != "typing-error":
+            if diagnostic.function != function.name:
                 continue
             line = diagnostic.range.start.line + 1
+            if diagnostic.code == "analysis-failed" and allocations and "Signature mismatch" in diagnostic.message:
+                # NumPy's implementations do not compile for the GPU: Numba fails inside them.
+                _recode(diagnostic, "cuda-numpy-allocation", "NumPy cannot allocate memory inside a kernel")
+                diagnostic.range = run.index.line_range(min(allocations))
+                continue
+            if diagnostic.code != "typing-error":
+                continue
             if line in allocations:
                 _recode(diagnostic, "cuda-numpy-allocation", "NumPy cannot allocate memory inside a kernel")
             elif line in dynamic_shapes:
@@ -117,7 +124,16 @@ def _recode(diagnostic: Diagnostic, code: str, cause: str) -> None:
     diagnostic.message = f"CUDA: {cause}. {diagnostic.message}"
 
 
+def _local_names(node: ast.FunctionDef) -> set[str]:
+    """The function's parameters and the names it assigns: never compile-time constants."""
+    assigned = {
+        t.id for s in ast.walk(node) if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)
+    }
+    return {a.arg for a in node.args.args} | assigned
+
+
 def _allocation_lines(node: ast.FunctionDef) -> tuple[set[int], set[int]]:
+    local_names = _local_names(node)
     allocations: set[int] = set()
     dynamic_shapes: set[int] = set()
     for sub in ast.walk(node):
@@ -132,17 +148,10 @@ def _allocation_lines(node: ast.FunctionDef) -> tuple[set[int], set[int]]:
             and isinstance(owner, ast.Attribute)
             and owner.attr in ("local", "shared")
             and sub.args
-            and not _constant_shape(sub.args[0])
+            and any(isinstance(n, ast.Name) and n.id in local_names for n in ast.walk(sub.args[0]))
         ):
             dynamic_shapes.update(range(sub.lineno, (sub.end_lineno or sub.lineno) + 1))
     return allocations, dynamic_shapes
-
-
-def _constant_shape(shape: ast.expr) -> bool:
-    if isinstance(shape, ast.Tuple):
-        return all(_constant_shape(e) for e in shape.elts)
-    # A global name may be a module constant (Numba freezes globals): only a parameter or local is not.
-    return isinstance(shape, ast.Constant | ast.Name | ast.Attribute | ast.BinOp)
 
 
 def _kernel_findings(
@@ -150,9 +159,7 @@ def _kernel_findings(
 ) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     path, index = run.path, run.index
-    local_names = {a.arg for a in node.args.args} | {
-        t.id for s in ast.walk(node) if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)
-    }
+    local_names = _local_names(node)
     for sub in ast.walk(node):  # a shape read from a parameter or local: not a compile-time constant
         if (
             isinstance(sub, ast.Call)
@@ -163,7 +170,8 @@ def _kernel_findings(
             and sub.args
             and any(isinstance(n, ast.Name) and n.id in local_names for n in ast.walk(sub.args[0]))
             and not any(
-                d.code == "cuda-array-shape" and d.range.start.line + 1 == sub.lineno for d in run.result.diagnostics
+                d.function == function.name and d.severity == "error" and d.range.start.line + 1 == sub.lineno
+                for d in run.result.diagnostics
             )
         ):
             found.append(
@@ -196,7 +204,21 @@ def _kernel_findings(
             )
         for variable in signature.variables:
             text = str(getattr(variable, "type", ""))
-            if any(mark in text for mark in _OBJECT_TYPE_MARKS):
+            if text == "unicode_type":
+                # A string constant compiles where Numba folds it away (len("abc")); any other use does not.
+                found.append(
+                    analyzer._diagnostic(
+                        path,
+                        index.line_range(int(getattr(variable, "line", function.def_line))),
+                        "warning",
+                        "cuda-python-object",
+                        f"CUDA: '{getattr(variable, 'name', '?')}' is a string: a kernel can use a string "
+                        "constant only where Numba folds it away; any other use fails to compile for the GPU.",
+                        function.name,
+                        "(" + ", ".join(signature.args) + ")",
+                    )
+                )
+            elif any(mark in text for mark in _OBJECT_TYPE_MARKS):
                 found.append(
                     analyzer._diagnostic(
                         path,
@@ -241,7 +263,8 @@ def _kernel_findings(
 
 
 def _promotions(call_types: list[Any]) -> list[tuple[int, str, str]]:
-    """Arithmetic that takes a float32 operand and gives a float64 result: (line, operator, types)."""
+    """Arithmetic that gives a float64 result (Numba's calltypes show the operands after the float32 one
+    was cast to float64): (line, operator, types). Called only for kernels whose float inputs are float32."""
     found: list[tuple[int, str, str]] = []
     seen: set[int] = set()
     for call in call_types:
@@ -249,7 +272,7 @@ def _promotions(call_types: list[Any]) -> list[tuple[int, str, str]]:
         if name not in ("add", "sub", "mul", "truediv", "pow", "iadd", "isub", "imul", "itruediv"):
             continue
         arguments, _, result = text.partition(" -> ")
-        if "float32" in arguments and result.strip() == "float64" and line not in seen:
+        if result.strip() == "float64" and "float64" in arguments and line not in seen:
             seen.add(line)
             found.append((line, name, text))
     return found
