@@ -23,8 +23,8 @@ What lives here:
 from pyserver.numba_api.callees import *  # noqa: F403
 from pyserver.numba_api.containers import *  # noqa: F403
 from pyserver.numba_api.core import *  # noqa: F403
-from pyserver.numba_api.cuda import *  # noqa: F403
 from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
+from pyserver.numba_api.cuda import *  # noqa: F403
 from pyserver.numba_api.decorator_hooks import *  # noqa: F403
 from pyserver.numba_api.inference import *  # noqa: F403
 from pyserver.numba_api.inference_model import *  # noqa: F403

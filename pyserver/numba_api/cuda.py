@@ -131,7 +131,7 @@ def install_cuda_target_patches() -> None:
         except Exception:
             return _NoDevice()
 
-    dispatcher_module.get_current_device = current_device_or_stand_in
+    dispatcher_module.get_current_device = current_device_or_stand_in  # type: ignore[attr-defined]
 
 
 def install_cuda_hooks() -> bool:
@@ -164,7 +164,13 @@ def install_cuda_hooks() -> bool:
 
         if callable(func_or_sig) and not isinstance(func_or_sig, str | list | tuple):
             return wrap(func_or_sig, [])
-        sigs = [] if func_or_sig is None else list(func_or_sig) if isinstance(func_or_sig, list) else [func_or_sig]
+        sigs = (
+            []
+            if func_or_sig is None
+            else list(func_or_sig)
+            if isinstance(func_or_sig, list)
+            else [func_or_sig]
+        )
         return lambda func: wrap(func, sigs)
 
     module.jit = lens_cuda_jit  # not decorators.jit: Numba's own jit calls that name again
@@ -234,7 +240,7 @@ def compile_ptx_typed(py_func: Any, args: tuple[Any, ...], device: bool) -> PtxC
             seen["return_type"] = cres.signature.return_type
         return cres
 
-    compiler.compile_cuda = capture
+    compiler.compile_cuda = capture  # type: ignore[attr-defined]
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -243,7 +249,7 @@ def compile_ptx_typed(py_func: Any, args: tuple[Any, ...], device: bool) -> PtxC
         info = error_info(exc, py_func.__code__.co_filename)
         return PtxCompile(False, error=f"{type(exc).__name__}: {info.text}", error_line=info.line)
     finally:
-        compiler.compile_cuda = original
+        compiler.compile_cuda = original  # type: ignore[attr-defined]
     nbtypes = importlib.import_module("numba.core.types")
     typemap = {name: str(ty) for name, ty in seen.get("typemap", {}).items()}
     unliteral = {name: str(nbtypes.unliteral(ty)) for name, ty in seen.get("typemap", {}).items()}

@@ -93,8 +93,12 @@ def _compare(folder: Path, engine: AnalysisEngine, tally: Tally) -> dict[str, Fi
                             variable.ssa_name
                         )
                         if real != variable.type:
-                            tally.wrong.append(f"{where} {variable.ssa_name}: shown {variable.type}, compiled {real}")
-                    shown_errors = [d for d in errors if d.signature in (None, "(" + ", ".join(signature.args) + ")")]
+                            tally.wrong.append(
+                                f"{where} {variable.ssa_name}: shown {variable.type}, compiled {real}"
+                            )
+                    shown_errors = [
+                        d for d in errors if d.signature in (None, "(" + ", ".join(signature.args) + ")")
+                    ]
                     for error in shown_errors:
                         tally.false.append(f"{where}: shown [{error.code}] {error.message}, but it compiles")
                 else:

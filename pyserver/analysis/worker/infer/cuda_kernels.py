@@ -39,7 +39,11 @@ def _function_node(tree: ast.Module | None, function: JitFunction) -> ast.Functi
     if tree is None:
         return None
     for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.name == function.name and node.lineno == function.def_line:
+        if (
+            isinstance(node, ast.FunctionDef)
+            and node.name == function.name
+            and node.lineno == function.def_line
+        ):
             return node
     return None
 
@@ -103,7 +107,11 @@ def refine(analyzer: Analyzer, run: AnalysisRun, first_diagnostic: int) -> None:
             if diagnostic.function != function.name:
                 continue
             line = diagnostic.range.start.line + 1
-            if diagnostic.code == "analysis-failed" and allocations and "Signature mismatch" in diagnostic.message:
+            if (
+                diagnostic.code == "analysis-failed"
+                and allocations
+                and "Signature mismatch" in diagnostic.message
+            ):
                 # NumPy's implementations do not compile for the GPU: Numba fails inside them.
                 _recode(diagnostic, "cuda-numpy-allocation", "NumPy cannot allocate memory inside a kernel")
                 diagnostic.range = run.index.line_range(min(allocations))
@@ -114,7 +122,9 @@ def refine(analyzer: Analyzer, run: AnalysisRun, first_diagnostic: int) -> None:
                 _recode(diagnostic, "cuda-numpy-allocation", "NumPy cannot allocate memory inside a kernel")
             elif line in dynamic_shapes:
                 _recode(
-                    diagnostic, "cuda-array-shape", "a local or shared array's shape must be a compile-time constant"
+                    diagnostic,
+                    "cuda-array-shape",
+                    "a local or shared array's shape must be a compile-time constant",
                 )
         diagnostics.extend(_kernel_findings(analyzer, run, function, node, info))
 
@@ -127,7 +137,11 @@ def _recode(diagnostic: Diagnostic, code: str, cause: str) -> None:
 def _local_names(node: ast.FunctionDef) -> set[str]:
     """The function's parameters and the names it assigns: never compile-time constants."""
     assigned = {
-        t.id for s in ast.walk(node) if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)
+        t.id
+        for s in ast.walk(node)
+        if isinstance(s, ast.Assign)
+        for t in s.targets
+        if isinstance(t, ast.Name)
     }
     return {a.arg for a in node.args.args} | assigned
 

@@ -122,7 +122,9 @@ class _Typer:
                 floats = any(k is not None and k[1].startswith("float") for k in kinds)
                 return ("array", dtype or ("float64" if floats else "int64"), "1")
             if name in _ALLOCATORS and args:
-                dtype_node = _keyword(call, "dtype") or (args[1] if len(args) > 1 and name != "full" else None)
+                dtype_node = _keyword(call, "dtype") or (
+                    args[1] if len(args) > 1 and name != "full" else None
+                )
                 ndim, dtype = _ndim(args[0], self), _dtype_name(dtype_node)
                 if name == "full" and dtype_node is None:
                     return None  # the fill value decides
@@ -177,9 +179,11 @@ def _assignments(body: list[ast.stmt]) -> dict[str, list[ast.expr]]:
             elif isinstance(stmt, ast.AugAssign | ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 found.setdefault(stmt.target.id, []).extend([stmt.value or stmt.target] * 2)
             elif isinstance(stmt, ast.For | ast.With | ast.AsyncFor | ast.AsyncWith):
-                targets = [stmt.target] if isinstance(stmt, ast.For | ast.AsyncFor) else [
-                    i.optional_vars for i in stmt.items if i.optional_vars is not None
-                ]
+                targets = (
+                    [stmt.target]
+                    if isinstance(stmt, ast.For | ast.AsyncFor)
+                    else [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+                )
                 for target in targets:
                     for sub in ast.walk(target):
                         if isinstance(sub, ast.Name):
@@ -227,10 +231,14 @@ def find_launches(tree: ast.Module, kernels: set[str]) -> list[Launch]:
             for name, values in own.items()
             if len(values) == 1
             for value in values
-            if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id in kernels
+            if isinstance(value, ast.Subscript)
+            and isinstance(value.value, ast.Name)
+            and value.value.id in kernels
         }
         for stmt in body:
-            if scope != "<module>" or not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if scope != "<module>" or not isinstance(
+                stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+            ):
                 for node in _walk_scope(stmt):
                     if not isinstance(node, ast.Call):
                         continue
