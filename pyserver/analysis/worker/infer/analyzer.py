@@ -179,7 +179,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                 self._invalid_signature_reporter(run, function),
                 unusable[function.name],
             )
-        cuda_kernels.launch_candidates(self, run)  # CUDA kernels: types from their launches
+        cuda_kernels.launch_candidates(run)  # CUDA kernels: types from their launches
         first_inference_diagnostic = len(result.diagnostics)
         # Infer every known signature; then the signatures callers pass to same-file callees.
         done: dict[str, set[tuple[Any, ...]]] = {name: set() for name in candidates}
@@ -206,7 +206,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             if not cands:
                 function = run.by_name[name]
                 result.diagnostics.append(self._no_signature(path, function, unusable.get(name, [])))
-        cuda_kernels.refine(self, run, first_inference_diagnostic)  # CUDA's own mistakes
+        cuda_kernels.refine(run, first_inference_diagnostic)  # CUDA's own mistakes
         kernels.type_overloads(self, run)  # @overload implementations, from the calls that reached them
         for name, record in records.items():  # recorded compiles, each recompile explained (recompiles.py)
             key = store.function_key(os.path.relpath(path, self.root), name)

@@ -12,23 +12,36 @@ typing context: numba_api.infer_cuda). This module adds what is CUDA's own:
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pyserver import numba_api
-from pyserver.analysis.model import Diagnostic, FunctionInfo
+from pyserver.analysis import codes
+from pyserver.analysis.model import Diagnostic, FunctionInfo, Range
 from pyserver.analysis.worker.discover.discovery import JitFunction
 from pyserver.analysis.worker.infer.analysis_run import AnalysisRun
 from pyserver.analysis.worker.signatures import cuda_launches
 from pyserver.analysis.worker.signatures.signature_sources import CallerLink, Candidate
-
-if TYPE_CHECKING:
-    from pyserver.analysis.worker.infer.analyzer import Analyzer
 
 _NUMPY_ALLOCATORS = {
     "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange",
     "array", "asarray", "copy", "linspace", "identity", "eye",
 }  # fmt: skip
 _OBJECT_TYPE_MARKS = ("pyobject", "list(", "set(", "ListType", "DictType", "dict(")
+
+
+def _diagnostic(
+    path: str, range_: Range, severity: str, code: str, message: str, function: str, signature: str | None
+) -> Diagnostic:
+    return Diagnostic(
+        path=path,
+        range=range_,
+        severity=severity,  # type: ignore[arg-type]
+        code=code,
+        message=message,
+        function=function,
+        signature=signature,
+        codeDescription=codes.doc_link(code),
+    )
 
 
 def _is_kernel(function: JitFunction) -> bool:
@@ -48,7 +61,7 @@ def _function_node(tree: ast.Module | None, function: JitFunction) -> ast.Functi
     return None
 
 
-def launch_candidates(analyzer: Analyzer, run: AnalysisRun) -> None:
+def launch_candidates(run: AnalysisRun) -> None:
     """Candidates from the file's launches for its kernels without other argument types; an error at
     each launch whose number of arguments is not the kernel's."""
     tree = run.index.tree
@@ -61,7 +74,7 @@ def launch_candidates(analyzer: Analyzer, run: AnalysisRun) -> None:
         line = launch.call.lineno
         if launch.why_unknown is None and len(launch.call.args) != len(params):
             run.result.diagnostics.append(
-                analyzer._diagnostic(
+                _diagnostic(
                     run.path,
                     run.index.node_range(launch.call),
                     "error",
@@ -89,7 +102,7 @@ def launch_candidates(analyzer: Analyzer, run: AnalysisRun) -> None:
             existing.callers.append(link)
 
 
-def refine(analyzer: Analyzer, run: AnalysisRun, first_diagnostic: int) -> None:
+def refine(run: AnalysisRun, first_diagnostic: int) -> None:
     """CUDA's own mistakes in the file's kernels and device functions (diagnostics added after
     `first_diagnostic` are the analysis's own, some of which get a CUDA code)."""
     functions = [f for f in run.discovered.get(run.path, []) if f.kind == "cuda"]
@@ -126,7 +139,7 @@ def refine(analyzer: Analyzer, run: AnalysisRun, first_diagnostic: int) -> None:
                     "cuda-array-shape",
                     "a local or shared array's shape must be a compile-time constant",
                 )
-        diagnostics.extend(_kernel_findings(analyzer, run, function, node, info))
+        diagnostics.extend(_kernel_findings(run, function, node, info))
 
 
 def _recode(diagnostic: Diagnostic, code: str, cause: str) -> None:
@@ -169,7 +182,7 @@ def _allocation_lines(node: ast.FunctionDef) -> tuple[set[int], set[int]]:
 
 
 def _kernel_findings(
-    analyzer: Analyzer, run: AnalysisRun, function: JitFunction, node: ast.FunctionDef, info: FunctionInfo
+    run: AnalysisRun, function: JitFunction, node: ast.FunctionDef, info: FunctionInfo
 ) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     path, index = run.path, run.index
@@ -189,7 +202,7 @@ def _kernel_findings(
             )
         ):
             found.append(
-                analyzer._diagnostic(
+                _diagnostic(
                     path,
                     index.node_range(sub.args[0]),
                     "error",
@@ -205,7 +218,7 @@ def _kernel_findings(
         if kernel and signature.ok and signature.return_type not in (None, "none"):
             returns = [s for s in ast.walk(node) if isinstance(s, ast.Return) and s.value is not None]
             found.append(
-                analyzer._diagnostic(
+                _diagnostic(
                     path,
                     index.node_range(returns[0]) if returns else index.line_range(function.def_line),
                     "error",
@@ -221,7 +234,7 @@ def _kernel_findings(
             if text == "unicode_type":
                 # A string constant compiles where Numba folds it away (len("abc")); any other use does not.
                 found.append(
-                    analyzer._diagnostic(
+                    _diagnostic(
                         path,
                         index.line_range(int(getattr(variable, "line", function.def_line))),
                         "warning",
@@ -234,7 +247,7 @@ def _kernel_findings(
                 )
             elif any(mark in text for mark in _OBJECT_TYPE_MARKS):
                 found.append(
-                    analyzer._diagnostic(
+                    _diagnostic(
                         path,
                         index.line_range(int(getattr(variable, "line", function.def_line))),
                         "error",
@@ -248,7 +261,7 @@ def _kernel_findings(
         if all("float64" not in a for a in signature.args) and any("float32" in a for a in signature.args):
             for line, name, text in _promotions(signature.call_types):
                 found.append(
-                    analyzer._diagnostic(
+                    _diagnostic(
                         path,
                         index.line_range(line),
                         "information",
@@ -262,7 +275,7 @@ def _kernel_findings(
     for sub in ast.walk(node):
         if kernel and isinstance(sub, ast.Raise) and not function.options.get("debug"):
             found.append(
-                analyzer._diagnostic(
+                _diagnostic(
                     path,
                     index.node_range(sub),
                     "warning",
