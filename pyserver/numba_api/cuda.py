@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyserver.numba_api.callees import current_callee_resolver
+from pyserver.numba_api.cuda_package import infer_numba_cuda, is_numba_cuda_package
 from pyserver.numba_api.decorator_hooks import Recorded, current_record_hooks
 from pyserver.numba_api.inference import error_info, infer
 from pyserver.numba_api.inference_model import Inference
@@ -87,6 +88,8 @@ def _cuda_target_override() -> Iterator[None]:
 def infer_cuda(dispatcher: Any, args: tuple[Any, ...], return_type: Any | None) -> Inference:
     """Front end + type inference of a kernel or device function with the CUDA typing context."""
     install_cuda_target_patches()
+    if is_numba_cuda_package():
+        return infer_numba_cuda(dispatcher, args, return_type, _cuda_flags(dispatcher))
     with _cuda_target_override():
         return infer(dispatcher, args, return_type, flags=_cuda_flags(dispatcher))
 
@@ -114,13 +117,15 @@ class _NoDevice:
 
 
 def install_cuda_target_patches() -> None:
-    """Device-function calls through the analysis's resolver; a stand-in device where there is none."""
+    """Device-function calls through the analysis's resolver; a stand-in device where there is none.
+    Numba's built-in target only (numba-cuda types device functions with its own compiler)."""
     if "patched" in _state:
         return
     _state["patched"] = True
     dispatcher_module = importlib.import_module("numba.cuda.dispatcher")
-    _state["original_get_call_template"] = dispatcher_module.CUDADispatcher.get_call_template
-    dispatcher_module.CUDADispatcher.get_call_template = _lens_cuda_get_call_template
+    if not is_numba_cuda_package():
+        _state["original_get_call_template"] = dispatcher_module.CUDADispatcher.get_call_template
+        dispatcher_module.CUDADispatcher.get_call_template = _lens_cuda_get_call_template
     real_current_device = dispatcher_module.get_current_device
 
     def current_device_or_stand_in() -> Any:

@@ -400,7 +400,7 @@ def infer(
                 args=args,
                 return_type=return_type,
                 flags=flags,
-                locals=dispatcher.locals,
+                locals=getattr(dispatcher, "locals", {}),
                 pipeline_class=Pipeline,
             )
         except errors.NumbaError as exc:

@@ -214,4 +214,8 @@ def test_cuda_kernels_typed_with_the_mistake_at_the_operator(examples_engine, ex
     assert scale.args == ["array(float64, 1d, C)", "float64", "array(float64, 1d, C)"]
     assert {v.name: v.type for v in scale.variables}["i"] == "int64"
     scaled = functions["scaled"].signatures[0]  # the device function: typed from the kernel's call
-    assert scaled.source == "caller" and scaled.args == ["float64", "float64"] and scaled.return_type == "float64"
+    assert (
+        scaled.source == "caller"
+        and scaled.args == ["float64", "float64"]
+        and scaled.return_type == "float64"
+    )
