@@ -81,11 +81,14 @@ setup: $(STAMPS)/venv $(STAMPS)/npm $(STAMPS)/apt $(VSIX)
 # project installed editable, Numba pinned, gdb from PyPI where named): NAME := PYTHON NUMBA [GDB].
 # The Pythons come from pyenv (~/.pyenv/versions), else PATH (pythonX.Y); see scripts/compat-venv.sh.
 COMPAT := $(STAMPS)/compat
-COMPAT_ENVS := py312-numba0.65 py310-numba0.61 py313-gdb16 py311-gdb18
+COMPAT_ENVS := py312-numba0.65 py310-numba0.61 py313-gdb16 py311-gdb18 py311-numbacuda
 compat-spec-py312-numba0.65 := 3.12 0.65.1
 compat-spec-py310-numba0.61 := 3.10 0.61.2
 compat-spec-py313-gdb16 := 3.13 0.68.1 16.3.0.post6
 compat-spec-py311-gdb18 := 3.11 0.68.1 18.1.0.post1
+# NVIDIA's numba-cuda replaces numba.cuda; NVVM and NVRTC from PyPI for its PTX compiles (tests/cuda).
+compat-spec-py311-numbacuda := 3.11 0.68.1
+compat-extra-py311-numbacuda := numba-cuda==0.30.4 nvidia-cuda-nvcc-cu12==12.9.86 nvidia-cuda-nvrtc-cu12==12.9.86
 COMPAT_STAMPS := $(foreach env,$(COMPAT_ENVS),$(COMPAT)/$(env).stamp)
 # A representative subset of each suite (the whole suites run on the main venv): what differs between
 # releases is Numba's front end and typing, CPython's frame layout and gdb's JIT reader.
@@ -106,7 +109,7 @@ COMPAT_PYTEST := -m pytest -q -p no:cacheprovider
 
 $(COMPAT)/%.stamp: scripts/compat-venv.sh pyproject.toml | $(STAMPS)
 	mkdir -p $(COMPAT)
-	bash scripts/compat-venv.sh $(COMPAT)/$* $(compat-spec-$*)
+	EXTRA_PACKAGES="$(compat-extra-$*)" bash scripts/compat-venv.sh $(COMPAT)/$* $(compat-spec-$*)
 	touch $@
 
 compat: $(COMPAT_STAMPS)
@@ -124,6 +127,8 @@ test-compat: $(COMPAT_STAMPS) $(STAMPS)/apt
 	  echo "== compat $$env: debugger with $$($(COMPAT)/$$env/bin/gdb --version | head -1)"; \
 	  PATH="$(COMPAT)/$$env/bin:$$PATH" $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_DEBUG) || failed="$$failed $$env"; \
 	done; \
+	echo "== compat py311-numbacuda: CUDA kernels with NVIDIA's numba-cuda"; \
+	$(COMPAT)/py311-numbacuda/bin/python $(COMPAT_PYTEST) tests/cuda || failed="$$failed py311-numbacuda"; \
 	if [ -n "$$failed" ]; then echo "compat: failed:$$failed"; exit 1; fi
 
 # --- Tests -------------------------------------------------------------------------------------------

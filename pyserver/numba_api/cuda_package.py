@@ -8,6 +8,7 @@ the first error is reported, and the types show once the kernel types.
 from __future__ import annotations
 
 import importlib
+import re
 import time
 import warnings
 from typing import Any
@@ -24,6 +25,9 @@ def is_numba_cuda_package() -> bool:
     except ImportError:
         return False
     return True
+
+
+_PLACE = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 class _TypedStop(Exception):
@@ -97,6 +101,10 @@ def infer_numba_cuda(
             state = stop.state
         except Exception as exc:  # numba-cuda's own error classes: typing errors by name
             info = error_info(exc, filename)
+            if info.line is None:  # the package's errors carry the place in their text only
+                for place in _PLACE.finditer(str(exc)):
+                    if place.group(1) == filename:
+                        info.line = int(place.group(2))
             if info.kind == "other" and type(exc).__name__ == "TypingError":
                 info.kind = "typing"
             if info.kind == "other":

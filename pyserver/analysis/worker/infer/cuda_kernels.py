@@ -129,6 +129,16 @@ def refine(run: AnalysisRun, first_diagnostic: int) -> None:
                 _recode(diagnostic, "cuda-numpy-allocation", "NumPy cannot allocate memory inside a kernel")
                 diagnostic.range = run.index.line_range(min(allocations))
                 continue
+            names_allocator = any(
+                f"function {name}>" in diagnostic.message or f"function np.{name} " in diagnostic.message
+                for name in _NUMPY_ALLOCATORS
+            )
+            if diagnostic.code in ("typing-error", "unsupported") and allocations and names_allocator:
+                # numba-cuda reports it at the kernel: the allocation is where it is written
+                if line not in allocations:
+                    diagnostic.range = run.index.line_range(min(allocations))
+                _recode(diagnostic, "cuda-numpy-allocation", "NumPy cannot allocate memory inside a kernel")
+                continue
             if diagnostic.code != "typing-error":
                 continue
             if line in allocations:
