@@ -66,7 +66,9 @@ def run_corpus() -> tuple[int, int, int, list[str]]:
 
                             real = types.unliteral(real)
                         if str(real) != variable.type:
-                            differences.append(f"{path.name}:{info.name}{text} {variable.ssa_name}: {variable.type} != {real}")
+                            differences.append(
+                                f"{path.name}:{info.name}{text} {variable.ssa_name}: {variable.type} != {real}"
+                            )
     finally:
         engine.close()
     return programs, kernels, compared, differences
