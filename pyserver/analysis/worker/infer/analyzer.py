@@ -114,7 +114,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             result.elapsed_ms = (time.perf_counter() - started) * 1000.0
             return result
         run.discovered = {path: functions}
-        if any(f.kind == "cuda" for f in functions):
+        if any(f.kind == "cuda" for f in functions) or ("cuda" in source and "numba" in source):
             numba_api.install_cuda_hooks()  # cuda.jit recorded like njit (numba.cuda imported only now)
         self.sources.cross_file.forget_from(path)
         self.sources.cross_file.start(run.real_path)

@@ -68,6 +68,21 @@ def launch_candidates(run: AnalysisRun) -> None:
     kernels = {f.name: f for f in run.discovered.get(run.path, []) if _is_kernel(f) and not f.nested}
     if tree is None or not kernels:
         return
+    for statement in tree.body:  # `k = cuda.jit(f)`: launches name k, the kernel is f
+        if not isinstance(statement, ast.Assign):
+            continue
+        value = statement.value
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "jit"
+            and value.args
+            and isinstance(value.args[0], ast.Name)
+            and value.args[0].id in kernels
+        ):
+            for target in statement.targets:
+                if isinstance(target, ast.Name):
+                    kernels.setdefault(target.id, kernels[value.args[0].id])
     for launch in cuda_launches.find_launches(tree, set(kernels)):
         function = kernels[launch.kernel]
         params = function.params
