@@ -19,7 +19,7 @@ PY_SOURCES := $(shell find pyserver -name '*.py' 2>/dev/null)
 # drives Debian's Chromium).
 APT_PACKAGES := gdb python3-venv chromium libkrb5-dev
 
-.PHONY: help setup venv npm vsix apt editor compat test test-python test-editors test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz clean
+.PHONY: help setup venv npm vsix apt editor nvvm compat test test-python test-editors test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz clean
 
 help:
 	@echo "make demo   set everything up, check examples/, open them in VS Code (or code-server)"
@@ -82,11 +82,14 @@ setup: $(STAMPS)/venv $(STAMPS)/npm $(STAMPS)/apt $(VSIX)
 # project installed editable, Numba pinned, gdb from PyPI where named): NAME := PYTHON NUMBA [GDB].
 # The Pythons come from pyenv (~/.pyenv/versions), else PATH (pythonX.Y); see scripts/compat-venv.sh.
 COMPAT := $(STAMPS)/compat
-COMPAT_ENVS := py312-numba0.65 py310-numba0.61 py313-gdb16 py311-gdb18
+COMPAT_ENVS := py312-numba0.65 py310-numba0.61 py313-gdb16 py311-gdb18 py311-numbacuda
 compat-spec-py312-numba0.65 := 3.12 0.65.1
 compat-spec-py310-numba0.61 := 3.10 0.61.2
 compat-spec-py313-gdb16 := 3.13 0.68.1 16.3.0.post6
 compat-spec-py311-gdb18 := 3.11 0.68.1 18.1.0.post1
+# NVIDIA's numba-cuda replaces numba.cuda; NVVM and NVRTC from PyPI for its PTX compiles (tests/cuda).
+compat-spec-py311-numbacuda := 3.11 0.68.1
+compat-extra-py311-numbacuda := numba-cuda==0.30.4 nvidia-cuda-nvcc-cu12==12.9.86 nvidia-cuda-nvrtc-cu12==12.9.86
 COMPAT_STAMPS := $(foreach env,$(COMPAT_ENVS),$(COMPAT)/$(env).stamp)
 # A representative subset of each suite (the whole suites run on the main venv): what differs between
 # releases is Numba's front end and typing, CPython's frame layout and gdb's JIT reader.
@@ -113,7 +116,7 @@ COMPAT_PROFILE_K_NUMBA061 := not test_threads_prange_workers_and_a_python_thread
 
 $(COMPAT)/%.stamp: scripts/compat-venv.sh pyproject.toml | $(STAMPS)
 	mkdir -p $(COMPAT)
-	bash scripts/compat-venv.sh $(COMPAT)/$* $(compat-spec-$*)
+	EXTRA_PACKAGES="$(compat-extra-$*)" bash scripts/compat-venv.sh $(COMPAT)/$* $(compat-spec-$*)
 	touch $@
 
 compat: $(COMPAT_STAMPS)
@@ -136,6 +139,8 @@ test-compat: $(COMPAT_STAMPS) $(STAMPS)/apt
 	  case $$env in *numba0.61) k="$(COMPAT_PROFILE_K_NUMBA061)";; *) k="";; esac; \
 	  $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_PROFILE) -k "$$k" || failed="$$failed $$env-profile"; \
 	done; \
+	echo "== compat py311-numbacuda: CUDA kernels with NVIDIA's numba-cuda"; \
+	$(COMPAT)/py311-numbacuda/bin/python $(COMPAT_PYTEST) tests/cuda || failed="$$failed py311-numbacuda"; \
 	if [ -n "$$failed" ]; then echo "compat: failed:$$failed"; exit 1; fi
 
 # --- Tests -------------------------------------------------------------------------------------------
@@ -145,7 +150,16 @@ test: setup
 	$(MAKE) --no-print-directory test-ts
 	$(MAKE) --no-print-directory test-e2e
 
-test-python: $(STAMPS)/venv $(STAMPS)/apt
+# NVVM for the CUDA ground truth (tests/cuda: numba.cuda.compile_ptx, no GPU needed): PyPI's
+# nvidia-cuda-nvcc-cu12 ships libnvvm and libdevice; Numba finds them through CUDA_HOME (tests/cuda sets it).
+NVVM_DIR := $(STAMPS)/nvvm
+$(STAMPS)/nvvm.stamp: | $(STAMPS) $(STAMPS)/venv
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --target $(NVVM_DIR) "nvidia-cuda-nvcc-cu12==12.9.86"
+	touch $@
+
+nvvm: $(STAMPS)/nvvm.stamp
+
+test-python: $(STAMPS)/venv $(STAMPS)/apt $(STAMPS)/nvvm.stamp
 	$(PY) -m ruff check pyserver tests bench
 	$(PY) -m ruff format --check pyserver tests bench
 	$(PY) -m mypy

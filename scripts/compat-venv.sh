@@ -6,6 +6,7 @@
 #                   which needs python3.13-venv, and libpython3.13 for the PyPI gdb)
 #   NUMBA_VERSION   exact Numba release, e.g. 0.65.1
 #   GDB_VERSION     optional: a gdb-for-pwndbg release from PyPI (installs DIR/bin/gdb)
+# EXTRA_PACKAGES (environment): more requirements, space-separated (e.g. numba-cuda and its NVVM)
 # The project is installed editable (its own dependency ranges must admit NUMBA_VERSION), plus the test
 # tools. Idempotent: a second run with the same arguments only checks.
 set -euo pipefail
@@ -32,6 +33,8 @@ PIP=("$DIR/bin/python" -m pip install -q --disable-pip-version-check)
 packages=(-e "$ROOT" "numba==$NUMBA" "pytest>=8,<10" "pytest-timeout>=2.3,<3" "pytest-lsp>=1.0,<2"
   "hypothesis>=6.100,<7" "psutil>=5.9,<8")
 [ -n "$GDB" ] && packages+=("gdb-for-pwndbg==$GDB")
+# shellcheck disable=SC2206
+[ -n "${EXTRA_PACKAGES:-}" ] && packages+=(${EXTRA_PACKAGES})
 "${PIP[@]}" "${packages[@]}"
 "$DIR/bin/python" -c "import numba, sys; print('compat venv', sys.version.split()[0], 'numba', numba.__version__)"
 if [ -n "$GDB" ]; then

@@ -173,6 +173,49 @@ CODE_TABLE: dict[str, CodeInfo] = {
         "a variable (e.g. in a loop) does not compile or needs a slow union.",
         "Use a tuple of one type, or index it with constants (t[0], t[1]).",
     ),
+    # --- CUDA kernels (numba.cuda / numba-cuda) -------------------------------------------------------
+    "cuda-kernel-return": CodeInfo(
+        "A CUDA kernel that returns a value",
+        f"{NUMBA_DOCS}/cuda/kernels.html#kernel-declaration",
+        "A kernel launch has no result: many threads run the kernel at once, and Numba compiles a kernel only with a void return type.",
+        "Write the result into an output array argument (out[i] = value) and return nothing. A device function (@cuda.jit(device=True)) may return a value.",
+    ),
+    "cuda-numpy-allocation": CodeInfo(
+        "NumPy allocation inside a CUDA kernel",
+        f"{NUMBA_DOCS}/cuda/memory.html#local-memory",
+        "Kernels and device functions cannot allocate memory dynamically: np.empty, np.zeros, np.arange and the like have no implementation on the GPU.",
+        "Allocate the array on the host (cuda.device_array) and pass it in, or use a fixed-size per-thread array (cuda.local.array(16, numba.float32)) or a per-block one (cuda.shared.array).",
+    ),
+    "cuda-array-shape": CodeInfo(
+        "A local or shared array whose shape is not a constant",
+        f"{NUMBA_DOCS}/cuda/memory.html#shared-memory-and-thread-synchronization",
+        "cuda.local.array and cuda.shared.array are sized when the kernel is compiled, so their shape must be a literal or a global constant, never a variable or a parameter.",
+        "Use a constant (a literal, or a module-level constant the kernel reads as a global); for a size known only at launch, use dynamic shared memory (cuda.shared.array(0, ...) and the launch's fourth configuration value).",
+    ),
+    "cuda-launch-arguments": CodeInfo(
+        "A kernel launch with the wrong number of arguments",
+        f"{NUMBA_DOCS}/cuda/kernels.html#kernel-invocation",
+        "The launch passes a different number of arguments than the kernel has parameters: it fails when it runs.",
+        "Pass one value per kernel parameter, in order; the launch configuration goes in the brackets (kernel[blocks, threads](...)).",
+    ),
+    "cuda-float64": CodeInfo(
+        "float64 arithmetic on float32 values in a kernel",
+        f"{NUMBA_DOCS}/cuda/fastmath.html",
+        "A Python float constant is a float64, so float32 * 2.0 computes in float64: on most GPUs float64 is many times slower than float32.",
+        "Write the constant as np.float32(2.0) (or numba.float32(2.0)), or divide by a float32 value, so the arithmetic stays float32.",
+    ),
+    "cuda-python-object": CodeInfo(
+        "A Python object, string or list in a kernel",
+        f"{NUMBA_DOCS}/cuda/cudapysupported.html",
+        "The GPU runs compiled code only: strings, lists, dicts, sets and other Python objects cannot be created or used there.",
+        "Use numbers, tuples and arrays in kernels; build strings and containers in the host code.",
+    ),
+    "cuda-exception": CodeInfo(
+        "An exception raised in a kernel",
+        f"{NUMBA_DOCS}/cuda/cudapysupported.html#exception-handling",
+        "Without debug=True a kernel's raise does nothing: the thread stops quietly (or goes on) and the host never sees the error.",
+        "Compile the kernel with debug=True, opt=False while debugging, or report errors through an output array (e.g. a flag the host checks).",
+    ),
 }
 
 SURPRISE_CODES = ("float-format", "bool-invert", "frozen-global")

@@ -32,6 +32,7 @@ _PARTS = (
     "callees",
     "containers",
     "core",
+    "cuda",
     "decorator_hooks",
     "inference",
     "inference_model",
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from pyserver.numba_api.containers import *  # noqa: F403
     from pyserver.numba_api.core import *  # noqa: F403
     from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
+    from pyserver.numba_api.cuda import *  # noqa: F403
     from pyserver.numba_api.decorator_hooks import *  # noqa: F403
     from pyserver.numba_api.inference import *  # noqa: F403
     from pyserver.numba_api.inference_model import *  # noqa: F403

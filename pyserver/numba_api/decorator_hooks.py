@@ -160,6 +160,13 @@ def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_rec
         module.guvectorize = lens_guvectorize
 
 
+def current_record_hooks() -> tuple[Callable[[Any], bool], RecordHook] | None:
+    """(is_workspace_function, on_record) of the installed hooks, for other targets' decorators."""
+    if not _hooks:
+        return None
+    return _hooks["is_workspace_function"], _hooks["on_record"]
+
+
 def original_jit_factory() -> Any:
     """Numba's own `_jit` factory (before the hooks replaced it, when they did)."""
     nb_decorators: Any = importlib.import_module("numba.core.decorators")

@@ -365,17 +365,21 @@ def _names_this_function(text: str, py_func: Any) -> bool:
 
 
 def infer(
-    dispatcher: Any, args: tuple[Any, ...], return_type: Any | None, list_param: str | None = None
+    dispatcher: Any,
+    args: tuple[Any, ...],
+    return_type: Any | None,
+    list_param: str | None = None,
+    flags: Any | None = None,
 ) -> Inference:
     """Front end + type inference of one function for one signature. Never compiles to LLVM.
 
     `list_param`: a parameter passed an untyped empty list; `.list_element` then says what the
-    function puts in it (callee_list_element)."""
+    function puts in it (callee_list_element). `flags`: another target's compile flags (cuda.py)."""
     started = time.perf_counter()
     result = Inference(args=args)
     py_func = dispatcher.py_func
     filename = py_func.__code__.co_filename
-    flags = _flags_for(dispatcher)
+    flags = _flags_for(dispatcher) if flags is None else flags
 
     states: list[Any] = []
 
@@ -396,7 +400,7 @@ def infer(
                 args=args,
                 return_type=return_type,
                 flags=flags,
-                locals=dispatcher.locals,
+                locals=getattr(dispatcher, "locals", {}),
                 pipeline_class=Pipeline,
             )
         except errors.NumbaError as exc:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pyserver.record import store, types_codec
+from pyserver.record.cuda_simulator import install_simulator_hook
 
 _CELL_FILE = re.compile(r"ipykernel_\d+[/\\]\d+\.py$")
 _EXCLUDED_PARTS = {"site-packages", "dist-packages", ".venv", "venv", "node_modules", ".tox"}
@@ -167,6 +168,8 @@ def install(signatures_path: str, root: str, notebook: str | None = None) -> Rec
                 _warn(exc)
 
     event.register("numba:compile", Listener())
+    # Kernels launched under the CUDA simulator compile nothing: their launches are recorded instead.
+    install_simulator_hook(lambda py_func, args, failed: recorder.on_compile_end(py_func, args, failed))
     try:
         _install_kernel_hooks(recorder)
     except Exception as exc:  # another Numba's internals: jitted functions are still recorded

@@ -199,3 +199,23 @@ def test_no_false_errors_on_correct_code(ws) -> None:
         "with_strings",
         "matrices",
     }
+
+
+def test_cuda_kernels_typed_with_the_mistake_at_the_operator(examples_engine, examples_dir: Path) -> None:
+    result, source = _analyze(examples_engine, examples_dir / "cuda_kernels.py")
+    (error,) = [d for d in result.diagnostics if d.severity == "error"]
+    assert error.code == "typing-error" and error.function == "add_one"
+    assert text_at(source, error) == "+"  # the operator, as for CPU functions
+    assert "add(float64, UniTuple(int64 x 2))" in error.message or "add(float64, Tuple(" in error.message
+    functions = {f.name: f for f in result.functions}
+    assert {f.kind for f in functions.values()} == {"cuda"}
+    scale = functions["scale"].signatures[0]
+    assert scale.ok and scale.source == "python-caller" and scale.return_type == "none"
+    assert scale.args == ["array(float64, 1d, C)", "float64", "array(float64, 1d, C)"]
+    assert {v.name: v.type for v in scale.variables}["i"] == "int64"
+    scaled = functions["scaled"].signatures[0]  # the device function: typed from the kernel's call
+    assert (
+        scaled.source == "caller"
+        and scaled.args == ["float64", "float64"]
+        and scaled.return_type == "float64"
+    )

@@ -440,6 +440,7 @@ _CREATED_KINDS = {
     "vectorize": "vectorize",
     "guvectorize": "guvectorize",
     "cfunc": "cfunc",
+    "cuda": "cuda",
 }
 
 

@@ -25,7 +25,7 @@ from pyserver.analysis.model import (
     SignatureResult,
 )
 from pyserver.analysis.worker.discover.discovery import JitFunction, find_jitted_functions, place_created
-from pyserver.analysis.worker.infer import kernels, recompiles
+from pyserver.analysis.worker.infer import cuda_kernels, kernels, recompiles
 from pyserver.analysis.worker.infer.analysis_run import AnalysisRun, CutoffMemo, Memo
 from pyserver.analysis.worker.infer.callee_resolution import CalleeResolution
 from pyserver.analysis.worker.infer.diagnostics import (
@@ -49,7 +49,7 @@ from pyserver.analysis.worker.signatures.signature_sources import (
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.record import store
 
-ANALYSED_KINDS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass-method"}
+ANALYSED_KINDS = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "jitclass-method", "cuda"}
 
 
 class Analyzer(CalleeResolution, DiagnosticReporting):
@@ -114,6 +114,8 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             result.elapsed_ms = (time.perf_counter() - started) * 1000.0
             return result
         run.discovered = {path: functions}
+        if any(f.kind == "cuda" for f in functions) or ("cuda" in source and "numba" in source):
+            numba_api.install_cuda_hooks()  # cuda.jit recorded like njit (numba.cuda imported only now)
         self.sources.cross_file.forget_from(path)
         self.sources.cross_file.start(run.real_path)
         load = self.loader.load(path, source, selective=selective, tree=index.tree)
@@ -177,6 +179,8 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                 self._invalid_signature_reporter(run, function),
                 unusable[function.name],
             )
+        cuda_kernels.launch_candidates(run)  # CUDA kernels: types from their launches
+        first_inference_diagnostic = len(result.diagnostics)
         # Infer every known signature; then the signatures callers pass to same-file callees.
         done: dict[str, set[tuple[Any, ...]]] = {name: set() for name in candidates}
         for _round in range(8):
@@ -202,6 +206,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             if not cands:
                 function = run.by_name[name]
                 result.diagnostics.append(self._no_signature(path, function, unusable.get(name, [])))
+        cuda_kernels.refine(run, first_inference_diagnostic)  # CUDA's own mistakes
         kernels.type_overloads(self, run)  # @overload implementations, from the calls that reached them
         for name, record in records.items():  # recorded compiles, each recompile explained (recompiles.py)
             key = store.function_key(os.path.relpath(path, self.root), name)

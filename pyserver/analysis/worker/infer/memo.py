@@ -160,7 +160,10 @@ class InferenceMemo:
         self._run.inferring.append(function)
         try:
             with numba_api.callee_resolver(self.resolve_callee):
-                inference = numba_api.infer(record.dispatcher, args, return_type)
+                if numba_api.is_cuda_dispatcher(record.dispatcher):
+                    inference = numba_api.infer_cuda(record.dispatcher, args, return_type)
+                else:
+                    inference = numba_api.infer(record.dispatcher, args, return_type)
         finally:
             self._run.inferring.pop()
             answers = self._run.callee_logs.pop()
