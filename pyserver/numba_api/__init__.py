@@ -21,6 +21,7 @@ What lives here:
 # resolver, inference, the replaced Numba methods (installed by `install()`, never at import) and the
 # parts that build on them. Everything public is re-exported here: callers write `numba_api.infer(...)`.
 from pyserver.numba_api.callees import *  # noqa: F403
+from pyserver.numba_api.constructors import *  # noqa: F403
 from pyserver.numba_api.containers import *  # noqa: F403
 from pyserver.numba_api.core import *  # noqa: F403
 from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401

@@ -27,6 +27,7 @@ from pyserver.analysis.worker.signatures.caller_slices import (
     enclosing_names,
     substitute_stand_ins,
 )
+from pyserver.analysis.worker.signatures.dtype_stand_ins import covered_names, substitute_dtypes
 
 COND = "__lens_cond"
 SLICE_CACHE_LIMIT = 2000
@@ -151,6 +152,7 @@ class CallerSliceTyping:
         values, unknown = self._globals(indexed, free - enclosing)
         for name in enclosing:  # a nested function reads its enclosing function's variable, not a global
             unknown[name] = f"'{name}' comes from the function '{scope.qualname}' is nested in"
+        self._cover_builtins(indexed, in_slice, probes, values, unknown, enclosing)
         # Poison: statements reading unknown names are left out; what they define is unknown too.
         poisoned: dict[str, str] = dict(unknown)
         live = set(kept)
@@ -206,13 +208,41 @@ class CallerSliceTyping:
         return SliceResult(cached.types, merged)
 
     @staticmethod
+    def _cover_builtins(
+        indexed: IndexedFile,
+        in_slice: list[Simple],
+        probes: list[Probe],
+        values: dict[str, Any],
+        unknown: dict[str, str],
+        enclosing: set[str],
+    ) -> None:
+        """Builtins Numba cannot type (`reversed`, `map`) are no obstacle where they are read only inside
+        a constructor whose dtype and rank fix its result (substitute_dtypes drops what is inside)."""
+        untypable = {
+            name: getattr(builtins, name)
+            for name in unknown
+            if hasattr(builtins, name)
+            and name not in indexed.imports
+            and name not in indexed.top_level_defs
+            and name not in enclosing
+        }
+        if not untypable:
+            return
+        roots: list[ast.AST] = [s.node for s in in_slice]
+        roots += [e for p in probes for e in p.expressions.values()]
+        for name in covered_names(roots, {**values, **untypable}) & set(untypable):
+            del unknown[name]
+            values[name] = untypable[name]
+
+    @staticmethod
     def _with_stand_ins(function: ast.FunctionDef, values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """The slice's text and globals, NumPy calls Numba cannot type replaced by their stand-ins."""
         text = ast.unparse(function)
         changed, stand_ins = substitute_stand_ins(function, text, values, numba_api.NUMPY_STAND_INS)
-        if not stand_ins:
+        changed, dtypes = substitute_dtypes(changed, text, {**values, **stand_ins})
+        if not stand_ins and not dtypes:
             return text, values
-        return ast.unparse(changed), {**values, **stand_ins}
+        return ast.unparse(changed), {**values, **stand_ins, **dtypes}
 
     def _synthesize(
         self,
