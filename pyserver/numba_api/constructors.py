@@ -13,11 +13,13 @@ import numpy as np
 from numba.core import errors
 from numba.core import types as nbtypes
 from numba.core.registry import cpu_target
+from numba.core.typing.typeof import typeof
 from numba.np import numpy_support
 
-__all__ = ["array_stand_in", "numba_dtype_supported"]
+__all__ = ["array_stand_in", "numba_dtype_supported", "python_value_stand_in"]
 
 _ARRAY_STAND_INS: dict[tuple[str, int], Callable[..., Any]] = {}
+_VALUE_STAND_INS: dict[type, Callable[..., Any]] = {}
 _ARRAY_STAND_IN_LIMIT = 256
 
 
@@ -41,7 +43,26 @@ def array_stand_in(dtype: np.dtype[Any], ndim: int) -> Callable[..., Any] | None
     found = _ARRAY_STAND_INS.get(key)
     if found is not None:
         return found
-    result = nbtypes.Array(numpy_support.from_dtype(dtype), ndim, "C")
+    stand_in = _typed_stand_in(nbtypes.Array(numpy_support.from_dtype(dtype), ndim, "C"))
+    if len(_ARRAY_STAND_INS) >= _ARRAY_STAND_IN_LIMIT:
+        _ARRAY_STAND_INS.pop(next(iter(_ARRAY_STAND_INS)))
+    _ARRAY_STAND_INS[key] = stand_in
+    return stand_in
+
+
+def python_value_stand_in(python_type: type) -> Callable[..., Any] | None:
+    """A function that a slice calls in place of a value known only to be an instance of `python_type`
+    (int or float: what argparse's `type=int` makes): typed as numba.typeof gives such a value."""
+    if python_type not in (int, float):
+        return None
+    found = _VALUE_STAND_INS.get(python_type)
+    if found is None:
+        found = _VALUE_STAND_INS[python_type] = _typed_stand_in(typeof(python_type()))
+    return found
+
+
+def _typed_stand_in(result: Any) -> Callable[..., Any]:
+    """A function of no arguments that Numba types as returning `result`."""
 
     def stand_in() -> Any:  # pragma: no cover - typed, never run
         raise RuntimeError("a Numba Lens stand-in: typed only")
@@ -56,7 +77,4 @@ def array_stand_in(dtype: np.dtype[Any], ndim: int) -> Callable[..., Any] | None
         return typer
 
     cpu_target.typing_context.refresh()  # load the new template before the next slice is typed
-    if len(_ARRAY_STAND_INS) >= _ARRAY_STAND_IN_LIMIT:
-        _ARRAY_STAND_INS.pop(next(iter(_ARRAY_STAND_INS)))
-    _ARRAY_STAND_INS[key] = stand_in
     return stand_in

@@ -203,7 +203,7 @@ class DtypePlan:
         if dtype_node is None and len(call.args) > position:
             dtype_node = call.args[position]
         dtype = None if dtype_node is None else self.dtype(dtype_node)
-        if dtype is None or not numba_api.numba_dtype_supported(dtype):
+        if dtype_node is None or dtype is None or not numba_api.numba_dtype_supported(dtype):
             return False
         if name in _FROM_DATA and len(call.args) in (1, 2) and all(k.arg == "dtype" for k in call.keywords):
             rank = self._rank(call.args[0], None if dtype.names is None else len(dtype.names))
@@ -245,14 +245,19 @@ def covered_names(roots: Iterable[ast.AST], values: dict[str, Any]) -> set[str]:
 
 
 def substitute_dtypes(
-    function: ast.FunctionDef, source: str, values: dict[str, Any]
+    function: ast.FunctionDef,
+    source: str,
+    values: dict[str, Any],
+    replaced: dict[int, tuple[str, Any, bool]] | None = None,
 ) -> tuple[ast.FunctionDef, dict[str, Any]]:
     """The slice with each constructor or dtype the source fixes replaced by a global (a stand-in
-    call, a NumPy scalar type or a dtype value), and the globals to add. The AST shared with the parsed
-    file is never changed: the slice is copied first."""
-    if "dtype" not in source:
+    call, a NumPy scalar type or a dtype value), and the globals to add; also the nodes in `replaced`
+    (by id: (the global's name, its value, whether it is called)). The AST shared with the parsed file
+    is never changed: the slice is copied first."""
+    if "dtype" not in source and not replaced:
         return function, {}
     plan = DtypePlan([function], values)
+    plan.replacements.update(replaced or {})
     if not plan.replacements:
         return function, {}
     changed = copy.deepcopy(function)
