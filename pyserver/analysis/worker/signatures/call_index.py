@@ -71,6 +71,9 @@ class IndexedFile:
     calls: dict[str, list[CallSite]]  # first name of the callee expression -> sites
     scopes: dict[str, Scope]
     has_walrus: bool = True  # ":=" occurs in the text: an assignment expression may bind a name
+    # module-level name -> the top-level function a Numba decorator call made it from, for a function
+    # with exactly one such name (`fast = jit(nopython=True)(slow)`): calling it compiles that function
+    jit_aliases: dict[str, str] = field(default_factory=dict)
 
 
 def ast_nodes(root: ast.AST) -> list[ast.AST]:
@@ -160,10 +163,64 @@ def index_source(
         scopes={},
         has_walrus=":=" in source,
     )
+    indexed.jit_aliases = _jit_aliases(tree, imports, indexed.top_level_defs)
     module_scope = Scope(path, "<module>", tree)
     indexed.scopes["<module>"] = module_scope
     _collect_calls(indexed, tree.body, module_scope, "")
     return indexed
+
+
+_NUMBA_JITS = ("jit", "njit")
+
+
+def _is_numba_jit(node: ast.expr, imports: dict[str, tuple[str, int, str | None]]) -> bool:
+    """`jit`, `njit`, `numba.njit`, `nb.jit` (imported from numba), or a call of one (`jit(nopython=True)`)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Name):
+        found = imports.get(node.id)
+        return found is not None and found[0] == "numba" and found[2] in _NUMBA_JITS
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in _NUMBA_JITS:
+        return imports.get(node.value.id) == ("numba", 0, None)
+    return False
+
+
+def _jit_aliases(
+    tree: ast.Module,
+    imports: dict[str, tuple[str, int, str | None]],
+    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> dict[str, str]:
+    """Module-level `fast = jit(...)(slow)` / `fast = njit(slow)`: fast -> slow, for a function that
+    has exactly one dispatcher made this way and a name assigned once (a parallel and a serial
+    dispatcher over one function are two dispatchers: neither gets the other's calls)."""
+    assigned: dict[str, int] = {}
+    made: dict[str, list[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        assigned[name.id] = assigned.get(name.id, 0) + 1
+        if not (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
+            continue
+        value = node.value
+        if (
+            isinstance(value, ast.Call)
+            and len(value.args) == 1
+            and not value.keywords
+            and isinstance(value.args[0], ast.Name)
+            and value.args[0].id in defs
+            and _is_numba_jit(value.func, imports)
+        ):
+            made.setdefault(value.args[0].id, []).append(node.targets[0].id)
+    return {
+        names[0]: function
+        for function, names in made.items()
+        if len(names) == 1 and assigned.get(names[0]) == 1 and names[0] not in defs
+    }
 
 
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
@@ -314,7 +371,7 @@ class CallIndex:
     def binding(self, indexed: IndexedFile, name: str) -> tuple[str, str] | None:
         """What a module-level name of `indexed` refers to in the workspace: (file, function) for a
         function (defined there or imported from a workspace module), (file, "") for a module."""
-        if name in indexed.top_level_defs:
+        if name in indexed.top_level_defs or name in indexed.jit_aliases:
             return (indexed.path, name)
         imported = indexed.imports.get(name)
         if imported is None:
@@ -335,19 +392,24 @@ class CallIndex:
         if real is None:  # asked for each function of a file: one realpath (an lstat per folder) per refresh
             real = self._real_paths[path] = os.path.realpath(path)
         sites: list[CallSite] = []
+        home = self.files.get(real)
+        # the names that call the function's dispatcher: its own, or the one a jit call made of it
+        aliases = [a for a, f in (home.jit_aliases if home else {}).items() if f == function]
+        # a call of the plain function runs Python (compiles nothing) unless a decorator jitted it
+        plain_runs_python = bool(aliases) and home is not None and function not in home.jitted
+        through = aliases if plain_runs_python else [function, *aliases]
         for indexed in self.files.values():
             # Only the names a call can reach the function through: its own, or an imported name.
             names = [n for n in indexed.imports if n in indexed.calls]
-            if function in indexed.calls and function not in indexed.imports:
-                names.append(function)
+            names += [n for n in through if n in indexed.calls and n not in indexed.imports]
             for first in names:
                 bound = self.binding(indexed, first)
                 if bound is None:
                     continue
                 for site in indexed.calls[first]:
-                    if site.name == first and bound == (real, function):
+                    if site.name == first and bound in [(real, n) for n in through]:
                         sites.append(site)
-                    elif site.name == f"{first}.{function}" and bound == (real, ""):
+                    elif site.name in [f"{first}.{n}" for n in through] and bound == (real, ""):
                         sites.append(site)
         sites.sort(key=lambda s: (s.scope.path != real, s.scope.path, s.call.lineno, s.call.col_offset))
         return sites
