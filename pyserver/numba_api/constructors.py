@@ -16,7 +16,7 @@ from numba.core.registry import cpu_target
 from numba.core.typing.typeof import typeof
 from numba.np import numpy_support
 
-__all__ = ["array_stand_in", "numba_dtype_supported", "python_value_stand_in"]
+__all__ = ["array_stand_in", "defaults_applied", "numba_dtype_supported", "python_value_stand_in"]
 
 _ARRAY_STAND_INS: dict[tuple[str, int], Callable[..., Any]] = {}
 _VALUE_STAND_INS: dict[type, Callable[..., Any]] = {}
@@ -78,3 +78,18 @@ def _typed_stand_in(result: Any) -> Callable[..., Any]:
 
     cpu_target.typing_context.refresh()  # load the new template before the next slice is typed
     return stand_in
+
+
+def defaults_applied(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """Argument types with each left-out default (`omitted(default=1.0)`) replaced by the type of its
+    value, as a jitclass's constructor called from Python passes it (it applies the defaults before
+    calling the compiled __init__). None when a default has no Numba type."""
+    applied = []
+    for arg in args:
+        if isinstance(arg, nbtypes.Omitted):
+            try:
+                arg = typeof(arg.value)
+            except (ValueError, TypeError):
+                return None
+        applied.append(arg)
+    return tuple(applied)

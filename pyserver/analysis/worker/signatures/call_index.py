@@ -74,6 +74,7 @@ class IndexedFile:
     # module-level name -> the top-level function a Numba decorator call made it from, for a function
     # with exactly one such name (`fast = jit(nopython=True)(slow)`): calling it compiles that function
     jit_aliases: dict[str, str] = field(default_factory=dict)
+    top_level_classes: set[str] = field(default_factory=set)  # a jitclass's calls construct it
 
 
 def ast_nodes(root: ast.AST) -> list[ast.AST]:
@@ -164,6 +165,7 @@ def index_source(
         has_walrus=":=" in source,
     )
     indexed.jit_aliases = _jit_aliases(tree, imports, indexed.top_level_defs)
+    indexed.top_level_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     module_scope = Scope(path, "<module>", tree)
     indexed.scopes["<module>"] = module_scope
     _collect_calls(indexed, tree.body, module_scope, "")
@@ -371,7 +373,7 @@ class CallIndex:
     def binding(self, indexed: IndexedFile, name: str) -> tuple[str, str] | None:
         """What a module-level name of `indexed` refers to in the workspace: (file, function) for a
         function (defined there or imported from a workspace module), (file, "") for a module."""
-        if name in indexed.top_level_defs or name in indexed.jit_aliases:
+        if name in indexed.top_level_defs or name in indexed.jit_aliases or name in indexed.top_level_classes:
             return (indexed.path, name)
         imported = indexed.imports.get(name)
         if imported is None:

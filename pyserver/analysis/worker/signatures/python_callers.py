@@ -125,8 +125,12 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
 
     # -------------------------------------------------------------------------------------- public
 
-    def signatures(self, path: str, function: str, dispatcher: Any) -> Findings:
-        """Argument-type tuples that the Python calls of `function` (top level of `path`) pass."""
+    def signatures(
+        self, path: str, function: str, dispatcher: Any, leading: tuple[Any, ...] = ()
+    ) -> Findings:
+        """Argument-type tuples that the Python calls of `function` (top level of `path`) pass; `leading`:
+        types the dispatcher's function takes before the call's arguments (a jitclass's instance, for
+        its constructor's calls)."""
         findings = Findings()
         sites = self.index.calls_to(path, function)[:MAX_SITES]
         findings.sites = len(sites)
@@ -155,7 +159,7 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                     "dispatcher takes as Numba typed it"
                 )
                 continue
-            folded = numba_api.fold_call_types(dispatcher, tuple(converted), converted_kw)  # type: ignore[arg-type]
+            folded = numba_api.fold_call_types(dispatcher, (*leading, *converted), converted_kw)  # type: ignore[arg-type]
             if folded is None:
                 findings.reasons.append(
                     f"the call at {_site_where(site)}: its arguments do not fit the parameters"
