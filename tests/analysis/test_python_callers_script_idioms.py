@@ -36,6 +36,9 @@ EXPRESSIONS = [
     "np.empty(n, dtype='complex128')",
 ]
 
+# dtypes whose scalar type loses their byte order or length: left to Numba's own typing, never derived
+NOT_DERIVED = ["np.zeros(n, dtype='U10')", "np.zeros(n, dtype='S4')", "np.ones(n, dtype='U3')"]
+
 
 def _truth(expression: str) -> str:
     namespace: dict[str, object] = {"np": np}
@@ -51,3 +54,9 @@ def test_script_idioms_get_numpys_own_types(ws) -> None:
     missing = sorted(set(truth) - set(found), key=lambda c: int(c.split("_")[1]))
     print({c: EXPRESSIONS[int(c.split("_")[1])] for c in missing})
     assert missing == []
+
+
+def test_dtypes_whose_scalar_type_loses_information_are_not_derived(ws) -> None:
+    found, truth = first_argument_by_caller(ws, "pc_script_idioms_not.py", NOT_DERIVED, SETUP, _truth)
+    wrong = {name: (args, truth[name]) for name, args in found.items() if args != truth[name]}
+    assert wrong == {}

@@ -36,6 +36,14 @@ def _numeric_constant(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float, complex, bool)
 
 
+def _plain_or_structured(dtype: np.dtype[Any]) -> bool:
+    """A dtype Numba holds that its scalar type names exactly (`float32`, not `>f4` or `<U10`, whose byte
+    order or length the scalar type loses), or a structured dtype (passed on as the dtype itself)."""
+    if not numba_api.numba_dtype_supported(dtype):
+        return False
+    return dtype.names is not None or np.dtype(dtype.type) == dtype
+
+
 class DtypePlan:
     """What the calls of a slice's statements become: each constructor call or dtype expression that
     the slice fixes, by node id, with the global that replaces it."""
@@ -183,7 +191,7 @@ class DtypePlan:
             target = node.targets[0] if len(node.targets) == 1 else None
             if isinstance(target, ast.Name) and self._definitions.get(target.id) is node.value:
                 structured = self._structured(node.value, 0)
-                if structured is not None and numba_api.numba_dtype_supported(structured):
+                if structured is not None and _plain_or_structured(structured):
                     self._replace(node.value, "dtype", structured, structured, False)
                     return
         if isinstance(node, ast.Call):
@@ -203,7 +211,7 @@ class DtypePlan:
         if dtype_node is None and len(call.args) > position:
             dtype_node = call.args[position]
         dtype = None if dtype_node is None else self.dtype(dtype_node)
-        if dtype_node is None or dtype is None or not numba_api.numba_dtype_supported(dtype):
+        if dtype_node is None or dtype is None or not _plain_or_structured(dtype):
             return False
         if name in _FROM_DATA and len(call.args) in (1, 2) and all(k.arg == "dtype" for k in call.keywords):
             rank = self._rank(call.args[0], None if dtype.names is None else len(dtype.names))
