@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
@@ -56,6 +56,7 @@ class CallSite:
     call: ast.Call
     name: str  # the local name (`kernel`) or `module.attr` text it was called through
     anchor: ast.stmt | None = None  # for a value that is not a call (a fixture's return): its statement
+    receiver: bool = False  # a method call (`bag.increment(3)`): its receiver is the first argument
 
 
 @dataclass
@@ -387,6 +388,19 @@ class CallIndex:
             return (submodule, "")
         target = self.resolve_module(indexed, module, level)
         return (target, attr) if target else None
+
+    def method_calls(self, method: str) -> list[CallSite]:
+        """The Python calls in the workspace of a method named `method` on a variable (`bag.increment(3)`),
+        whatever its class: the receiver's type, typed with the arguments, tells which class it is."""
+        sites: list[CallSite] = []
+        for indexed in self.files.values():
+            for first, candidates in indexed.calls.items():
+                bound = self.binding(indexed, first)
+                if bound is not None and not bound[1]:
+                    continue  # a module's function
+                sites += [replace(s, receiver=True) for s in candidates if s.name == f"{first}.{method}"]
+        sites.sort(key=lambda s: (s.scope.path, s.call.lineno, s.call.col_offset))
+        return sites
 
     def calls_to(self, path: str, function: str) -> list[CallSite]:
         """The Python call sites in the workspace of `function` (a top-level function of `path`)."""

@@ -74,11 +74,16 @@ def flatten(
     jitted: frozenset[str] = frozenset(),
     walrus: bool = True,
 ) -> None:
-    """`jitted`: names of the module's jitted functions: globals the slice may call, not opaque.
+    """`jitted`: names of the module's jitted functions and jitclasses: globals the slice may call, not
+    opaque.
     `walrus`: the file may hold an assignment expression (else no statement is searched for one)."""
     for stmt in body:
         position = (stmt.lineno, stmt.col_offset)
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and not loops and stmt.name in jitted:
+        if (
+            isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and not loops
+            and stmt.name in jitted
+        ):
             continue
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             what = "a class" if isinstance(stmt, ast.ClassDef) else "a Python function"

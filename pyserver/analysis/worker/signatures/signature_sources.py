@@ -308,6 +308,17 @@ class SignatureSources:
                     caller = caller_link(link)
                     if caller not in candidate.callers:
                         candidate.callers.append(caller)
+        elif function.kind == "jitclass-method" and self_type is not None and not record.signatures:
+            # its calls on instances from Python (`bag.increment(3)`), the receiver typed as this class's
+            self._ensure_python_callers()
+            method = function.name.split(".")[-1]
+            findings = self.python_callers.method_signatures(method, record.dispatcher, self_type)
+            for call_types in findings.signatures:
+                candidate = add(call_types.args, None, "python-caller")
+                for link in call_types.links:
+                    caller = caller_link(link)
+                    if caller not in candidate.callers:
+                        candidate.callers.append(caller)
         # Jitted callers in other workspace files (seen when their files were analysed).
         calls = self.cross_file.calls
         current_params = str(signature)  # params_text(py_func)

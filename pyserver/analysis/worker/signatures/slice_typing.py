@@ -124,6 +124,12 @@ class CallerSliceTyping:
             if loaded is not None and name in indexed.jitted and hasattr(loaded, name):
                 return getattr(loaded, name), None
             return None, f"'{name}' is a Python function, which Numba cannot type"
+        if name in indexed.top_level_classes:
+            loaded = self._module_for(indexed.path)
+            value = getattr(loaded, name, None) if loaded is not None else None
+            if value is not None and numba_api.jitclass_methods(value) is not None:
+                return value, None  # a jitclass: Numba types its constructor
+            return None, f"'{name}' is a Python class, which Numba cannot type"
         if hasattr(builtins, name):
             return getattr(builtins, name), None
         if name in (ITER, NEXT):  # a comprehension_rewrite's
