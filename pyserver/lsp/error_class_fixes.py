@@ -1,10 +1,12 @@
 """Quick fixes for the error classes of pyserver.analysis.worker.report.explain (a diagnostic's data["errorClass"]):
 `@njit` on a plain Python helper the jitted code calls, `.astype(np.float64)` on an integer array passed
-to np.linalg, a global list turned into a tuple, a typed empty dict (placeholder types)."""
+to np.linalg, a global list turned into a tuple, a typed empty dict (placeholder types), `%` formatting of
+integers rebuilt with str() and `+`."""
 
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from pyserver.lsp.source_edits import Edit, Fix, import_edit, module_alias, node_edit, numba_name
@@ -140,6 +142,81 @@ def empty_dict_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fix]
     return [Fix(f"Use {typed} (str keys and float64 values are placeholders: put your types)", edits)]
 
 
+_INTEGER = r"(?:u?int(?:8|16|32|64)|Literal\[int\]\(-?\d+\))"
+_PLACEHOLDER = re.compile(r"%(.)")
+
+
+def _formatted_count(operands: str) -> int | None:
+    """How many integers `%` formats, from Numba's type of its right operand; None: not all integers."""
+    if re.fullmatch(_INTEGER, operands):
+        return 1
+    uniform = re.fullmatch(rf"UniTuple\({_INTEGER} x (\d+)\)", operands)
+    if uniform:
+        return int(uniform.group(1))
+    mixed = re.fullmatch(r"Tuple\((.*)\)", operands)
+    if mixed and all(re.fullmatch(_INTEGER, t) for t in mixed.group(1).split(", ")):
+        return len(mixed.group(1).split(", "))
+    return None
+
+
+def string_format_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fix]:
+    """`"%d items" % n` -> `str(n) + " items"` where every value `%` formats is an integer (Numba's str()
+    of an integer gives the text %d does) and the format has only %d, %i, %s and %%."""
+    tree = parse_module(source)
+    operands = data.get("operands")
+    count = _formatted_count(operands) if isinstance(operands, str) else None
+    if tree is None or count is None:
+        return []
+    found = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Mod)
+        and node.lineno == line1
+        and isinstance(node.left, ast.Constant)
+        and isinstance(node.left.value, str)
+        and node.left.value == data.get("format")
+    ]
+    if len(found) != 1:
+        return []
+    binop = found[0]
+    pieces = _PLACEHOLDER.split(str(data.get("format")))  # text, conversion, text, ...
+    conversions = pieces[1::2]
+    if any(c not in "dis%" for c in conversions) or sum(c != "%" for c in conversions) != count:
+        return []
+    right = ast.get_source_segment(source, binop.right)
+    if right is None:
+        return []
+    if count == 1:
+        values = [
+            right
+            if isinstance(binop.right, ast.Name | ast.Attribute | ast.Subscript | ast.Call)
+            else f"({right})"
+        ]
+    elif isinstance(binop.right, ast.Tuple):
+        values = [ast.get_source_segment(source, e) or "" for e in binop.right.elts]
+    else:
+        values = [f"{right}[{i}]" for i in range(count)]
+    parts: list[str] = []
+    text = ""
+    for index, piece in enumerate(pieces):
+        if index % 2 == 0:
+            text += piece
+        elif piece == "%":
+            text += "%"
+        else:
+            if text:
+                parts.append(repr(text))
+                text = ""
+            parts.append(f"str({values.pop(0)})")
+    if text:
+        parts.append(repr(text))
+    new_text = " + ".join(parts)
+    return [
+        Fix(f"Build the text without %: {new_text}", [node_edit(cached_lines(source), binop, new_text)], True)
+    ]
+
+
 def error_class_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fix]:
     kind = data.get("errorClass")
     if kind == "plain-function":
@@ -148,6 +225,8 @@ def error_class_fixes(source: str, line1: int, data: dict[str, Any]) -> list[Fix
         return linalg_float_fixes(source, line1, data)
     if kind == "global-container":
         return global_list_fixes(source, data)
+    if kind == "string-formatting":
+        return string_format_fixes(source, line1, data)
     if kind == "empty-container":
         return empty_dict_fixes(source, line1, data)
     return []

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 _PARTS = (
     "callees",
+    "constructors",
     "containers",
     "core",
     "cuda",
@@ -46,6 +47,7 @@ _PARTS = (
 
 if TYPE_CHECKING:
     from pyserver.numba_api.callees import *  # noqa: F403
+    from pyserver.numba_api.constructors import *  # noqa: F403
     from pyserver.numba_api.containers import *  # noqa: F403
     from pyserver.numba_api.core import *  # noqa: F403
     from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401

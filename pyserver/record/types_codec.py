@@ -21,6 +21,7 @@ from numba.core import types as _types
 types: Any = _types
 
 Encoded = dict[str, Any]
+_GENERATOR_TYPE = getattr(types, "NumPyRandomGeneratorType", None)  # Numba >= 0.56
 # Names whose str() is not an attribute of numba.core.types on every supported Numba: Numba 0.59 has no
 # `types.bool` (str(types.boolean) is "bool" there too).
 _ALIASES = {"bool": "boolean"}
@@ -251,6 +252,8 @@ def _encode(ty: Any, encoder: _Encoder) -> Encoded:
         if value is None or type(value) in _PLAIN:  # np.float64 is a float, but not the same default
             return {"kind": "omitted", "value": value}
         raise _Unsupported(str(ty))
+    if _GENERATOR_TYPE is not None and isinstance(ty, _GENERATOR_TYPE):
+        return {"kind": "numpy_generator"}  # a numpy.random.Generator passed in: one type, no parameters
     name = str(ty)
     if _named(name) == ty:
         return {"kind": "named", "name": name}
@@ -366,4 +369,6 @@ def _decode(encoded: Encoded, decode: Callable[[Encoded], Any], find: Any, value
         return types.literal(encoded["value"])
     if kind == "omitted":
         return types.Omitted(encoded["value"])
+    if kind == "numpy_generator" and _GENERATOR_TYPE is not None:
+        return _GENERATOR_TYPE("NumPyRandomGeneratorType")  # the type numba.typeof gives a Generator
     raise ValueError(f"unknown type encoding: {encoded!r}")

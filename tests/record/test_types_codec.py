@@ -40,6 +40,7 @@ STORABLE = [
     types.literal("text"),
     types.Omitted(None),
     types.Omitted(2),
+    typeof(np.random.default_rng(0)),  # a numpy.random.Generator passed to a kernel
 ]
 
 

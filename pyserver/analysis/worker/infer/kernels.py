@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 KERNEL_KINDS = ("vectorize", "guvectorize")
-_PLACEHOLDER = "float64"
 _ARRAY_TEXT = re.compile(r"^(readonly )?array\((\w+), (\d+)d, ([CFA])\)$")
 
 
@@ -37,19 +36,23 @@ def _array_text(dtype: str, ndim: int, layout: str = "A") -> str:
     return f"{dtype}[{', '.join(dims)}]"
 
 
+def _slot(param: str) -> str:
+    """Where a type goes in an example: named after its parameter, never a made-up type."""
+    return f"<type of {param}>"
+
+
 def example_loop_signature(kind: str, params: list[str], options: dict[str, Any]) -> str:
-    """A loop signature of the right shape for this kernel, as written in its decorator."""
+    """The shape of a loop signature for this kernel, as written in its decorator: the rank of each
+    argument where the layout fixes it, a slot for each type (nothing shows them: no example)."""
     if kind == "vectorize":
-        inner = ", ".join(_PLACEHOLDER for _ in params) or _PLACEHOLDER
-        return f'@vectorize(["{_PLACEHOLDER}({inner})"])'
+        return f'@vectorize(["<result type>({", ".join(_slot(p) for p in params or ["x"])})"])'
     layout = str(options.get("layout") or "")
     dimensions = layout_dimensions(layout) if layout else None
     if dimensions is None or sum(len(side) for side in dimensions) != len(params):
-        inner = ", ".join(_array_text(_PLACEHOLDER, 1) for _ in params)
-        return f'@guvectorize(["void({inner})"], "(n)->()")'
+        return f'@guvectorize(["void({", ".join(_slot(p) for p in params or ["x"])})"], "<layout>")'
     inputs, outputs = dimensions
-    parts = [_PLACEHOLDER if n == 0 else _array_text(_PLACEHOLDER, n) for n in inputs]
-    parts += [_array_text(_PLACEHOLDER, max(n, 1)) for n in outputs]  # outputs are always arrays
+    ranks = [*inputs, *(max(n, 1) for n in outputs)]  # outputs are always arrays
+    parts = [_slot(p) if n == 0 else _array_text(_slot(p), n) for p, n in zip(params, ranks, strict=True)]
     return f'@guvectorize(["void({", ".join(parts)})"], "{layout}")'
 
 
@@ -75,14 +78,21 @@ def how_to_get_types(kind: str, name: str, params: list[str], options: dict[str,
     return None
 
 
+def _typed_params(params: list[str]) -> list[str]:
+    """The parameters a signature spells: all but a method's `self` (a jitclass gives its type)."""
+    return [p for p in params if p != "self"] or params
+
+
 def annotation_example(params: list[str]) -> str:
-    """Valid syntax for annotating every parameter: `a: float64[:], out: float64[:]`."""
-    return ", ".join(f"{p}: {_array_text(_PLACEHOLDER, 1)}" for p in params or ["x"])
+    """The shape of annotations for every parameter: `a: <type of a>, n: <type of n>`."""
+    return ", ".join(f"{p}: {_slot(p)}" for p in _typed_params(params) or ["x"])
 
 
 def njit_signature_example(params: list[str]) -> str:
-    """A signature string of the function's arity: `float64(float64[:], float64[:])`."""
-    return f"{_PLACEHOLDER}({', '.join(_array_text(_PLACEHOLDER, 1) for _ in params)})"
+    """The shape of a signature of the function's arguments (no return type: Numba infers it, and a
+    function may return nothing): `(<type of a>, <type of n>)`."""
+    slots = [_slot(p) for p in _typed_params(params)]
+    return f"({', '.join(slots)}{',' if len(slots) == 1 else ''})"
 
 
 def loop_signature(kind: str, args: list[str], return_type: str | None) -> str | None:
@@ -111,8 +121,9 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
     """The last sentence of the no-signature note, in the words of the function's kind."""
     if kind in KERNEL_KINDS:
         return (
-            f"Give it loop signatures ({example_loop_signature(kind, params, options)}), or record real calls "
-            f"with {RECORD_HINT}: every loop the run compiles is recorded."
+            f"Give it loop signatures ({example_loop_signature(kind, params, options)}; no example: nothing in "
+            f"the workspace shows its types), or record real calls with {RECORD_HINT}: every loop the run "
+            "compiles is recorded."
         )
     if kind in ("overload", "overload-method"):
         return (
@@ -120,9 +131,9 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
             f"{RECORD_HINT}."
         )
     return (
-        f'Give it a signature (for example @njit("{njit_signature_example(params)}")), annotate its '
-        f"parameters (for example {annotation_example(params)}), call it from a checked jitted function, "
-        f"or record real calls with {RECORD_HINT}."
+        f'Give it a signature of its argument types (@njit("{njit_signature_example(params)}")) or annotate '
+        f"its parameters ({annotation_example(params)}): no example, nothing in the workspace shows their "
+        f"types. Or call it from a checked jitted function, or record real calls with {RECORD_HINT}."
     )
 
 

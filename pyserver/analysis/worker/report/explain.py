@@ -194,11 +194,14 @@ def _string_formatting(text: str) -> Explanation | None:
     method = re.search(r"Unknown attribute 'format' of type (Literal\[str\]|unicode_type)", text)
     if not percent and not method:
         return None
+    # the types `%` formats (`mod(Literal[str](%d items), int64)`): a quick fix needs them to be integers
+    operands = re.search(r"\bmod\(Literal\[str\]\((.*)\), (.+?)\)\s*$", text, re.MULTILINE)
     return Explanation(
         "Compiled code has no `%` formatting and no str.format(); f-strings work only for strings and "
         "integers.",
         "Return the numbers and format the text in Python, or join pieces with str(int_value) and `+`.",
         "string-formatting",
+        {"format": operands.group(1), "operands": operands.group(2)} if operands else {},
     )
 
 
@@ -348,6 +351,49 @@ def _attribute(text: str) -> Explanation | None:
         f"Use a supported equivalent, or do the '{attribute}' step in Python on the function's result.",
         "attribute",
         {"attribute": attribute},
+    )
+
+
+_UNDECIDED_MEMBER_RE = re.compile(r"Undecided type \$\w*load_(?:method|attr)[\w.]* := <undecided>")
+_NO_CONVERSION_RE = re.compile(r"No conversion from (.+?) to (.+?) for '([^']+)'(?:, defined at \S+)?")
+
+
+def in_user_terms(message: str) -> str:
+    """A short message of Numba's in the user's terms where it names Numba's own temporaries (`$6load_
+    method.2`, `'$26return_value.3', defined at None`): what the code does, with the types."""
+    if _UNDECIDED_MEMBER_RE.search(message):
+        return (
+            "The method or attribute used on this line has no type in compiled code, so neither has its "
+            "result (the error about the attribute on this line says why)"
+        )
+    found = _NO_CONVERSION_RE.search(message)
+    if found is None:
+        return message
+    source, target, name = plain_types(found.group(1)), plain_types(found.group(2)), found.group(3)
+    if "return_value" in name:
+        told = (
+            f"A return statement gives {source}, but the function's return type is {target} (set by its "
+            "other returns or its signature): a compiled function returns one type"
+        )
+    elif name.startswith("$"):
+        told = f"A value of type {source} cannot be converted to {target} here"
+    else:
+        told = f"'{name.split('.')[0]}' gets a {source}, which cannot be converted to its type {target}"
+    return message[: found.start()] + told + message[found.end() :]
+
+
+@_matcher
+def _return_conversion(text: str) -> Explanation | None:
+    found = _NO_CONVERSION_RE.search(text)
+    if found is None or "return_value" not in found.group(3):
+        return None
+    source, target = plain_types(found.group(1)), plain_types(found.group(2))
+    return Explanation(
+        f"A return statement gives {source}, but the function's return type is {target}: its other returns "
+        "(or its declared signature) fix it, and a compiled function has one return type.",
+        "Return the same type on every path (the same tuple shape everywhere, or a number everywhere), or "
+        "declare the return type the function really has.",
+        "unify-return",
     )
 
 

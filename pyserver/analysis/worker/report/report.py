@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from pyserver.analysis.model import Range
-from pyserver.analysis.worker.report.explain import clean_text
+from pyserver.analysis.worker.report.explain import clean_text, in_user_terms
 
 # Numba's operator function names -> the AST operator classes they come from.
 _BINOPS: dict[str, type[ast.operator]] = {
@@ -110,7 +110,7 @@ def short_message(text: str) -> str:
             break
     message = (" ".join(head).strip() or text.splitlines()[0]) if text else "Numba reported an error"
     message = re.sub(r"\s+", " ", message)
-    return message.replace(" .", ".")
+    return in_user_terms(message.replace(" .", "."))
 
 
 def file_lines(text: str, path: str) -> list[int]:

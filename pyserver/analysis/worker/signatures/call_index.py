@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
@@ -56,6 +56,7 @@ class CallSite:
     call: ast.Call
     name: str  # the local name (`kernel`) or `module.attr` text it was called through
     anchor: ast.stmt | None = None  # for a value that is not a call (a fixture's return): its statement
+    receiver: bool = False  # a method call (`bag.increment(3)`): its receiver is the first argument
 
 
 @dataclass
@@ -71,6 +72,10 @@ class IndexedFile:
     calls: dict[str, list[CallSite]]  # first name of the callee expression -> sites
     scopes: dict[str, Scope]
     has_walrus: bool = True  # ":=" occurs in the text: an assignment expression may bind a name
+    # module-level name -> the top-level function a Numba decorator call made it from, for a function
+    # with exactly one such name (`fast = jit(nopython=True)(slow)`): calling it compiles that function
+    jit_aliases: dict[str, str] = field(default_factory=dict)
+    top_level_classes: set[str] = field(default_factory=set)  # a jitclass's calls construct it
 
 
 def ast_nodes(root: ast.AST) -> list[ast.AST]:
@@ -160,10 +165,65 @@ def index_source(
         scopes={},
         has_walrus=":=" in source,
     )
+    indexed.jit_aliases = _jit_aliases(tree, imports, indexed.top_level_defs)
+    indexed.top_level_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     module_scope = Scope(path, "<module>", tree)
     indexed.scopes["<module>"] = module_scope
     _collect_calls(indexed, tree.body, module_scope, "")
     return indexed
+
+
+_NUMBA_JITS = ("jit", "njit")
+
+
+def _is_numba_jit(node: ast.expr, imports: dict[str, tuple[str, int, str | None]]) -> bool:
+    """`jit`, `njit`, `numba.njit`, `nb.jit` (imported from numba), or a call of one (`jit(nopython=True)`)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Name):
+        found = imports.get(node.id)
+        return found is not None and found[0] == "numba" and found[2] in _NUMBA_JITS
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in _NUMBA_JITS:
+        return imports.get(node.value.id) == ("numba", 0, None)
+    return False
+
+
+def _jit_aliases(
+    tree: ast.Module,
+    imports: dict[str, tuple[str, int, str | None]],
+    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> dict[str, str]:
+    """Module-level `fast = jit(...)(slow)` / `fast = njit(slow)`: fast -> slow, for a function that
+    has exactly one dispatcher made this way and a name assigned once (a parallel and a serial
+    dispatcher over one function are two dispatchers: neither gets the other's calls)."""
+    assigned: dict[str, int] = {}
+    made: dict[str, list[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        assigned[name.id] = assigned.get(name.id, 0) + 1
+        if not (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
+            continue
+        value = node.value
+        if (
+            isinstance(value, ast.Call)
+            and len(value.args) == 1
+            and not value.keywords
+            and isinstance(value.args[0], ast.Name)
+            and value.args[0].id in defs
+            and _is_numba_jit(value.func, imports)
+        ):
+            made.setdefault(value.args[0].id, []).append(node.targets[0].id)
+    return {
+        names[0]: function
+        for function, names in made.items()
+        if len(names) == 1 and assigned.get(names[0]) == 1 and names[0] not in defs
+    }
 
 
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
@@ -314,7 +374,7 @@ class CallIndex:
     def binding(self, indexed: IndexedFile, name: str) -> tuple[str, str] | None:
         """What a module-level name of `indexed` refers to in the workspace: (file, function) for a
         function (defined there or imported from a workspace module), (file, "") for a module."""
-        if name in indexed.top_level_defs:
+        if name in indexed.top_level_defs or name in indexed.jit_aliases or name in indexed.top_level_classes:
             return (indexed.path, name)
         imported = indexed.imports.get(name)
         if imported is None:
@@ -329,25 +389,43 @@ class CallIndex:
         target = self.resolve_module(indexed, module, level)
         return (target, attr) if target else None
 
+    def method_calls(self, method: str) -> list[CallSite]:
+        """The Python calls in the workspace of a method named `method` on a variable (`bag.increment(3)`),
+        whatever its class: the receiver's type, typed with the arguments, tells which class it is."""
+        sites: list[CallSite] = []
+        for indexed in self.files.values():
+            for first, candidates in indexed.calls.items():
+                bound = self.binding(indexed, first)
+                if bound is not None and not bound[1]:
+                    continue  # a module's function
+                sites += [replace(s, receiver=True) for s in candidates if s.name == f"{first}.{method}"]
+        sites.sort(key=lambda s: (s.scope.path, s.call.lineno, s.call.col_offset))
+        return sites
+
     def calls_to(self, path: str, function: str) -> list[CallSite]:
         """The Python call sites in the workspace of `function` (a top-level function of `path`)."""
         real = self._real_paths.get(path)
         if real is None:  # asked for each function of a file: one realpath (an lstat per folder) per refresh
             real = self._real_paths[path] = os.path.realpath(path)
         sites: list[CallSite] = []
+        home = self.files.get(real)
+        # the names that call the function's dispatcher: its own, or the one a jit call made of it
+        aliases = [a for a, f in (home.jit_aliases if home else {}).items() if f == function]
+        # a call of the plain function runs Python (compiles nothing) unless a decorator jitted it
+        plain_runs_python = bool(aliases) and home is not None and function not in home.jitted
+        through = aliases if plain_runs_python else [function, *aliases]
         for indexed in self.files.values():
             # Only the names a call can reach the function through: its own, or an imported name.
             names = [n for n in indexed.imports if n in indexed.calls]
-            if function in indexed.calls and function not in indexed.imports:
-                names.append(function)
+            names += [n for n in through if n in indexed.calls and n not in indexed.imports]
             for first in names:
                 bound = self.binding(indexed, first)
                 if bound is None:
                     continue
                 for site in indexed.calls[first]:
-                    if site.name == first and bound == (real, function):
+                    if site.name == first and bound in [(real, n) for n in through]:
                         sites.append(site)
-                    elif site.name == f"{first}.{function}" and bound == (real, ""):
+                    elif site.name in [f"{first}.{n}" for n in through] and bound == (real, ""):
                         sites.append(site)
         sites.sort(key=lambda s: (s.scope.path != real, s.scope.path, s.call.lineno, s.call.col_offset))
         return sites

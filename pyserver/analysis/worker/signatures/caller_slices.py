@@ -74,11 +74,16 @@ def flatten(
     jitted: frozenset[str] = frozenset(),
     walrus: bool = True,
 ) -> None:
-    """`jitted`: names of the module's jitted functions: globals the slice may call, not opaque.
+    """`jitted`: names of the module's jitted functions and jitclasses: globals the slice may call, not
+    opaque.
     `walrus`: the file may hold an assignment expression (else no statement is searched for one)."""
     for stmt in body:
         position = (stmt.lineno, stmt.col_offset)
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and not loops and stmt.name in jitted:
+        if (
+            isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and not loops
+            and stmt.name in jitted
+        ):
             continue
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             what = "a class" if isinstance(stmt, ast.ClassDef) else "a Python function"
@@ -376,13 +381,13 @@ def is_test(scope: Scope) -> bool:
     return in_tests and scope.qualname.startswith("test")
 
 
-def _resolved(node: ast.expr, values: dict[str, object]) -> object | None:
+def resolved_global(node: ast.expr, values: dict[str, object]) -> object | None:
     """The object a name or a dotted name denotes among a slice's globals, through module dictionaries
     only (a module's own __getattr__ could run code)."""
     if isinstance(node, ast.Name):
         return values.get(node.id)
     if isinstance(node, ast.Attribute):
-        base = _resolved(node.value, values)
+        base = resolved_global(node.value, values)
         if isinstance(base, type(os)):
             return vars(base).get(node.attr)
     return None
@@ -404,7 +409,7 @@ def substitute_stand_ins(
     added: dict[str, object] = {}
     for node in ast.walk(changed):
         if isinstance(node, ast.Call):
-            found = stand_ins.get(id(_resolved(node.func, values)))
+            found = stand_ins.get(id(resolved_global(node.func, values)))
             if found is not None:
                 _own, name, stand_in = found
                 node.func = ast.Name(id=name, ctx=ast.Load())

@@ -99,7 +99,7 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         # (context, shape) -> a typing and the numeric constants of the slice typed (see _typing)
         self._shapes: dict[tuple[str, tuple[Any, ...]], tuple[numba_api.SliceTyping, tuple[Any, ...]]] = {}
         # Per analysis run: each caller typed once, with the calls of all workspace functions it makes.
-        self._run_memo: dict[tuple[str, str, int], dict[int, list[Outcome]]] = {}
+        self._run_memo: dict[tuple[str, str, int, bool], dict[int, list[Outcome]]] = {}
         self._flat: dict[int, tuple[ast.AST, list[Simple]]] = {}  # id(scope node) -> its statements
         self._bound_by: dict[int, tuple[list[Simple], dict[str, list[Simple]]]] = {}  # see _by_name
         self._statements: dict[int, tuple[ast.Module, list[ast.stmt]]] = {}  # see _module_statements
@@ -125,8 +125,12 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
 
     # -------------------------------------------------------------------------------------- public
 
-    def signatures(self, path: str, function: str, dispatcher: Any) -> Findings:
-        """Argument-type tuples that the Python calls of `function` (top level of `path`) pass."""
+    def signatures(
+        self, path: str, function: str, dispatcher: Any, leading: tuple[Any, ...] = ()
+    ) -> Findings:
+        """Argument-type tuples that the Python calls of `function` (top level of `path`) pass; `leading`:
+        types the dispatcher's function takes before the call's arguments (a jitclass's instance, for
+        its constructor's calls)."""
         findings = Findings()
         sites = self.index.calls_to(path, function)[:MAX_SITES]
         findings.sites = len(sites)
@@ -155,7 +159,7 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                     "dispatcher takes as Numba typed it"
                 )
                 continue
-            folded = numba_api.fold_call_types(dispatcher, tuple(converted), converted_kw)  # type: ignore[arg-type]
+            folded = numba_api.fold_call_types(dispatcher, (*leading, *converted), converted_kw)  # type: ignore[arg-type]
             if folded is None:
                 findings.reasons.append(
                     f"the call at {_site_where(site)}: its arguments do not fit the parameters"
@@ -168,14 +172,44 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         findings.signatures = list(by_args.values())
         return findings
 
+    def method_signatures(self, method: str, dispatcher: Any, instance_type: Any) -> Findings:
+        """Argument-type tuples (the instance first) that the Python calls of a jitclass's method pass,
+        from the calls of a method of that name whose receiver Numba types as `instance_type`."""
+        findings = Findings()
+        by_args: dict[tuple[Any, ...], CallTypes] = {}
+        for site, outcome in self._type_sites(self.index.method_calls(method)[:MAX_SITES], 0, True):
+            if isinstance(outcome, str):
+                continue  # most are calls of another class's method of that name
+            positional, keywords = outcome
+            if not positional or positional[0] != instance_type:
+                continue
+            findings.sites += 1
+            converted = [numba_api.dispatcher_arg_type(t) for t in positional[1:]]
+            converted_kw = {k: numba_api.dispatcher_arg_type(t) for k, t in keywords.items()}
+            if any(c is None for c in [*converted, *converted_kw.values()]) or any(
+                numba_api.array_layout_undecided(t) for t in [*positional[1:], *keywords.values()]
+            ):
+                continue
+            folded = numba_api.fold_call_types(dispatcher, (instance_type, *converted), converted_kw)  # type: ignore[arg-type]
+            if folded is None:
+                continue
+            entry = by_args.setdefault(folded, CallTypes(folded))
+            link = _link(site)
+            if link not in entry.links:
+                entry.links.append(link)
+        findings.signatures = list(by_args.values())
+        return findings
+
     # ----------------------------------------------------------------------------------- internals
 
-    def _type_sites(self, sites: list[CallSite], depth: int) -> Iterator[tuple[CallSite, Outcome]]:
+    def _type_sites(
+        self, sites: list[CallSite], depth: int, receivers: bool = False
+    ) -> Iterator[tuple[CallSite, Outcome]]:
         by_scope: dict[tuple[str, str], list[CallSite]] = {}
         for site in sites:
             by_scope.setdefault((site.scope.path, site.scope.qualname), []).append(site)
         for (path, qualname), scope_sites in by_scope.items():
-            key = (path, qualname, depth)
+            key = (path, qualname, depth, receivers)
             if key not in self._run_memo:
                 if (path, qualname) in self._active:
                     for site in scope_sites:
@@ -184,7 +218,7 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                 self._active.add((path, qualname))
                 try:
                     scope = scope_sites[0].scope
-                    every = self._workspace_calls(scope) or scope_sites
+                    every = scope_sites if receivers else (self._workspace_calls(scope) or scope_sites)
                     memo: dict[int, list[Outcome]] = {}
                     for site, outcome in self._type_scope(scope, every, depth):
                         memo.setdefault(id(site.call), []).append(outcome)
@@ -222,8 +256,9 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
             return cached[1]
         simple: list[Simple] = []
         # Top-level jitted functions are globals the slice may call (`u = step(u)` in a time loop).
+        # A jitclass (a class whose methods are jitted) too: Numba types its constructor.
         jitted = (
-            frozenset(n for n in indexed.jitted if "." not in n)
+            frozenset(n if "." not in n else n.split(".")[0] for n in indexed.jitted if n.count(".") <= 1)
             if isinstance(node, ast.Module)
             else frozenset()
         )
@@ -280,6 +315,9 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                 or any(k.arg is None for k in call.keywords)
             ):
                 probe.failure = "it passes *args or **kwargs, whose contents are not known"
+            if site.receiver and isinstance(call.func, ast.Attribute):
+                probe.positional.append(f"__lens_self_{number}")
+                probe.expressions[f"__lens_self_{number}"] = call.func.value
             for index, arg in enumerate(call.args):
                 name = f"__lens_arg_{number}_{index}"
                 probe.positional.append(name)

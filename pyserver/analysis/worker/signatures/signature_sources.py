@@ -290,13 +290,32 @@ class SignatureSources:
         for args in numba_api.cache_index_signatures(py_func, path):
             add(args, None, "cache")
         # Python code that calls it (its module, other modules, tests), typed without running it.
-        if function.kind in ("njit", "jit") and not record.signatures and "." not in function.name:
+        # A jitclass's constructor calls (`Bag(21)`) type its __init__, the instance type first.
+        constructed = function.kind == "jitclass-method" and function.name.endswith(".__init__")
+        by_python = function.kind in ("njit", "jit") and "." not in function.name
+        if (by_python or (constructed and self_type is not None)) and not record.signatures:
             self._ensure_python_callers()
-            findings = self.python_callers.signatures(path, function.name, record.dispatcher)
+            called = function.name.split(".")[0]
+            leading = (self_type,) if constructed else ()
+            findings = self.python_callers.signatures(path, called, record.dispatcher, leading)
             self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
             for call_types in findings.signatures:
-                candidate = add(call_types.args, None, "python-caller")
+                passed = numba_api.defaults_applied(call_types.args) if constructed else call_types.args
+                if passed is None:
+                    continue
+                candidate = add(passed, None, "python-caller")
                 for link in call_types.links:  # merged with a recorded or cached one of the same types
+                    caller = caller_link(link)
+                    if caller not in candidate.callers:
+                        candidate.callers.append(caller)
+        elif function.kind == "jitclass-method" and self_type is not None and not record.signatures:
+            # its calls on instances from Python (`bag.increment(3)`), the receiver typed as this class's
+            self._ensure_python_callers()
+            method = function.name.split(".")[-1]
+            findings = self.python_callers.method_signatures(method, record.dispatcher, self_type)
+            for call_types in findings.signatures:
+                candidate = add(call_types.args, None, "python-caller")
+                for link in call_types.links:
                     caller = caller_link(link)
                     if caller not in candidate.callers:
                         candidate.callers.append(caller)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyserver import numba_api
+from pyserver.analysis.worker.signatures.argparse_values import ArgparsePlan
 from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, IndexedFile, Scope
 from pyserver.analysis.worker.signatures.caller_probes import (
     LeftOut,
@@ -27,6 +28,7 @@ from pyserver.analysis.worker.signatures.caller_slices import (
     enclosing_names,
     substitute_stand_ins,
 )
+from pyserver.analysis.worker.signatures.dtype_stand_ins import covered_names, substitute_dtypes
 
 COND = "__lens_cond"
 SLICE_CACHE_LIMIT = 2000
@@ -122,6 +124,12 @@ class CallerSliceTyping:
             if loaded is not None and name in indexed.jitted and hasattr(loaded, name):
                 return getattr(loaded, name), None
             return None, f"'{name}' is a Python function, which Numba cannot type"
+        if name in indexed.top_level_classes:
+            loaded = self._module_for(indexed.path)
+            value = getattr(loaded, name, None) if loaded is not None else None
+            if value is not None and numba_api.jitclass_methods(value) is not None:
+                return value, None  # a jitclass: Numba types its constructor
+            return None, f"'{name}' is a Python class, which Numba cannot type"
         if hasattr(builtins, name):
             return getattr(builtins, name), None
         if name in (ITER, NEXT):  # a comprehension_rewrite's
@@ -139,18 +147,36 @@ class CallerSliceTyping:
         param_types: dict[str, Any],
     ) -> SliceResult:
         in_slice = [s for s in simple + module_simple if id(s.node) in kept]
+        parsed = self._argparse_plan(indexed, in_slice, probes)
+        covered: dict[int, set[str]] = {}  # statement or probe -> namespaces read only as `args.n`
+        if parsed.namespaces:
+            in_slice = [s for s in in_slice if id(s.node) not in parsed.dropped]
+            kept = kept - parsed.dropped
+            covered = {id(s): parsed.covered([s.node]) for s in in_slice}
+            # A probe's `needed` holds what the parser's statements read: only what is still read counts.
+            still_read = set().union(*(s.reads - covered[id(s)] for s in in_slice))
+            for p in probes:
+                covered[id(p)] = parsed.covered(p.expressions.values())
+                still_read |= {
+                    n.id for e in p.expressions.values() for n in ast.walk(e) if isinstance(n, ast.Name)
+                }
+            for p in probes:
+                covered[id(p)] |= parsed.read_by_dropped - still_read
         defined_locally = set(param_types) | {COND}
         reads: set[str] = set()
         for s in in_slice:
             defined_locally |= s.defines | s.opaque
-            reads |= s.reads
+            reads |= s.reads - covered.get(id(s), set())
         for probe in probes:
-            reads |= probe.needed
+            reads |= probe.needed - covered.get(id(probe), set())
         free = reads - defined_locally
         enclosing = enclosing_names(indexed, scope) & free
         values, unknown = self._globals(indexed, free - enclosing)
         for name in enclosing:  # a nested function reads its enclosing function's variable, not a global
             unknown[name] = f"'{name}' comes from the function '{scope.qualname}' is nested in"
+        for name in parsed.namespaces.keys() & free:
+            unknown[name] = parsed.namespaces[name]
+        self._cover_builtins(indexed, in_slice, probes, values, unknown, enclosing)
         # Poison: statements reading unknown names are left out; what they define is unknown too.
         poisoned: dict[str, str] = dict(unknown)
         live = set(kept)
@@ -163,7 +189,7 @@ class CallerSliceTyping:
             for s in in_slice:
                 if id(s.node) not in live:
                     continue
-                bad = s.reads & set(poisoned)
+                bad = (s.reads - covered.get(id(s), set())) & set(poisoned)
                 if bad:
                     live.discard(id(s.node))
                     for name in s.defines:
@@ -171,7 +197,7 @@ class CallerSliceTyping:
                     changed = True
         failures: dict[int, str] = {}
         for number, probe in enumerate(probes):
-            bad = probe.needed & set(poisoned)
+            bad = (probe.needed - covered.get(id(probe), set())) & set(poisoned)
             if bad:
                 failures[number] = poisoned[sorted(bad)[0]]
         active = [i for i in range(len(probes)) if i not in failures and not probes[i].failure]
@@ -179,7 +205,7 @@ class CallerSliceTyping:
             return SliceResult({}, failures)
         args = (scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types))
         function, left_out = self._synthesize(*args, indexed.has_walrus)
-        key_source, values = self._with_stand_ins(function, values)
+        key_source, values = self._with_stand_ins(function, values, parsed.replacements)
         # What the types depend on besides the slice's text (also the key of typings shared by slices
         # that differ only in numeric constants, see _typing)
         context = "\n".join(
@@ -196,7 +222,7 @@ class CallerSliceTyping:
             cached = self._run(key_source, context, left_out, values, probes, active, param_types)
             if cached.retry_with_copies:
                 function, left_out = self._synthesize(*args, indexed.has_walrus, False)
-                text, values = self._with_stand_ins(function, values)
+                text, values = self._with_stand_ins(function, values, parsed.replacements)
                 cached = self._run(text, context + "\ncopies", left_out, values, probes, active, param_types)
             self._cache[key] = cached
             while len(self._cache) > SLICE_CACHE_LIMIT:
@@ -206,13 +232,51 @@ class CallerSliceTyping:
         return SliceResult(cached.types, merged)
 
     @staticmethod
-    def _with_stand_ins(function: ast.FunctionDef, values: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        """The slice's text and globals, NumPy calls Numba cannot type replaced by their stand-ins."""
+    def _cover_builtins(
+        indexed: IndexedFile,
+        in_slice: list[Simple],
+        probes: list[Probe],
+        values: dict[str, Any],
+        unknown: dict[str, str],
+        enclosing: set[str],
+    ) -> None:
+        """Builtins Numba cannot type (`reversed`, `map`) are no obstacle where they are read only inside
+        a constructor whose dtype and rank fix its result (substitute_dtypes drops what is inside)."""
+        untypable = {
+            name: getattr(builtins, name)
+            for name in unknown
+            if hasattr(builtins, name)
+            and name not in indexed.imports
+            and name not in indexed.top_level_defs
+            and name not in enclosing
+        }
+        if not untypable:
+            return
+        roots: list[ast.AST] = [s.node for s in in_slice]
+        roots += [e for p in probes for e in p.expressions.values()]
+        for name in covered_names(roots, {**values, **untypable}) & set(untypable):
+            del unknown[name]
+            values[name] = untypable[name]
+
+    @staticmethod
+    def _argparse_plan(indexed: IndexedFile, in_slice: list[Simple], probes: list[Probe]) -> ArgparsePlan:
+        roots: list[ast.AST] = []
+        if any(module == "argparse" for module, _level, _attr in indexed.imports.values()):
+            roots = [s.node for s in in_slice] + [e for p in probes for e in p.expressions.values()]
+        return ArgparsePlan(roots, indexed)
+
+    @staticmethod
+    def _with_stand_ins(
+        function: ast.FunctionDef, values: dict[str, Any], replaced: dict[int, tuple[str, Any, bool]]
+    ) -> tuple[str, dict[str, Any]]:
+        """The slice's text and globals, NumPy calls Numba cannot type replaced by their stand-ins, and
+        `replaced` (nodes of the slice by id: (a global's name, its value, whether it is called))."""
         text = ast.unparse(function)
         changed, stand_ins = substitute_stand_ins(function, text, values, numba_api.NUMPY_STAND_INS)
-        if not stand_ins:
+        changed, dtypes = substitute_dtypes(changed, text, {**values, **stand_ins}, replaced)
+        if not stand_ins and not dtypes:
             return text, values
-        return ast.unparse(changed), {**values, **stand_ins}
+        return ast.unparse(changed), {**values, **stand_ins, **dtypes}
 
     def _synthesize(
         self,

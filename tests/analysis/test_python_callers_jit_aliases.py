@@ -1,0 +1,57 @@
+"""A dispatcher made by calling Numba's jit on a function (`fast = jit(nopython=True)(slow)`): the
+calls of `fast` compile `slow` for the types of their arguments (numba.typeof of the values), a call of
+`slow` itself runs Python and compiles nothing, and a parallel and a serial dispatcher over one
+function give neither of them the other's calls."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from analysis_helpers import signatures_of
+
+SOURCE = """\
+import numpy as np
+import numba
+from numba import jit, njit
+
+
+def slow(x):
+    total = 0.0
+    for v in x:
+        total += v
+    return total
+
+
+fast = jit(nopython=True)(slow)
+
+
+def scale(a, k):
+    return a * k
+
+
+scaled = numba.njit(scale)
+
+
+def twin(a):
+    return a * 2
+
+
+twin_parallel = njit(parallel=True)(twin)
+twin_serial = njit(twin)
+
+if __name__ == "__main__":
+    x = np.arange(10.0)
+    print(fast(x), slow([1.0, 2.0]))
+    print(scaled(np.ones((2, 2), dtype=np.float32), 3))
+    print(twin_parallel(x), twin_serial(np.arange(3)))
+"""
+
+
+def test_calls_of_a_jit_made_dispatcher_type_its_function(ws) -> None:
+    result = ws.analyze("pc_jit_aliases.py", SOURCE)
+    assert signatures_of(result, "slow") == [("python-caller", (str(numba.typeof(np.arange(10.0))),))]
+    ones = np.ones((2, 2), dtype=np.float32)
+    assert signatures_of(result, "scale") == [
+        ("python-caller", (str(numba.typeof(ones)), str(numba.typeof(3))))
+    ]
+    assert signatures_of(result, "twin") == []

@@ -1,0 +1,62 @@
+"""Script idioms typed at first sight (arrays whose dtype= and rank fix the type although Numba cannot
+type what is inside, structured dtypes from literal field lists, NumPy's legacy random functions): the
+type found statically must be numba.typeof of the value NumPy really makes."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from analysis_helpers import first_argument_by_caller
+
+SETUP = [
+    "n = 5",
+    "rt = np.dtype([('x', np.double), ('y', np.double)])",
+    "pt = np.dtype([('a', np.int32), ('b', np.float32)], align=True)",
+]
+
+EXPRESSIONS = [
+    "np.array(list(reversed(range(n))), dtype=np.int64)",
+    "np.array(sorted([3, 1, 2]), dtype=np.float64)",
+    "np.asarray(list(map(float, range(n))), dtype=np.float32)",
+    "np.array([[1, 2], [3, 4]], dtype=np.float64)",
+    "np.array([(1.0, 2.0)], dtype=rt)",
+    "np.array([(1.0, 2.0), (3.0, 4.0)], dtype=rt)",
+    "np.zeros(3, dtype=rt)",
+    "np.empty((2, 2), dtype=pt)",
+    "np.random.ranf((n, 3))",
+    "np.random.random_sample((n, 3))",
+    "np.random.random_sample(n)",
+    "np.random.rand(n, 2)",
+    "np.random.randn(n)",
+    "np.random.random((n, 2))",
+    "np.empty((1, 2), dtype=complex)",
+    "np.zeros((2, 3), dtype=float)",
+    "np.ones(n, dtype=int)",
+    "np.full((2, 2), 3, dtype=np.float32)",
+    "np.empty(n, dtype='complex128')",
+]
+
+# dtypes whose scalar type loses their byte order or length: left to Numba's own typing, never derived
+NOT_DERIVED = ["np.zeros(n, dtype='U10')", "np.zeros(n, dtype='S4')", "np.ones(n, dtype='U3')"]
+
+
+def _truth(expression: str) -> str:
+    namespace: dict[str, object] = {"np": np}
+    for line in SETUP:
+        exec(line, namespace)
+    return str(numba.typeof(eval(expression, namespace)))
+
+
+def test_script_idioms_get_numpys_own_types(ws) -> None:
+    found, truth = first_argument_by_caller(ws, "pc_script_idioms.py", EXPRESSIONS, SETUP, _truth)
+    wrong = {name: (args, truth[name]) for name, args in found.items() if args != truth[name]}
+    assert wrong == {}
+    missing = sorted(set(truth) - set(found), key=lambda c: int(c.split("_")[1]))
+    print({c: EXPRESSIONS[int(c.split("_")[1])] for c in missing})
+    assert missing == []
+
+
+def test_dtypes_whose_scalar_type_loses_information_are_not_derived(ws) -> None:
+    found, truth = first_argument_by_caller(ws, "pc_script_idioms_not.py", NOT_DERIVED, SETUP, _truth)
+    wrong = {name: (args, truth[name]) for name, args in found.items() if args != truth[name]}
+    assert wrong == {}
