@@ -34,7 +34,7 @@ from typing import Any
 from pyserver import numba_api
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
-from pyserver.analysis.worker.load import toplevel_slice
+from pyserver.analysis.worker.load import toplevel_slice, unavailable
 from pyserver.caches import BoundedCache, bounded_cache
 
 _FILE_LOADERS = (
@@ -50,6 +50,19 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
 
     definitions_only = False  # set by the Loader: run only the definitions of imported workspace modules
 
+    def __init__(self, fullname: str, path: str) -> None:
+        super().__init__(fullname, path)
+        self.unavailable: dict[str, str] = {}  # names the slice leaves without a value -> why
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        if type(self).definitions_only:
+            # `from module import NAME` of a name defined only by a statement that does not run imports
+            # an UnavailableName; the module's own `__getattr__`, if it has one, replaces this one.
+            self.unavailable = {}
+            module.__getattr__ = unavailable.module_getattr(module, self.unavailable)  # type: ignore[method-assign]
+            setattr(module, unavailable.UNAVAILABLE_ATTRIBUTE, self.unavailable)
+        super().exec_module(module)
+
     def get_code(self, fullname: str) -> Any:
         path = self.get_filename(fullname)
         source = self.get_data(path)
@@ -62,6 +75,7 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
                 # Another module imports names from this one: its assignments stay (exports), its calls,
                 # loops and `__main__` block do not run.
                 sliced = toplevel_slice.slice_module(tree, keep_assignments=True)
+                self.unavailable.update(sliced.unavailable)
                 return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
         return compile(source, path, "exec", dont_inherit=True)
 
@@ -169,6 +183,8 @@ class LoadResult:
     loading: str = "definitions"  # "definitions" | "full": see Loader.loading
     third_party_import_ms: float = 0.0  # spent importing modules from outside the workspace (not counted)
     unchecked: list[str] = field(default_factory=list)  # functions reading globals a failed statement sets
+    # functions reading globals that only statements run for their effects set (never run): not checked
+    not_checked: list[str] = field(default_factory=list)
 
 
 def created_functions(recorded: dict[str, numba_api.Recorded]) -> list[discovery.Created]:
@@ -327,11 +343,15 @@ class Loader:
         _SourceOnlyLoader.definitions_only = self.loading == "definitions"
         clock_before = IMPORT_CLOCK.excluded_s
         missing: set[str] = set()  # globals that statements left out for failing would have set
+        without_value: set[str] = set()  # globals only statements run for their effects set (effects.py)
+        kept_body: list[ast.stmt] = []  # the top-level statements that run, under definitions-only loading
         try:
             if definitions:
                 parsed = tree if tree is not None else ast.parse(source, path)
                 sliced = toplevel_slice.slice_module(parsed, source=source)
                 result.skipped_statements = sliced.skipped
+                without_value |= set(sliced.unavailable)
+                kept_body = sliced.tree.body
                 if selective:
                     codes = _statement_codes(
                         sliced, path, self.skip_lines, result.skipped_statements, missing
@@ -353,6 +373,16 @@ class Loader:
                     exec(code, module.__dict__)
                 except KeyboardInterrupt:
                     raise
+                except unavailable.NameUnavailableError as exc:
+                    # It reads a name an imported module could not define: by rule it does not run, and
+                    # the statements after it still do.
+                    failed = statement or _statement_at(kept_body, _line_in(exc, path))
+                    if failed is None:
+                        result.error = _load_error(exc, path)
+                        break
+                    end = failed.end_lineno or failed.lineno
+                    result.skipped_statements.append(SkippedStatement(failed.lineno, end, f"it reads {exc}"))
+                    without_value |= toplevel_slice.bound_names(failed)
                 except BaseException as exc:  # SystemExit included: the module stops, the analysis goes on
                     if statement is None:
                         result.error = _load_error(exc, path)
@@ -374,6 +404,12 @@ class Loader:
         if sys.modules.keys() != names_before:  # (compared in C: a save that imports nothing new skips it)
             self.refresh_changed_modules()  # stamps the workspace modules this run imported
         result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}
+        without_value |= unavailable.unavailable_globals(module.__dict__)
+        if without_value:
+            # By rule, not by failure: the functions that read such a global are listed, not checked.
+            result.not_checked = _readers_of(without_value, result.recorded)
+            for qualname in result.not_checked:
+                del result.recorded[qualname]
         if missing:
             # Globals a failed statement would have set never got a value: the functions that read them
             # (directly or through another such function) are not checked, rather than reported for an
@@ -561,6 +597,18 @@ def _stamp(path: str) -> tuple[int, int]:
         return (stat.st_mtime_ns, stat.st_size)
     except OSError:
         return (-1, -1)
+
+
+def _statement_at(body: list[ast.stmt], line: int | None) -> ast.stmt | None:
+    for statement in body:
+        if line is not None and statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            return statement
+    return None
+
+
+def _line_in(exc: BaseException, path: str) -> int | None:
+    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == path]
+    return lines[0] if lines else None
 
 
 def _load_error(exc: BaseException, path: str) -> LoadError:

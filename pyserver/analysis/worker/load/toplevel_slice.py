@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover.discovery import ImportNames, dotted_name
+from pyserver.analysis.worker.discover.discovery import statements_shallow as discovery_statements
+from pyserver.analysis.worker.load.effects import EffectScanner
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
 
@@ -66,6 +68,8 @@ class TopLevelSlice:
     tree: ast.Module  # the kept statements (a copy: the input tree is not changed)
     skipped: list[SkippedStatement] = field(default_factory=list)
     future_flags: int = 0  # compiler flags of the module's `from __future__` imports
+    # needed names that only statements run for their effects define: name -> why it has no value
+    unavailable: dict[str, str] = field(default_factory=dict)
 
 
 def _root_name(node: ast.expr) -> str | None:
@@ -138,14 +142,45 @@ def _definition_time_nodes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list
     return parts
 
 
-def _class_time_nodes(node: ast.ClassDef) -> tuple[list[ast.AST], list[ast.AST]]:
-    """(what a `class` statement evaluates when it runs, the bodies of its methods)."""
+def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """A function's parameters and the names its own code binds (not those of functions inside it), less
+    its `global` names: what its body reads under these names is no module global."""
+    args = node.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    declared: set[str] = set()
+    pending: list[ast.AST] = list(node.body)
+    while pending:
+        inner = pending.pop()
+        if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(inner.name)
+            continue
+        if isinstance(inner, ast.Lambda):
+            continue
+        if isinstance(inner, ast.Global | ast.Nonlocal):
+            declared.update(inner.names)
+        elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
+            names.add(inner.id)
+        elif isinstance(inner, ast.alias):
+            names.add(inner.asname or inner.name.split(".")[0])
+        pending.extend(ast.iter_child_nodes(inner))
+    return names - declared
+
+
+def _body_reads(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    return _loads(list(node.body), strings=False) - _local_names(node)
+
+
+def _class_time_nodes(
+    node: ast.ClassDef,
+) -> tuple[list[ast.AST], list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(what a `class` statement evaluates when it runs, its methods)."""
     now: list[ast.AST] = [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
-    later: list[ast.AST] = []
+    later: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     for item in node.body:
         if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
             now.extend(_definition_time_nodes(item))
-            later.extend(item.body)
+            later.append(item)
         elif isinstance(item, ast.ClassDef):
             inner_now, inner_later = _class_time_nodes(item)
             now.extend(inner_now)
@@ -207,6 +242,8 @@ class _Unit:
     children: list[_Unit | None] = field(default_factory=list)  # None: a statement that never runs
     parent: _Unit | None = None
     kept: bool = False
+    blocked: str | None = None  # what running it would do (effects.py): it never runs
+    reason: str | None = None  # why it did not run, when it defines something needed
 
 
 # Statement text -> (names a `def` or `class` reads when it runs, names its bodies read): they depend on
@@ -232,9 +269,10 @@ def _definition_names(
             return set(cached[0]), set(cached[1])
     if isinstance(node, ast.ClassDef):
         now, later = _class_time_nodes(node)
-        reads, later_reads = _loads(now), _loads(later, strings=False)
+        reads = _loads(now)
+        later_reads: set[str] = set().union(*(_body_reads(method) for method in later))
     else:
-        reads, later_reads = _loads(_definition_time_nodes(node)), _loads(list(node.body), strings=False)
+        reads, later_reads = _loads(_definition_time_nodes(node)), _body_reads(node)
     if key is not None:
         _DEFINITION_NAMES[key] = (frozenset(reads), frozenset(later_reads))
     return reads, later_reads
@@ -285,6 +323,23 @@ class _Slicer:
                 self.sets_globals.setdefault(enclosing, set()).update(names)
             self.def_names.update(def_names)
             self.decorator_names.update(decorator_names)
+        self.effects = EffectScanner(tree, self.aliases, self._jitted_names(tree), _assigned_names(tree))
+
+    def _jitted_names(self, tree: ast.Module) -> set[str]:
+        """Module functions that calling at the top level would run jitted code: decorated ones (other than
+        by plain decorators) and the names a jit builder statement binds."""
+        names: set[str] = set()
+        for node in discovery_statements(tree.body):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if any(
+                    (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+                    not in NOT_SLICE_ROOT_DECORATORS
+                    for d in node.decorator_list
+                ) and not isinstance(node, ast.ClassDef):
+                    names.add(node.name)
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and self.makes_jitted(node.value):
+                names |= bound_names(node)
+        return names
 
     # ---- what kind of statement -------------------------------------------------------------------
     def is_jit_builder(self, func: ast.expr) -> bool:
@@ -353,18 +408,40 @@ class _Slicer:
         return False
 
     # ---- units ------------------------------------------------------------------------------------
+    def children(self, nodes: list[ast.stmt]) -> list[_Unit | None]:
+        """The units of a block: a `pass` or a string statement in it makes nothing run."""
+        units = [self.unit(node) for node in nodes]
+        for unit in units:
+            if unit is not None and not unit.binds and isinstance(unit.node, ast.Pass | ast.Expr):
+                unit.always = False
+        return units
+
     def unit(self, node: ast.stmt) -> _Unit | None:
         """None for a statement that is never run (the `__main__` block)."""
         if is_main_guard(node):
             return None
         if isinstance(node, ast.If):
-            children = [self.unit(n) for n in [*node.body, *node.orelse]]
-            return _Unit(node, _loads([node.test]), set(), children=children)
+            children = self.children([*node.body, *node.orelse])
+            unit = _Unit(node, _loads([node.test]), set(), children=children)
+            return _blocking(unit, self.effects.header_effect(node))
+        if isinstance(node, ast.With | ast.AsyncWith):
+            # Its context managers run with any statement of its block that is needed (`with open(data)
+            # as f: TABLE = json.load(f)`); the rest of the block does not.
+            children = self.children(node.body)
+            items = [item.context_expr for item in node.items]
+            targets = {
+                name
+                for item in node.items
+                if item.optional_vars is not None
+                for name in _stored(item.optional_vars)
+            }
+            unit = _Unit(node, _loads(items), targets, children=children)
+            return _blocking(unit, self.effects.header_effect(node))
         if isinstance(node, _TRIES):
             inner = [*node.body, *node.orelse, *node.finalbody]
             for handler in node.handlers:
                 inner.extend(handler.body)
-            children = [self.unit(n) for n in inner]
+            children = self.children(inner)
             handler_types = [h.type for h in node.handlers if h.type is not None]
             handler_names = {h.name for h in node.handlers if h.name}
             return _Unit(node, _loads(handler_types), handler_names, children=children)
@@ -395,6 +472,9 @@ class _Slicer:
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
         reads = _loads([node])
         binds = bound_names(node)
+        # What a statement changes counts only for data the module's own code binds (not a module it
+        # imports, not a builtin: `np.save(...)`, `open(p).write(...)` define nothing).
+        binds &= self.effects.assigned | self.def_names
         for call in ast.walk(node):  # `init()` where init does `global TABLE; TABLE = ...` sets TABLE
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
                 binds |= self.sets_globals.get(call.func.id, set())
@@ -402,8 +482,43 @@ class _Slicer:
             return _Unit(node, reads, binds, always=True)
         if self.makes_jitted(value):
             return _Unit(node, reads, binds, always=True, is_root=True)
-        always = self.keep_assignments and isinstance(node, ast.Assign | ast.AnnAssign)
-        return _Unit(node, reads, binds, always=always)
+        unit = _Unit(node, reads, binds)
+        return _blocking(unit, self.effects.statement_effect(node))
+
+
+def _blocking(unit: _Unit, effect: str | None) -> _Unit:
+    """The unit, marked (with everything inside it) as never run when running it would have `effect`."""
+    if effect:
+        pending = [unit]
+        while pending:
+            inner = pending.pop()
+            inner.blocked = inner.blocked or effect
+            pending.extend(child for child in inner.children if child is not None)
+    return unit
+
+
+def _stored(target: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _assigned_names(tree: ast.Module) -> set[str]:
+    """Names the module's own top-level code binds to data (not imports, defs or classes)."""
+    names: set[str] = set()
+    for node, enclosing in _statements(tree.body):
+        if enclosing is not None:
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
+            targets = [node.target]
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+        for target in targets:
+            names |= {
+                n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+    return names
 
 
 # The `__main__` block never runs in either loading mode (the module is never `__main__`): listed, but the
@@ -455,6 +570,10 @@ def slice_module(
     needed: set[str] = set()
     expanded: set[int] = set()  # units whose later reads (function bodies) are needed
     queue: list[_Unit | str] = [unit for unit in every if unit.always]
+    if keep_assignments:
+        # Another module imports this one: any name it binds may be imported, wherever it is bound.
+        queue.extend(sorted(binders))
+    refused: list[_Unit] = []  # needed, but run only for effects: never run
 
     def expand(unit: _Unit) -> None:
         if id(unit) not in expanded:
@@ -471,7 +590,11 @@ def slice_module(
                 queue.append(binder)
                 expand(binder)
             continue
-        if item.kept:
+        if item.kept or item.reason is not None:
+            continue
+        if item.blocked:
+            item.reason = item.blocked
+            refused.append(item)
             continue
         item.kept = True
         queue.extend(item.reads - needed)
@@ -479,10 +602,54 @@ def slice_module(
             expand(item)
         if item.parent is not None and not item.parent.kept:
             queue.append(item.parent)  # an `if`/`try` runs when anything inside it runs
+    unavailable = _unavailable(every, binders, needed, refused)
     skipped: list[SkippedStatement] = []
     kept_tree = ast.Module(body=_rebuild(tree.body, units, skipped), type_ignores=[])
     skipped.sort(key=lambda s: s.line)
-    return TopLevelSlice(kept_tree, skipped, _future_flags(tree))
+    return TopLevelSlice(kept_tree, skipped, _future_flags(tree), unavailable)
+
+
+def _unavailable(
+    every: list[_Unit], binders: dict[str, list[_Unit]], needed: set[str], refused: list[_Unit]
+) -> dict[str, str]:
+    """Needed names that a statement run only for effects binds or changes (whatever else binds them, their
+    value is not the program's); the statements that read such a name do not run either, transitively. Each refused
+    statement's reason says which names it leaves without a value."""
+    unavailable: dict[str, str] = {}
+
+    def no_value(unit: _Unit) -> None:
+        for name in sorted(unit.binds & needed):
+            if name not in unavailable:  # (another statement may bind it too: its value is still not right)
+                unavailable[name] = f"line {unit.node.lineno} {unit.reason or 'did not run'}"
+
+    for unit in refused:
+        no_value(unit)
+    changed = bool(unavailable)
+    while changed:
+        changed = False
+        for unit in every:
+            if unit.kept and not unit.always and unit.reads & unavailable.keys():
+                name = sorted(unit.reads & unavailable.keys())[0]
+                pending = [unit]
+                while pending:
+                    inner = pending.pop()
+                    if inner.kept:
+                        inner.kept = False
+                        inner.reason = f"reads `{name}`, which has no value ({unavailable[name]})"
+                        pending.extend(child for child in inner.children if child is not None)
+                no_value(unit)
+                changed = True
+    for unit in refused:
+        names = sorted(unit.binds & unavailable.keys())
+        if names:
+            listed = ", ".join(f"`{name}`" for name in names)
+            unit.reason = (
+                f"it {unit.reason}: the analysis never runs that, so {listed} (needed by the jitted"
+                f" functions) {'has' if len(names) == 1 else 'have'} no value"
+            )
+        else:
+            unit.reason = None
+    return unavailable
 
 
 def _rebuild(
@@ -492,16 +659,21 @@ def _rebuild(
     kept: list[ast.stmt] = []
     for node, unit in zip(body, units, strict=True):
         if unit is None or not unit.kept:
-            skipped.append(SkippedStatement(node.lineno, node.end_lineno or node.lineno, _why_skipped(node)))
+            reason = (unit.reason if unit is not None else None) or _why_skipped(node)
+            skipped.append(SkippedStatement(node.lineno, node.end_lineno or node.lineno, reason))
             continue
-        if isinstance(node, (ast.If, *_TRIES)):  # trimmed below: a copy, never the input
+        if isinstance(
+            node, (ast.If, ast.With, ast.AsyncWith, *_TRIES)
+        ):  # trimmed below: a copy, never the input
             node = copy.copy(node)
-            if not isinstance(node, ast.If):
+            if isinstance(node, _TRIES):
                 node.handlers = [copy.copy(handler) for handler in node.handlers]
         if isinstance(node, ast.If):
             by_node = iter(unit.children)
             node.body = _rebuild(node.body, [next(by_node) for _ in node.body], skipped) or [_pass(node)]
             node.orelse = _rebuild(node.orelse, [next(by_node) for _ in node.orelse], skipped)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            node.body = _rebuild(node.body, unit.children, skipped) or [_pass(node)]
         elif isinstance(node, _TRIES):
             children = iter(unit.children)
             groups = [node.body, node.orelse, node.finalbody]
