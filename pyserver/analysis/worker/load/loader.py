@@ -201,11 +201,27 @@ def created_functions(recorded: dict[str, numba_api.Recorded]) -> list[discovery
     return created
 
 
+def package_root(path: str) -> Path | None:
+    """The outermost folder of the package a file is in (the folders above it that hold an `__init__.py`,
+    without a gap), or None when the file's folder is no package."""
+    folder = Path(path).resolve().parent
+    top = None
+    while (folder / "__init__.py").is_file() and folder.name.isidentifier():
+        top = folder
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return top
+
+
 def module_name_for(path: str, root: str) -> tuple[str, str]:
-    """(dotted module name, package) for a file under the root; the file stem outside it."""
+    """(dotted module name, package): a module of a package by its name from the package's outermost
+    folder (`pkg.sub.mod`, as `import` names it), else by its path under the root; the file stem outside."""
     resolved = Path(path).resolve()
+    top = package_root(path)
     try:
-        relative = resolved.relative_to(Path(root).resolve())
+        base = top.parent if top is not None else Path(root).resolve()
+        relative = resolved.relative_to(base)
         parts = list(relative.with_suffix("").parts)
     except ValueError:
         parts = [resolved.stem]
@@ -240,6 +256,24 @@ class Loader:
         self.skip_lines: set[int] = set()
         # file -> (module name, module) loaded as a definitions-only slice for its own analysis
         self._sliced: dict[str, tuple[str, types.ModuleType]] = {}
+        self._installed_names: set[str] | None = None  # see _add_search_path
+
+    def _add_search_path(self, folder: str, own: str) -> None:
+        """Put a folder on sys.path: in front, unless a module or package in it has the name of an installed
+        one (an adapter module `pandas.py`): then after everything, so it never hides the real one."""
+        if folder in sys.path:
+            return
+        if self._installed_names is None:
+            self._installed_names = installed_module_names(self.root)
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            entries = []
+        names = {entry[:-3] if entry.endswith(".py") else entry for entry in entries} - {own}
+        if names & self._installed_names:
+            sys.path.append(folder)
+        else:
+            sys.path.insert(0, folder)
 
     def is_workspace_file(self, path: str) -> bool:
         if path in self._extra_files:
@@ -312,9 +346,13 @@ class Loader:
         self.refresh_changed_modules()
         self._forget_sliced_modules(path)
         names_before = set(sys.modules)
-        for entry in (self.root, os.path.dirname(path)):
-            if entry not in sys.path:
-                sys.path.insert(0, entry)
+        # A module of a package is imported from above its package (relative imports work, and the
+        # package's own folders never hide installed packages); a script's folder goes on the path as
+        # Python puts it there when it runs the script.
+        top = package_root(path)
+        own = top.name if top is not None else Path(path).stem
+        for entry in (self.root, str(top.parent) if top is not None else os.path.dirname(path)):
+            self._add_search_path(entry, own)
         name, package = module_name_for(path, self.root)
         is_package = os.path.basename(path) == "__init__.py"
         parent = name.rpartition(".")[0]
@@ -443,6 +481,26 @@ class Loader:
             sys.modules[name] = previous
         else:
             sys.modules.pop(name, None)
+
+
+def installed_module_names(root: str) -> set[str]:
+    """Top-level names importable from outside the workspace: the standard library, built-in modules, and
+    what the sys.path folders outside the root hold."""
+    names = set(sys.builtin_module_names) | set(getattr(sys, "stdlib_module_names", ()))
+    real_root = os.path.realpath(root)
+    for folder in sys.path:
+        real = os.path.realpath(folder or os.getcwd())
+        if not os.path.isdir(real) or real == real_root or real.startswith(real_root + os.sep):
+            continue
+        try:
+            entries = os.listdir(real)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.endswith((".dist-info", ".egg-info", ".pth")):
+                continue
+            names.add(entry.split(".")[0])
+    return names
 
 
 def _import_parents(package: str) -> None:

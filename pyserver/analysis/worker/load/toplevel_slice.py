@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover.discovery import ImportNames, dotted_name
 from pyserver.analysis.worker.discover.discovery import statements_shallow as discovery_statements
+from pyserver.analysis.worker.discover.makes_jitted import NUMBA_BUILDERS
 from pyserver.analysis.worker.load.effects import EffectScanner
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
@@ -39,25 +40,7 @@ if sys.version_info >= (3, 11):
 else:
     _TRIES = (ast.Try,)
 
-# Numba's builders of jitted functions (the last part of their qualified names, under `numba.`).
-JIT_BUILDERS = frozenset(
-    {
-        "njit",
-        "jit",
-        "vectorize",
-        "guvectorize",
-        "cfunc",
-        "stencil",
-        "generated_jit",
-        "jitclass",
-        "overload",
-        "overload_method",
-        "overload_attribute",
-        "overload_classmethod",
-        "register_jitable",
-        "intrinsic",
-    }
-)
+JIT_BUILDERS = NUMBA_BUILDERS  # Numba's builders of jitted functions (last part of the name)
 _SYS_PATH_METHODS = frozenset({"append", "insert", "extend", "remove"})
 _ENVIRON_METHODS = frozenset({"update", "setdefault", "pop", "clear", "__setitem__"})
 _WARNINGS_FUNCTIONS = frozenset({"filterwarnings", "simplefilter", "resetwarnings"})
