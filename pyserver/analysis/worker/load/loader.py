@@ -426,7 +426,7 @@ class Loader:
                         result.error = _load_error(exc, path)
                         break
                     # Selective loading goes on past a statement that fails, and says it did not run.
-                    reason = f"it raised {type(exc).__name__}: {str(exc)[:200]}"
+                    reason = f"it raised {type(exc).__name__}: {describe_failure(exc, path)[:200]}"
                     result.skipped_statements.append(
                         SkippedStatement(statement.lineno, statement.end_lineno or statement.lineno, reason)
                     )
@@ -675,8 +675,28 @@ def _load_error(exc: BaseException, path: str) -> LoadError:
     if isinstance(exc, SyntaxError) and exc.filename == path and exc.lineno:
         lines = [exc.lineno]  # a syntax error in the module itself (e.g. from exec of a string)
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    message = str(exc) if not isinstance(exc, SystemExit) else f"SystemExit({exc.code!r}) at import"
+    message = describe_failure(exc, path)
     return LoadError("exception", type(exc).__name__, message, lines[0] if lines else None, text)
+
+
+def describe_failure(exc: BaseException, path: str) -> str:
+    """What a person needs to read a failure: the exception's message, or, when it has none (a bare
+    `AssertionError`), the code that raised it and the module statement that led there."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}) at import"
+    message = str(exc)
+    if message:
+        return message
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return f"{type(exc).__name__} with no message"
+    innermost = frames[-1]
+    raised = f"`{innermost.line}`" if innermost.line else "the code"
+    where = f"{os.path.basename(innermost.filename)}:{innermost.lineno}"
+    own = [frame for frame in frames if frame.filename == path]
+    if own and own[0] is not innermost and own[0].line:  # the module's statement that led there
+        return f"{raised} failed ({where}), reached from `{own[0].line}` (line {own[0].lineno})"
+    return f"{raised} failed ({where})"
 
 
 def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
