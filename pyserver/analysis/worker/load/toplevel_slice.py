@@ -19,11 +19,9 @@ import __future__
 
 import ast
 import copy
-import functools
 import re
 import sys
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pyserver.analysis.model import SkippedStatement
@@ -31,6 +29,14 @@ from pyserver.analysis.worker.discover.discovery import ImportNames, dotted_name
 from pyserver.analysis.worker.discover.discovery import statements_shallow as discovery_statements
 from pyserver.analysis.worker.discover.makes_jitted import NUMBA_BUILDERS
 from pyserver.analysis.worker.load.effects import EffectScanner
+from pyserver.analysis.worker.load.names import (
+    assigned_names,
+    body_reads,
+    bound_names,
+    loads,
+    statements_in,
+    stored_names,
+)
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
 
@@ -55,61 +61,6 @@ class TopLevelSlice:
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
-def _root_name(node: ast.expr) -> str | None:
-    """`a` for `a`, `a.b.c`, `a[1].b`, `a.f(x).y`."""
-    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call | ast.Starred):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _statements(body: list[ast.stmt], enclosing: str | None = None) -> Iterator[tuple[ast.stmt, str | None]]:
-    """Every statement, nested ones included, with the name of the top-level function it is in (None at
-    module or class level); expressions are not visited (much cheaper than ast.walk)."""
-    for node in body:
-        yield node, enclosing
-        inner_enclosing = enclosing
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and enclosing is None:
-            inner_enclosing = node.name
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(node, name, None)
-            if isinstance(inner, list):
-                yield from _statements(inner, inner_enclosing)
-        for handler in getattr(node, "handlers", ()) or ():
-            yield from _statements(handler.body, inner_enclosing)
-        for case in getattr(node, "cases", ()) or ():
-            yield from _statements(case.body, inner_enclosing)
-
-
-def _loads(nodes: list[ast.AST] | list[ast.expr] | list[ast.stmt], strings: bool = True) -> set[str]:
-    """Names read by these nodes; with `strings`, also the names inside strings that read as type
-    expressions (string annotations, signature strings: `"float64(Arr2D, int64)"`)."""
-    names: set[str] = set()
-    for root in nodes:
-        for node in ast.walk(root):
-            if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    names.add(node.id)
-            elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
-                names.update(_names_in_string(node.value))
-    return names
-
-
-_TYPE_EXPRESSION = re.compile(r"^[\w\s\[\](),.:*|'\"-]{1,300}$")
-
-
-@functools.lru_cache(maxsize=4096)
-def _names_in_string(text: str) -> frozenset[str]:
-    """Names in a string that parses as an expression: `"float64(Arr2D, int64)"`, `"Vector"`. Cached:
-    the same signature and annotation strings come back on every save."""
-    if not _TYPE_EXPRESSION.match(text):
-        return frozenset()  # prose, a gufunc layout ("(n)->()") or a format string: no names to find
-    try:
-        parsed = ast.parse(text.strip(), mode="eval")
-    except (SyntaxError, ValueError):
-        return frozenset()
-    return frozenset(n.id for n in ast.walk(parsed) if isinstance(n, ast.Name))
-
-
 def _definition_time_nodes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
     """What a `def` evaluates when it runs: decorators, defaults and annotations, not its body."""
     parts: list[ast.AST] = [*node.decorator_list, *node.args.defaults]
@@ -123,35 +74,6 @@ def _definition_time_nodes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list
     if node.returns is not None:
         parts.append(node.returns)
     return parts
-
-
-def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """A function's parameters and the names its own code binds (not those of functions inside it), less
-    its `global` names: what its body reads under these names is no module global."""
-    args = node.args
-    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-    declared: set[str] = set()
-    pending: list[ast.AST] = list(node.body)
-    while pending:
-        inner = pending.pop()
-        if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(inner.name)
-            continue
-        if isinstance(inner, ast.Lambda):
-            continue
-        if isinstance(inner, ast.Global | ast.Nonlocal):
-            declared.update(inner.names)
-        elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
-            names.add(inner.id)
-        elif isinstance(inner, ast.alias):
-            names.add(inner.asname or inner.name.split(".")[0])
-        pending.extend(ast.iter_child_nodes(inner))
-    return names - declared
-
-
-def _body_reads(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    return _loads(list(node.body), strings=False) - _local_names(node)
 
 
 def _class_time_nodes(
@@ -171,33 +93,6 @@ def _class_time_nodes(
         else:
             now.append(item)
     return now, later
-
-
-def bound_names(node: ast.stmt) -> set[str]:
-    """Names a statement binds, or changes the value of (`TABLE[0] = 1`, `CFG.n = 2`, `SPEC.append(x)`)."""
-    names: set[str] = set()
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return {node.name}
-    if isinstance(node, ast.Import | ast.ImportFrom):
-        for alias in node.names:
-            names.add(alias.asname or alias.name.split(".")[0])
-        return names
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
-            names.add(inner.id)
-        elif isinstance(inner, ast.Attribute | ast.Subscript) and isinstance(inner.ctx, ast.Store | ast.Del):
-            root = _root_name(inner)
-            if root:
-                names.add(root)
-        elif isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
-            func = inner.value.func
-            if isinstance(func, ast.Attribute):  # `SPEC.append(...)`, `TABLE.fill(0)`: a mutation
-                root = _root_name(func.value)
-                if root:
-                    names.add(root)
-        elif isinstance(inner, ast.NamedExpr):
-            names.add(inner.target.id)
-    return names
 
 
 def is_main_guard(node: ast.stmt) -> bool:
@@ -252,10 +147,10 @@ def _definition_names(
             return set(cached[0]), set(cached[1])
     if isinstance(node, ast.ClassDef):
         now, later = _class_time_nodes(node)
-        reads = _loads(now)
-        later_reads: set[str] = set().union(*(_body_reads(method) for method in later))
+        reads = loads(now)
+        later_reads: set[str] = set().union(*(body_reads(method) for method in later))
     else:
-        reads, later_reads = _loads(_definition_time_nodes(node)), _body_reads(node)
+        reads, later_reads = loads(_definition_time_nodes(node)), body_reads(node)
     if key is not None:
         _DEFINITION_NAMES[key] = (frozenset(reads), frozenset(later_reads))
     return reads, later_reads
@@ -277,7 +172,7 @@ def _definitions_in(
         sets_globals: list[tuple[str, tuple[str, ...]]] = []
         def_names: set[str] = set()
         decorator_names: set[str] = set()
-        for node, enclosing in _statements([top]):
+        for node, enclosing in statements_in([top]):
             if isinstance(node, ast.Global) and enclosing is not None:
                 sets_globals.append((enclosing, tuple(node.names)))
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -306,7 +201,7 @@ class _Slicer:
                 self.sets_globals.setdefault(enclosing, set()).update(names)
             self.def_names.update(def_names)
             self.decorator_names.update(decorator_names)
-        self.effects = EffectScanner(tree, self.aliases, self._jitted_names(tree), _assigned_names(tree))
+        self.effects = EffectScanner(tree, self.aliases, self._jitted_names(tree), assigned_names(tree))
 
     def _jitted_names(self, tree: ast.Module) -> set[str]:
         """Module functions that calling at the top level would run jitted code: decorated ones (other than
@@ -405,7 +300,7 @@ class _Slicer:
             return None
         if isinstance(node, ast.If):
             children = self.children([*node.body, *node.orelse])
-            unit = _Unit(node, _loads([node.test]), set(), children=children)
+            unit = _Unit(node, loads([node.test]), set(), children=children)
             return _blocking(unit, self.effects.header_effect(node))
         if isinstance(node, ast.With | ast.AsyncWith):
             # Its context managers run with any statement of its block that is needed (`with open(data)
@@ -416,9 +311,9 @@ class _Slicer:
                 name
                 for item in node.items
                 if item.optional_vars is not None
-                for name in _stored(item.optional_vars)
+                for name in stored_names(item.optional_vars)
             }
-            unit = _Unit(node, _loads(items), targets, children=children)
+            unit = _Unit(node, loads(items), targets, children=children)
             return _blocking(unit, self.effects.header_effect(node))
         if isinstance(node, _TRIES):
             inner = [*node.body, *node.orelse, *node.finalbody]
@@ -427,7 +322,7 @@ class _Slicer:
             children = self.children(inner)
             handler_types = [h.type for h in node.handlers if h.type is not None]
             handler_names = {h.name for h in node.handlers if h.name}
-            return _Unit(node, _loads(handler_types), handler_names, children=children)
+            return _Unit(node, loads(handler_types), handler_names, children=children)
         if isinstance(node, ast.Import | ast.ImportFrom):
             return _Unit(node, set(), bound_names(node), always=True)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -453,7 +348,7 @@ class _Slicer:
         ):  # a docstring
             return _Unit(node, set(), set(), always=True)
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
-        reads = _loads([node])
+        reads = loads([node])
         binds = bound_names(node)
         # What a statement changes counts only for data the module's own code binds (not a module it
         # imports, not a builtin: `np.save(...)`, `open(p).write(...)` define nothing).
@@ -478,30 +373,6 @@ def _blocking(unit: _Unit, effect: str | None) -> _Unit:
             inner.blocked = inner.blocked or effect
             pending.extend(child for child in inner.children if child is not None)
     return unit
-
-
-def _stored(target: ast.expr) -> set[str]:
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-
-
-def _assigned_names(tree: ast.Module) -> set[str]:
-    """Names the module's own top-level code binds to data (not imports, defs or classes)."""
-    names: set[str] = set()
-    for node, enclosing in _statements(tree.body):
-        if enclosing is not None:
-            continue
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
-            targets = [node.target]
-        elif isinstance(node, ast.With | ast.AsyncWith):
-            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
-        for target in targets:
-            names |= {
-                n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-            }
-    return names
 
 
 # The `__main__` block never runs in either loading mode (the module is never `__main__`): listed, but the
