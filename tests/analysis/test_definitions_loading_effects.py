@@ -209,3 +209,48 @@ async def test_the_language_server_runs_no_shape(tmp_path: Path) -> None:
         assert [d for d in diagnostics if d.code == "not-run"]
     finally:
         await session.shutdown()
+
+
+def test_definitions_still_run_and_a_jitclass_instance_does_not() -> None:
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        from numba import njit, float64
+        from numba.experimental import jitclass
+
+
+        @jitclass([("n", float64)])
+        class Bag:
+            def __init__(self, n):
+                self.n = n
+
+
+        BAG = Bag(3.0)
+        TABLE = np.zeros(3)
+        for i in range(3):
+            TABLE[i] = i * 2.0
+        with open(__file__) as handle:
+            TEXT = handle.read()
+            print(TEXT)
+
+
+        def make(n):
+            namespace = {}
+            exec("def kernel(x):\\n    return x * %d" % n, namespace)
+            return njit(namespace["kernel"])
+
+
+        KERNEL = make(2)
+
+
+        @njit
+        def uses(x):
+            return KERNEL(x) + TABLE[0] + len(TEXT) + BAG.n
+        """
+    )
+    sliced = slice_module(ast.parse(source))
+    kept = ast.unparse(sliced.tree)
+    for needed in ("for i in range(3)", "TEXT = handle.read()", "KERNEL = make(2)"):
+        assert needed in kept, needed
+    assert "print(" not in kept and "BAG = Bag" not in kept
+    assert set(sliced.unavailable) == {"BAG"}

@@ -27,8 +27,6 @@ _EFFECT_FUNCTIONS = frozenset(
         "breakpoint",
         "exit",
         "quit",
-        "exec",
-        "eval",
         "sys.exit",
         "os._exit",
         "os.system",

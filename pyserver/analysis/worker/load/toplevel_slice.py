@@ -213,7 +213,7 @@ class _Slicer:
                     (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
                     not in NOT_SLICE_ROOT_DECORATORS
                     for d in node.decorator_list
-                ) and not isinstance(node, ast.ClassDef):
+                ):  # a decorated class too: making a jitclass instance compiles it
                     names.add(node.name)
             elif isinstance(node, ast.Assign | ast.AnnAssign) and self.makes_jitted(node.value):
                 names |= bound_names(node)
