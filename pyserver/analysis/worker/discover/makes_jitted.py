@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 
 from pyserver.analysis.worker.discover.discovery import ImportNames
 from pyserver.pysource import NEVER_JITTING_DECORATORS
@@ -68,6 +69,16 @@ _NEVER_JITTING_MODULES = frozenset(
     }
 )
 _BUILTIN_NAMES = frozenset(dir(builtins)) - {"exec", "eval", "compile"}
+# A Numba builder used as a decorator, or called through the module: answered without parsing (the editor
+# asks on every save; the worker parses the text anyway).
+_BUILDER_IN_TEXT = re.compile(
+    r"^[ \t]*@[\w.]*\b(?:"
+    + "|".join(sorted(NUMBA_BUILDERS))
+    + r")\b|\bnumba\.(?:[\w.]*\.)?(?:"
+    + "|".join(sorted(NUMBA_BUILDERS))
+    + r")\(",
+    re.MULTILINE,
+)
 
 
 def _qualified(imports: ImportNames, node: ast.expr) -> str:
@@ -88,6 +99,8 @@ def _is_numba_builder(qualified: str) -> bool:
 def may_make_jitted(source: str) -> bool:
     """Could loading this module make jitted functions (see the module's docstring)? Only such modules are
     loaded, and only their definitions run."""
+    if "numba" in source and _BUILDER_IN_TEXT.search(source):
+        return True
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
