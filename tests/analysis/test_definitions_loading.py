@@ -1,4 +1,4 @@
-"""Definitions-only loading (issue 11 item 1): a module's top level runs only as far as defining its jitted
+"""Definitions-only loading: a module's top level runs only as far as defining its jitted
 functions needs. A script that writes, sleeps, spawns and deletes at top level does none of it when it is
 checked by the CLI or saved in the editor, and its jitted functions that read top-level constants are still
 typed."""

@@ -1,4 +1,4 @@
-"""Only the file's own work counts against its time-out (issue 12 item 4): importing a module from outside
+"""Only the file's own work counts against its time-out: importing a module from outside
 the workspace (a package that compiles its explicit signatures at import, such as pynndescent) stops the
 file's clock."""
 

@@ -1,4 +1,4 @@
-"""Discovery from what Numba creates (issue 12 item 1): every jitted function of a workspace file is found,
+"""Discovery from what Numba creates: every jitted function of a workspace file is found,
 however it was made: a decorator, a call (`_step = numba.njit(_step_py, fastmath=True)`), a library's own
 decorator wrapping nb.njit, a gufunc builder kept on an object. The source only places each one.
 
