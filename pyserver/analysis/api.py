@@ -12,9 +12,9 @@ from pyserver.analysis.worker.discover.discovery import (
     find_jitted_functions,
     find_jitted_functions_in_tree,
     jitted_function_at,
-    may_make_jitted,
     with_analysed,
 )
+from pyserver.analysis.worker.discover.makes_jitted import may_make_jitted
 from pyserver.analysis.worker.infer import kernels
 from pyserver.analysis.worker.infer.kernels import how_to_get_types, loop_signature
 from pyserver.analysis.worker.infer.recompiles import hover_markdown as compiles_hover_markdown

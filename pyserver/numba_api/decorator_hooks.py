@@ -45,6 +45,17 @@ class LazyCFunc:
         return self.__getattr__("__call__")(*args, **kwargs) if self._real else self._func(*args, **kwargs)
 
 
+class _DeferredDisableCompile:
+    """`disable_compile` of a dispatcher whose explicit signatures were recorded instead of compiled."""
+
+    def __init__(self, dispatcher: Any) -> None:
+        self.requested: bool | None = None
+        self._dispatcher_name = getattr(dispatcher, "__name__", "")
+
+    def __call__(self, val: bool = True) -> None:
+        self.requested = bool(val)
+
+
 def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_record: RecordHook) -> None:
     """Patch Numba's decorators so workspace functions are recorded and nothing compiles eagerly.
 
@@ -76,6 +87,11 @@ def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_rec
             if target != "cpu" or not _hooks["is_workspace_function"](func):
                 return eager(func)
             dispatcher = lazy(func)
+            if sigs:
+                # Its signatures are recorded, not compiled: `f.disable_compile()` after the decorator (which
+                # asserts a compiled signature) is remembered, not applied, so the analysis can still
+                # compile the recorded signatures.
+                dispatcher.disable_compile = _DeferredDisableCompile(dispatcher)
             options = dict(targetoptions)
             options["cache"] = cache
             kind = "jit"

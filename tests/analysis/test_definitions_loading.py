@@ -153,12 +153,14 @@ async def test_saving_in_the_editor_runs_no_side_effect_and_fades_what_did_not_r
         await session.shutdown()
 
 
+# A hang that no rule can see before running (a busy loop inside a function: a `time.sleep` would be
+# seen as an effect, and the statement would not run at all).
 HANGS_WHERE_NEEDED = textwrap.dedent(
     """\
     import time
     from numba import njit
     def compute():
-        time.sleep(60)
+        while time.time() > 0: pass
         return 3.0
     SCALE = compute()
     @njit

@@ -16,9 +16,9 @@ from pyserver.analysis.engine import AnalysisEngine
 from pyserver.analysis.worker.discover.discovery import (
     Created,
     find_jitted_functions,
-    may_make_jitted,
     place_created,
 )
+from pyserver.analysis.worker.discover.makes_jitted import may_make_jitted
 
 PACKAGE = Path(__file__).resolve().parent / "created_pkg"
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyserver.caches import BoundedCache, bounded_cache
-from pyserver.pysource import NEVER_JITTING_DECORATORS
 
 # Fully qualified decorator -> kind. Aliases (`import numba as nb`, `from numba import njit as fast`)
 # are resolved to these names first.
@@ -556,33 +555,6 @@ def place_created(
         placed.append(function)
     placed.sort(key=lambda f: (f.def_line, f.name))
     return placed
-
-
-def may_make_jitted(source: str) -> bool:
-    """Could loading this module make jitted functions? True when a Numba decorator is found, when the
-    text names numba, or when a function carries a decorator or is passed to a call (a library's own jit
-    decorator, `fast(f)`): only such modules are loaded, and only their definitions run."""
-    if "numba" in source:
-        return True
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return True  # let the analysis say why it cannot be read
-    defined = {node.name for node, _ in _defs(tree)}
-    if any(decorated for _, decorated in _defs(tree)):
-        return True
-    return any(
-        isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id in defined for a in node.args)
-        for node in ast.walk(tree)
-    )
-
-
-def _defs(tree: ast.Module) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]]:
-    for _name, node, _depth in _function_nodes(tree):
-        decorators = [
-            dotted_name(d.func if isinstance(d, ast.Call) else d) or "" for d in node.decorator_list
-        ]
-        yield node, any(d.split(".")[-1] not in NEVER_JITTING_DECORATORS for d in decorators)
 
 
 def with_analysed(

@@ -22,7 +22,6 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
-import re
 import sys
 import time
 import traceback
@@ -34,8 +33,9 @@ from typing import Any
 from pyserver import numba_api
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
-from pyserver.analysis.worker.load import toplevel_slice
-from pyserver.caches import BoundedCache, bounded_cache
+from pyserver.analysis.worker.load import toplevel_slice, unavailable
+from pyserver.analysis.worker.load.module_codes import annotates, module_codes, statement_codes
+from pyserver.analysis.worker.load.module_names import installed_module_names, module_name_for, package_root
 
 _FILE_LOADERS = (
     importlib.machinery.SourceFileLoader,
@@ -50,6 +50,19 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
 
     definitions_only = False  # set by the Loader: run only the definitions of imported workspace modules
 
+    def __init__(self, fullname: str, path: str) -> None:
+        super().__init__(fullname, path)
+        self.unavailable: dict[str, str] = {}  # names the slice leaves without a value -> why
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        if type(self).definitions_only:
+            # `from module import NAME` of a name defined only by a statement that does not run imports
+            # an UnavailableName; the module's own `__getattr__`, if it has one, replaces this one.
+            self.unavailable = {}
+            module.__getattr__ = unavailable.module_getattr(module, self.unavailable)  # type: ignore[method-assign]
+            setattr(module, unavailable.UNAVAILABLE_ATTRIBUTE, self.unavailable)
+        super().exec_module(module)
+
     def get_code(self, fullname: str) -> Any:
         path = self.get_filename(fullname)
         source = self.get_data(path)
@@ -62,6 +75,7 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
                 # Another module imports names from this one: its assignments stay (exports), its calls,
                 # loops and `__main__` block do not run.
                 sliced = toplevel_slice.slice_module(tree, keep_assignments=True)
+                self.unavailable.update(sliced.unavailable)
                 return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
         return compile(source, path, "exec", dont_inherit=True)
 
@@ -169,6 +183,8 @@ class LoadResult:
     loading: str = "definitions"  # "definitions" | "full": see Loader.loading
     third_party_import_ms: float = 0.0  # spent importing modules from outside the workspace (not counted)
     unchecked: list[str] = field(default_factory=list)  # functions reading globals a failed statement sets
+    # functions reading globals that only statements run for their effects set (never run): not checked
+    not_checked: list[str] = field(default_factory=list)
 
 
 def created_functions(recorded: dict[str, numba_api.Recorded]) -> list[discovery.Created]:
@@ -183,23 +199,6 @@ def created_functions(recorded: dict[str, numba_api.Recorded]) -> list[discovery
             discovery.Created(qualname, code.co_firstlineno, record.kind, dict(record.options), signatures)
         )
     return created
-
-
-def module_name_for(path: str, root: str) -> tuple[str, str]:
-    """(dotted module name, package) for a file under the root; the file stem outside it."""
-    resolved = Path(path).resolve()
-    try:
-        relative = resolved.relative_to(Path(root).resolve())
-        parts = list(relative.with_suffix("").parts)
-    except ValueError:
-        parts = [resolved.stem]
-    if parts and parts[-1] == "__init__":
-        parts = parts[:-1] or [resolved.parent.name]
-    if not parts or not all(p.isidentifier() for p in parts):
-        parts = [resolved.stem if resolved.stem.isidentifier() else "numba_lens_module"]
-    name = ".".join(parts)
-    package = name if resolved.name == "__init__.py" else name.rpartition(".")[0]
-    return name, package
 
 
 class Loader:
@@ -224,6 +223,24 @@ class Loader:
         self.skip_lines: set[int] = set()
         # file -> (module name, module) loaded as a definitions-only slice for its own analysis
         self._sliced: dict[str, tuple[str, types.ModuleType]] = {}
+        self._installed_names: set[str] | None = None  # see _add_search_path
+
+    def _add_search_path(self, folder: str, own: str) -> None:
+        """Put a folder on sys.path: in front, unless a module or package in it has the name of an installed
+        one (an adapter module `pandas.py`): then after everything, so it never hides the real one."""
+        if folder in sys.path:
+            return
+        if self._installed_names is None:
+            self._installed_names = installed_module_names(self.root)
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            entries = []
+        names = {entry[:-3] if entry.endswith(".py") else entry for entry in entries} - {own}
+        if names & self._installed_names:
+            sys.path.append(folder)
+        else:
+            sys.path.insert(0, folder)
 
     def is_workspace_file(self, path: str) -> bool:
         if path in self._extra_files:
@@ -296,9 +313,13 @@ class Loader:
         self.refresh_changed_modules()
         self._forget_sliced_modules(path)
         names_before = set(sys.modules)
-        for entry in (self.root, os.path.dirname(path)):
-            if entry not in sys.path:
-                sys.path.insert(0, entry)
+        # A module of a package is imported from above its package (relative imports work, and the
+        # package's own folders never hide installed packages); a script's folder goes on the path as
+        # Python puts it there when it runs the script.
+        top = package_root(path)
+        own = top.name if top is not None else Path(path).stem
+        for entry in (self.root, str(top.parent) if top is not None else os.path.dirname(path)):
+            self._add_search_path(entry, own)
         name, package = module_name_for(path, self.root)
         is_package = os.path.basename(path) == "__init__.py"
         parent = name.rpartition(".")[0]
@@ -327,15 +348,17 @@ class Loader:
         _SourceOnlyLoader.definitions_only = self.loading == "definitions"
         clock_before = IMPORT_CLOCK.excluded_s
         missing: set[str] = set()  # globals that statements left out for failing would have set
+        without_value: set[str] = set()  # globals only statements run for their effects set (effects.py)
+        kept_body: list[ast.stmt] = []  # the top-level statements that run, under definitions-only loading
         try:
             if definitions:
                 parsed = tree if tree is not None else ast.parse(source, path)
                 sliced = toplevel_slice.slice_module(parsed, source=source)
                 result.skipped_statements = sliced.skipped
+                without_value |= set(sliced.unavailable)
+                kept_body = sliced.tree.body
                 if selective:
-                    codes = _statement_codes(
-                        sliced, path, self.skip_lines, result.skipped_statements, missing
-                    )
+                    codes = statement_codes(sliced, path, self.skip_lines, result.skipped_statements, missing)
                 else:
                     codes = module_codes(sliced, path, source, {id(statement) for statement in parsed.body})
                     if annotates(sliced.tree.body):
@@ -353,12 +376,22 @@ class Loader:
                     exec(code, module.__dict__)
                 except KeyboardInterrupt:
                     raise
+                except unavailable.NameUnavailableError as exc:
+                    # It reads a name an imported module could not define: by rule it does not run, and
+                    # the statements after it still do.
+                    failed = statement or _statement_at(kept_body, _line_in(exc, path))
+                    if failed is None:
+                        result.error = _load_error(exc, path)
+                        break
+                    end = failed.end_lineno or failed.lineno
+                    result.skipped_statements.append(SkippedStatement(failed.lineno, end, f"it reads {exc}"))
+                    without_value |= toplevel_slice.bound_names(failed)
                 except BaseException as exc:  # SystemExit included: the module stops, the analysis goes on
                     if statement is None:
                         result.error = _load_error(exc, path)
                         break
                     # Selective loading goes on past a statement that fails, and says it did not run.
-                    reason = f"it raised {type(exc).__name__}: {str(exc)[:200]}"
+                    reason = f"it raised {type(exc).__name__}: {describe_failure(exc, path)[:200]}"
                     result.skipped_statements.append(
                         SkippedStatement(statement.lineno, statement.end_lineno or statement.lineno, reason)
                     )
@@ -374,6 +407,12 @@ class Loader:
         if sys.modules.keys() != names_before:  # (compared in C: a save that imports nothing new skips it)
             self.refresh_changed_modules()  # stamps the workspace modules this run imported
         result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}
+        without_value |= unavailable.unavailable_globals(module.__dict__)
+        if without_value:
+            # By rule, not by failure: the functions that read such a global are listed, not checked.
+            result.not_checked = _readers_of(without_value, result.recorded)
+            for qualname in result.not_checked:
+                del result.recorded[qualname]
         if missing:
             # Globals a failed statement would have set never got a value: the functions that read them
             # (directly or through another such function) are not checked, rather than reported for an
@@ -426,107 +465,6 @@ def _import_parents(package: str) -> None:
             return
 
 
-def _statement_codes(
-    sliced: toplevel_slice.TopLevelSlice,
-    path: str,
-    skip_lines: set[int],
-    skipped: list[SkippedStatement],
-    missing: set[str],
-) -> list[tuple[ast.stmt | None, Any]]:
-    """One code object per kept top-level statement, so that one that fails does not stop the rest. A
-    statement (not a def or class) holding a line where the last load hung or crashed is left out."""
-    codes: list[tuple[ast.stmt | None, Any]] = []
-    for statement in sliced.tree.body:
-        end = statement.end_lineno or statement.lineno
-        definition = isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        if not definition and any(statement.lineno <= line <= end for line in skip_lines):
-            reason = "it did not finish when it last ran (a time-out or a crash)"
-            skipped.append(SkippedStatement(statement.lineno, end, reason))
-            missing |= toplevel_slice.bound_names(statement)
-            continue
-        chunk = ast.Module(body=[statement], type_ignores=[])
-        codes.append((statement, compile(chunk, path, "exec", flags=sliced.future_flags, dont_inherit=True)))
-    return codes
-
-
-# (file, flags, first line, column, last line, end column, the statement's lines) -> its code object: a
-# statement is compiled again only when its text or its place changed.
-_STATEMENT_CODES: BoundedCache[tuple[Any, ...], types.CodeType] = bounded_cache(
-    "loader.statement_codes", 4096
-)
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
-
-
-def module_codes(
-    sliced: toplevel_slice.TopLevelSlice, path: str, source: str, original: set[int]
-) -> list[tuple[ast.stmt | None, Any]]:
-    """The kept module as code objects to run in order, a failure stopping the rest as in one module:
-    one per top-level statement, those of unchanged statements reused (an edit compiles what it
-    touched). Run so, they do what the module compiled whole does (its docstring, annotations and
-    `__future__` flags included); where that could differ, the module is compiled whole. `original`:
-    the ids of the parsed tree's statements (a statement the slice trimmed is a copy: not reused)."""
-    body = sliced.tree.body
-
-    def whole() -> list[tuple[ast.stmt | None, Any]]:
-        return [(None, compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True))]
-
-    leading = 1 if body and _is_docstring(body[0]) else 0
-    while leading < len(body) and _is_future_import(body[leading]):
-        leading += 1
-    if (
-        not original
-        or any(_is_future_import(statement) for statement in body[leading:])
-        or any(isinstance(statement, ast.Global) for statement in discovery.statements_shallow(body))
-    ):
-        return whole()  # a misplaced `from __future__`, a module-level `global`: checked across statements
-    lines = _LINE_BREAK.split(source)
-    codes: list[tuple[ast.stmt | None, Any]] = []
-    try:
-        for position, statement in enumerate(body):
-            if position > 0 and _is_docstring(statement):
-                continue  # a string statement after the first is no docstring: it does nothing
-            codes.append((None, _statement_code(statement, path, sliced.future_flags, lines, original)))
-    except Exception:  # a SyntaxError found at compile time (`return` outside a function): as Python says it
-        return whole()
-    return codes
-
-
-def _statement_code(
-    statement: ast.stmt, path: str, flags: int, lines: list[str], original: set[int]
-) -> types.CodeType:
-    chunk = ast.Module(body=[statement], type_ignores=[])
-    decorators = getattr(statement, "decorator_list", None) or []
-    first = min([statement.lineno, *(d.lineno for d in decorators)])
-    end = statement.end_lineno
-    if id(statement) not in original or end is None or end > len(lines):
-        return compile(chunk, path, "exec", flags=flags, dont_inherit=True)
-    text = "\n".join(lines[first - 1 : end])
-    key = (path, flags, first, statement.col_offset, end, statement.end_col_offset, text)
-    code = _STATEMENT_CODES.get(key)
-    if code is None:
-        code = compile(chunk, path, "exec", flags=flags, dont_inherit=True)
-        _STATEMENT_CODES[key] = code
-    return code
-
-
-def _is_docstring(statement: ast.stmt) -> bool:
-    return (
-        isinstance(statement, ast.Expr)
-        and isinstance(statement.value, ast.Constant)
-        and isinstance(statement.value.value, str)
-    )
-
-
-def _is_future_import(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
-
-
-def annotates(body: list[ast.stmt]) -> bool:
-    """Does the module's own code (not its defs or classes) hold an annotated assignment? (CPython's
-    find_ann: the module then starts by making `__annotations__`.)"""
-    return any(isinstance(statement, ast.AnnAssign) for statement in discovery.statements_shallow(body))
-
-
 def _code_names(code: Any) -> set[str]:
     names = set(code.co_names)
     for const in code.co_consts:
@@ -563,14 +501,46 @@ def _stamp(path: str) -> tuple[int, int]:
         return (-1, -1)
 
 
+def _statement_at(body: list[ast.stmt], line: int | None) -> ast.stmt | None:
+    for statement in body:
+        if line is not None and statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            return statement
+    return None
+
+
+def _line_in(exc: BaseException, path: str) -> int | None:
+    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == path]
+    return lines[0] if lines else None
+
+
 def _load_error(exc: BaseException, path: str) -> LoadError:
     frames = traceback.extract_tb(exc.__traceback__)
     lines = [frame.lineno for frame in frames if frame.filename == path and frame.lineno]
     if isinstance(exc, SyntaxError) and exc.filename == path and exc.lineno:
         lines = [exc.lineno]  # a syntax error in the module itself (e.g. from exec of a string)
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    message = str(exc) if not isinstance(exc, SystemExit) else f"SystemExit({exc.code!r}) at import"
+    message = describe_failure(exc, path)
     return LoadError("exception", type(exc).__name__, message, lines[0] if lines else None, text)
+
+
+def describe_failure(exc: BaseException, path: str) -> str:
+    """What a person needs to read a failure: the exception's message, or, when it has none (a bare
+    `AssertionError`), the code that raised it and the module statement that led there."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r}) at import"
+    message = str(exc)
+    if message:
+        return message
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return f"{type(exc).__name__} with no message"
+    innermost = frames[-1]
+    raised = f"`{innermost.line}`" if innermost.line else "the code"
+    where = f"{os.path.basename(innermost.filename)}:{innermost.lineno}"
+    own = [frame for frame in frames if frame.filename == path]
+    if own and own[0] is not innermost and own[0].line:  # the module's statement that led there
+        return f"{raised} failed ({where}), reached from `{own[0].line}` (line {own[0].lineno})"
+    return f"{raised} failed ({where})"
 
 
 def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:

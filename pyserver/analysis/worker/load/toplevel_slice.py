@@ -19,15 +19,24 @@ import __future__
 
 import ast
 import copy
-import functools
 import re
 import sys
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover.discovery import ImportNames, dotted_name
+from pyserver.analysis.worker.discover.discovery import statements_shallow as discovery_statements
+from pyserver.analysis.worker.discover.makes_jitted import NUMBA_BUILDERS
+from pyserver.analysis.worker.load.effects import EffectScanner
+from pyserver.analysis.worker.load.names import (
+    assigned_names,
+    body_reads,
+    bound_names,
+    loads,
+    statements_in,
+    stored_names,
+)
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
 
@@ -37,25 +46,7 @@ if sys.version_info >= (3, 11):
 else:
     _TRIES = (ast.Try,)
 
-# Numba's builders of jitted functions (the last part of their qualified names, under `numba.`).
-JIT_BUILDERS = frozenset(
-    {
-        "njit",
-        "jit",
-        "vectorize",
-        "guvectorize",
-        "cfunc",
-        "stencil",
-        "generated_jit",
-        "jitclass",
-        "overload",
-        "overload_method",
-        "overload_attribute",
-        "overload_classmethod",
-        "register_jitable",
-        "intrinsic",
-    }
-)
+JIT_BUILDERS = NUMBA_BUILDERS  # Numba's builders of jitted functions (last part of the name)
 _SYS_PATH_METHODS = frozenset({"append", "insert", "extend", "remove"})
 _ENVIRON_METHODS = frozenset({"update", "setdefault", "pop", "clear", "__setitem__"})
 _WARNINGS_FUNCTIONS = frozenset({"filterwarnings", "simplefilter", "resetwarnings"})
@@ -66,61 +57,8 @@ class TopLevelSlice:
     tree: ast.Module  # the kept statements (a copy: the input tree is not changed)
     skipped: list[SkippedStatement] = field(default_factory=list)
     future_flags: int = 0  # compiler flags of the module's `from __future__` imports
-
-
-def _root_name(node: ast.expr) -> str | None:
-    """`a` for `a`, `a.b.c`, `a[1].b`, `a.f(x).y`."""
-    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call | ast.Starred):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _statements(body: list[ast.stmt], enclosing: str | None = None) -> Iterator[tuple[ast.stmt, str | None]]:
-    """Every statement, nested ones included, with the name of the top-level function it is in (None at
-    module or class level); expressions are not visited (much cheaper than ast.walk)."""
-    for node in body:
-        yield node, enclosing
-        inner_enclosing = enclosing
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and enclosing is None:
-            inner_enclosing = node.name
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(node, name, None)
-            if isinstance(inner, list):
-                yield from _statements(inner, inner_enclosing)
-        for handler in getattr(node, "handlers", ()) or ():
-            yield from _statements(handler.body, inner_enclosing)
-        for case in getattr(node, "cases", ()) or ():
-            yield from _statements(case.body, inner_enclosing)
-
-
-def _loads(nodes: list[ast.AST] | list[ast.expr] | list[ast.stmt], strings: bool = True) -> set[str]:
-    """Names read by these nodes; with `strings`, also the names inside strings that read as type
-    expressions (string annotations, signature strings: `"float64(Arr2D, int64)"`)."""
-    names: set[str] = set()
-    for root in nodes:
-        for node in ast.walk(root):
-            if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    names.add(node.id)
-            elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
-                names.update(_names_in_string(node.value))
-    return names
-
-
-_TYPE_EXPRESSION = re.compile(r"^[\w\s\[\](),.:*|'\"-]{1,300}$")
-
-
-@functools.lru_cache(maxsize=4096)
-def _names_in_string(text: str) -> frozenset[str]:
-    """Names in a string that parses as an expression: `"float64(Arr2D, int64)"`, `"Vector"`. Cached:
-    the same signature and annotation strings come back on every save."""
-    if not _TYPE_EXPRESSION.match(text):
-        return frozenset()  # prose, a gufunc layout ("(n)->()") or a format string: no names to find
-    try:
-        parsed = ast.parse(text.strip(), mode="eval")
-    except (SyntaxError, ValueError):
-        return frozenset()
-    return frozenset(n.id for n in ast.walk(parsed) if isinstance(n, ast.Name))
+    # needed names that only statements run for their effects define: name -> why it has no value
+    unavailable: dict[str, str] = field(default_factory=dict)
 
 
 def _definition_time_nodes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
@@ -138,14 +76,16 @@ def _definition_time_nodes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list
     return parts
 
 
-def _class_time_nodes(node: ast.ClassDef) -> tuple[list[ast.AST], list[ast.AST]]:
-    """(what a `class` statement evaluates when it runs, the bodies of its methods)."""
+def _class_time_nodes(
+    node: ast.ClassDef,
+) -> tuple[list[ast.AST], list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(what a `class` statement evaluates when it runs, its methods)."""
     now: list[ast.AST] = [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]
-    later: list[ast.AST] = []
+    later: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     for item in node.body:
         if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
             now.extend(_definition_time_nodes(item))
-            later.extend(item.body)
+            later.append(item)
         elif isinstance(item, ast.ClassDef):
             inner_now, inner_later = _class_time_nodes(item)
             now.extend(inner_now)
@@ -153,33 +93,6 @@ def _class_time_nodes(node: ast.ClassDef) -> tuple[list[ast.AST], list[ast.AST]]
         else:
             now.append(item)
     return now, later
-
-
-def bound_names(node: ast.stmt) -> set[str]:
-    """Names a statement binds, or changes the value of (`TABLE[0] = 1`, `CFG.n = 2`, `SPEC.append(x)`)."""
-    names: set[str] = set()
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return {node.name}
-    if isinstance(node, ast.Import | ast.ImportFrom):
-        for alias in node.names:
-            names.add(alias.asname or alias.name.split(".")[0])
-        return names
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
-            names.add(inner.id)
-        elif isinstance(inner, ast.Attribute | ast.Subscript) and isinstance(inner.ctx, ast.Store | ast.Del):
-            root = _root_name(inner)
-            if root:
-                names.add(root)
-        elif isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
-            func = inner.value.func
-            if isinstance(func, ast.Attribute):  # `SPEC.append(...)`, `TABLE.fill(0)`: a mutation
-                root = _root_name(func.value)
-                if root:
-                    names.add(root)
-        elif isinstance(inner, ast.NamedExpr):
-            names.add(inner.target.id)
-    return names
 
 
 def is_main_guard(node: ast.stmt) -> bool:
@@ -207,6 +120,8 @@ class _Unit:
     children: list[_Unit | None] = field(default_factory=list)  # None: a statement that never runs
     parent: _Unit | None = None
     kept: bool = False
+    blocked: str | None = None  # what running it would do (effects.py): it never runs
+    reason: str | None = None  # why it did not run, when it defines something needed
 
 
 # Statement text -> (names a `def` or `class` reads when it runs, names its bodies read): they depend on
@@ -232,9 +147,10 @@ def _definition_names(
             return set(cached[0]), set(cached[1])
     if isinstance(node, ast.ClassDef):
         now, later = _class_time_nodes(node)
-        reads, later_reads = _loads(now), _loads(later, strings=False)
+        reads = loads(now)
+        later_reads: set[str] = set().union(*(body_reads(method) for method in later))
     else:
-        reads, later_reads = _loads(_definition_time_nodes(node)), _loads(list(node.body), strings=False)
+        reads, later_reads = loads(_definition_time_nodes(node)), body_reads(node)
     if key is not None:
         _DEFINITION_NAMES[key] = (frozenset(reads), frozenset(later_reads))
     return reads, later_reads
@@ -256,7 +172,7 @@ def _definitions_in(
         sets_globals: list[tuple[str, tuple[str, ...]]] = []
         def_names: set[str] = set()
         decorator_names: set[str] = set()
-        for node, enclosing in _statements([top]):
+        for node, enclosing in statements_in([top]):
             if isinstance(node, ast.Global) and enclosing is not None:
                 sets_globals.append((enclosing, tuple(node.names)))
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -285,6 +201,23 @@ class _Slicer:
                 self.sets_globals.setdefault(enclosing, set()).update(names)
             self.def_names.update(def_names)
             self.decorator_names.update(decorator_names)
+        self.effects = EffectScanner(tree, self.aliases, self._jitted_names(tree), assigned_names(tree))
+
+    def _jitted_names(self, tree: ast.Module) -> set[str]:
+        """Module functions that calling at the top level would run jitted code: decorated ones (other than
+        by plain decorators) and the names a jit builder statement binds."""
+        names: set[str] = set()
+        for node in discovery_statements(tree.body):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if any(
+                    (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+                    not in NOT_SLICE_ROOT_DECORATORS
+                    for d in node.decorator_list
+                ):  # a decorated class too: making a jitclass instance compiles it
+                    names.add(node.name)
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and self.makes_jitted(node.value):
+                names |= bound_names(node)
+        return names
 
     # ---- what kind of statement -------------------------------------------------------------------
     def is_jit_builder(self, func: ast.expr) -> bool:
@@ -353,21 +286,43 @@ class _Slicer:
         return False
 
     # ---- units ------------------------------------------------------------------------------------
+    def children(self, nodes: list[ast.stmt]) -> list[_Unit | None]:
+        """The units of a block: a `pass` or a string statement in it makes nothing run."""
+        units = [self.unit(node) for node in nodes]
+        for unit in units:
+            if unit is not None and not unit.binds and isinstance(unit.node, ast.Pass | ast.Expr):
+                unit.always = False
+        return units
+
     def unit(self, node: ast.stmt) -> _Unit | None:
         """None for a statement that is never run (the `__main__` block)."""
         if is_main_guard(node):
             return None
         if isinstance(node, ast.If):
-            children = [self.unit(n) for n in [*node.body, *node.orelse]]
-            return _Unit(node, _loads([node.test]), set(), children=children)
+            children = self.children([*node.body, *node.orelse])
+            unit = _Unit(node, loads([node.test]), set(), children=children)
+            return _blocking(unit, self.effects.header_effect(node))
+        if isinstance(node, ast.With | ast.AsyncWith):
+            # Its context managers run with any statement of its block that is needed (`with open(data)
+            # as f: TABLE = json.load(f)`); the rest of the block does not.
+            children = self.children(node.body)
+            items = [item.context_expr for item in node.items]
+            targets = {
+                name
+                for item in node.items
+                if item.optional_vars is not None
+                for name in stored_names(item.optional_vars)
+            }
+            unit = _Unit(node, loads(items), targets, children=children)
+            return _blocking(unit, self.effects.header_effect(node))
         if isinstance(node, _TRIES):
             inner = [*node.body, *node.orelse, *node.finalbody]
             for handler in node.handlers:
                 inner.extend(handler.body)
-            children = [self.unit(n) for n in inner]
+            children = self.children(inner)
             handler_types = [h.type for h in node.handlers if h.type is not None]
             handler_names = {h.name for h in node.handlers if h.name}
-            return _Unit(node, _loads(handler_types), handler_names, children=children)
+            return _Unit(node, loads(handler_types), handler_names, children=children)
         if isinstance(node, ast.Import | ast.ImportFrom):
             return _Unit(node, set(), bound_names(node), always=True)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -393,8 +348,11 @@ class _Slicer:
         ):  # a docstring
             return _Unit(node, set(), set(), always=True)
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
-        reads = _loads([node])
+        reads = loads([node])
         binds = bound_names(node)
+        # What a statement changes counts only for data the module's own code binds (not a module it
+        # imports, not a builtin: `np.save(...)`, `open(p).write(...)` define nothing).
+        binds &= self.effects.assigned | self.def_names
         for call in ast.walk(node):  # `init()` where init does `global TABLE; TABLE = ...` sets TABLE
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
                 binds |= self.sets_globals.get(call.func.id, set())
@@ -402,8 +360,19 @@ class _Slicer:
             return _Unit(node, reads, binds, always=True)
         if self.makes_jitted(value):
             return _Unit(node, reads, binds, always=True, is_root=True)
-        always = self.keep_assignments and isinstance(node, ast.Assign | ast.AnnAssign)
-        return _Unit(node, reads, binds, always=always)
+        unit = _Unit(node, reads, binds)
+        return _blocking(unit, self.effects.statement_effect(node))
+
+
+def _blocking(unit: _Unit, effect: str | None) -> _Unit:
+    """The unit, marked (with everything inside it) as never run when running it would have `effect`."""
+    if effect:
+        pending = [unit]
+        while pending:
+            inner = pending.pop()
+            inner.blocked = inner.blocked or effect
+            pending.extend(child for child in inner.children if child is not None)
+    return unit
 
 
 # The `__main__` block never runs in either loading mode (the module is never `__main__`): listed, but the
@@ -455,6 +424,10 @@ def slice_module(
     needed: set[str] = set()
     expanded: set[int] = set()  # units whose later reads (function bodies) are needed
     queue: list[_Unit | str] = [unit for unit in every if unit.always]
+    if keep_assignments:
+        # Another module imports this one: any name it binds may be imported, wherever it is bound.
+        queue.extend(sorted(binders))
+    refused: list[_Unit] = []  # needed, but run only for effects: never run
 
     def expand(unit: _Unit) -> None:
         if id(unit) not in expanded:
@@ -471,7 +444,11 @@ def slice_module(
                 queue.append(binder)
                 expand(binder)
             continue
-        if item.kept:
+        if item.kept or item.reason is not None:
+            continue
+        if item.blocked:
+            item.reason = item.blocked
+            refused.append(item)
             continue
         item.kept = True
         queue.extend(item.reads - needed)
@@ -479,10 +456,54 @@ def slice_module(
             expand(item)
         if item.parent is not None and not item.parent.kept:
             queue.append(item.parent)  # an `if`/`try` runs when anything inside it runs
+    unavailable = _unavailable(every, binders, needed, refused)
     skipped: list[SkippedStatement] = []
     kept_tree = ast.Module(body=_rebuild(tree.body, units, skipped), type_ignores=[])
     skipped.sort(key=lambda s: s.line)
-    return TopLevelSlice(kept_tree, skipped, _future_flags(tree))
+    return TopLevelSlice(kept_tree, skipped, _future_flags(tree), unavailable)
+
+
+def _unavailable(
+    every: list[_Unit], binders: dict[str, list[_Unit]], needed: set[str], refused: list[_Unit]
+) -> dict[str, str]:
+    """Needed names that a statement run only for effects binds or changes (whatever else binds them, their
+    value is not the program's); the statements that read such a name do not run either, transitively. Each refused
+    statement's reason says which names it leaves without a value."""
+    unavailable: dict[str, str] = {}
+
+    def no_value(unit: _Unit) -> None:
+        for name in sorted(unit.binds & needed):
+            if name not in unavailable:  # (another statement may bind it too: its value is still not right)
+                unavailable[name] = f"line {unit.node.lineno} {unit.reason or 'did not run'}"
+
+    for unit in refused:
+        no_value(unit)
+    changed = bool(unavailable)
+    while changed:
+        changed = False
+        for unit in every:
+            if unit.kept and not unit.always and unit.reads & unavailable.keys():
+                name = sorted(unit.reads & unavailable.keys())[0]
+                pending = [unit]
+                while pending:
+                    inner = pending.pop()
+                    if inner.kept:
+                        inner.kept = False
+                        inner.reason = f"reads `{name}`, which has no value ({unavailable[name]})"
+                        pending.extend(child for child in inner.children if child is not None)
+                no_value(unit)
+                changed = True
+    for unit in refused:
+        names = sorted(unit.binds & unavailable.keys())
+        if names:
+            listed = ", ".join(f"`{name}`" for name in names)
+            unit.reason = (
+                f"it {unit.reason}: the analysis never runs that, so {listed} (needed by the jitted"
+                f" functions) {'has' if len(names) == 1 else 'have'} no value"
+            )
+        else:
+            unit.reason = None
+    return unavailable
 
 
 def _rebuild(
@@ -492,16 +513,21 @@ def _rebuild(
     kept: list[ast.stmt] = []
     for node, unit in zip(body, units, strict=True):
         if unit is None or not unit.kept:
-            skipped.append(SkippedStatement(node.lineno, node.end_lineno or node.lineno, _why_skipped(node)))
+            reason = (unit.reason if unit is not None else None) or _why_skipped(node)
+            skipped.append(SkippedStatement(node.lineno, node.end_lineno or node.lineno, reason))
             continue
-        if isinstance(node, (ast.If, *_TRIES)):  # trimmed below: a copy, never the input
+        if isinstance(
+            node, (ast.If, ast.With, ast.AsyncWith, *_TRIES)
+        ):  # trimmed below: a copy, never the input
             node = copy.copy(node)
-            if not isinstance(node, ast.If):
+            if isinstance(node, _TRIES):
                 node.handlers = [copy.copy(handler) for handler in node.handlers]
         if isinstance(node, ast.If):
             by_node = iter(unit.children)
             node.body = _rebuild(node.body, [next(by_node) for _ in node.body], skipped) or [_pass(node)]
             node.orelse = _rebuild(node.orelse, [next(by_node) for _ in node.orelse], skipped)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            node.body = _rebuild(node.body, unit.children, skipped) or [_pass(node)]
         elif isinstance(node, _TRIES):
             children = iter(unit.children)
             groups = [node.body, node.orelse, node.finalbody]

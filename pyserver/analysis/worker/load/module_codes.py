@@ -1,0 +1,115 @@
+"""The kept top-level statements of a module as code objects to run, one per statement, reused while the
+statement's text and place do not change."""
+
+from __future__ import annotations
+
+import ast
+import re
+import types
+from typing import Any
+
+from pyserver.analysis.model import SkippedStatement
+from pyserver.analysis.worker.discover import discovery
+from pyserver.analysis.worker.load import toplevel_slice
+from pyserver.caches import BoundedCache, bounded_cache
+
+
+def statement_codes(
+    sliced: toplevel_slice.TopLevelSlice,
+    path: str,
+    skip_lines: set[int],
+    skipped: list[SkippedStatement],
+    missing: set[str],
+) -> list[tuple[ast.stmt | None, Any]]:
+    """One code object per kept top-level statement, so that one that fails does not stop the rest. A
+    statement (not a def or class) holding a line where the last load hung or crashed is left out."""
+    codes: list[tuple[ast.stmt | None, Any]] = []
+    for statement in sliced.tree.body:
+        end = statement.end_lineno or statement.lineno
+        definition = isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        if not definition and any(statement.lineno <= line <= end for line in skip_lines):
+            reason = "it did not finish when it last ran (a time-out or a crash)"
+            skipped.append(SkippedStatement(statement.lineno, end, reason))
+            missing |= toplevel_slice.bound_names(statement)
+            continue
+        chunk = ast.Module(body=[statement], type_ignores=[])
+        codes.append((statement, compile(chunk, path, "exec", flags=sliced.future_flags, dont_inherit=True)))
+    return codes
+
+
+# (file, flags, first line, column, last line, end column, the statement's lines) -> its code object: a
+# statement is compiled again only when its text or its place changed.
+_STATEMENT_CODES: BoundedCache[tuple[Any, ...], types.CodeType] = bounded_cache(
+    "loader.statement_codes", 4096
+)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
+
+
+def module_codes(
+    sliced: toplevel_slice.TopLevelSlice, path: str, source: str, original: set[int]
+) -> list[tuple[ast.stmt | None, Any]]:
+    """The kept module as code objects to run in order, a failure stopping the rest as in one module:
+    one per top-level statement, those of unchanged statements reused (an edit compiles what it
+    touched). Run so, they do what the module compiled whole does (its docstring, annotations and
+    `__future__` flags included); where that could differ, the module is compiled whole. `original`:
+    the ids of the parsed tree's statements (a statement the slice trimmed is a copy: not reused)."""
+    body = sliced.tree.body
+
+    def whole() -> list[tuple[ast.stmt | None, Any]]:
+        return [(None, compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True))]
+
+    leading = 1 if body and _is_docstring(body[0]) else 0
+    while leading < len(body) and _is_future_import(body[leading]):
+        leading += 1
+    if (
+        not original
+        or any(_is_future_import(statement) for statement in body[leading:])
+        or any(isinstance(statement, ast.Global) for statement in discovery.statements_shallow(body))
+    ):
+        return whole()  # a misplaced `from __future__`, a module-level `global`: checked across statements
+    lines = _LINE_BREAK.split(source)
+    codes: list[tuple[ast.stmt | None, Any]] = []
+    try:
+        for position, statement in enumerate(body):
+            if position > 0 and _is_docstring(statement):
+                continue  # a string statement after the first is no docstring: it does nothing
+            codes.append((None, _statement_code(statement, path, sliced.future_flags, lines, original)))
+    except Exception:  # a SyntaxError found at compile time (`return` outside a function): as Python says it
+        return whole()
+    return codes
+
+
+def _statement_code(
+    statement: ast.stmt, path: str, flags: int, lines: list[str], original: set[int]
+) -> types.CodeType:
+    chunk = ast.Module(body=[statement], type_ignores=[])
+    decorators = getattr(statement, "decorator_list", None) or []
+    first = min([statement.lineno, *(d.lineno for d in decorators)])
+    end = statement.end_lineno
+    if id(statement) not in original or end is None or end > len(lines):
+        return compile(chunk, path, "exec", flags=flags, dont_inherit=True)
+    text = "\n".join(lines[first - 1 : end])
+    key = (path, flags, first, statement.col_offset, end, statement.end_col_offset, text)
+    code = _STATEMENT_CODES.get(key)
+    if code is None:
+        code = compile(chunk, path, "exec", flags=flags, dont_inherit=True)
+        _STATEMENT_CODES[key] = code
+    return code
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
+
+
+def _is_future_import(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+
+
+def annotates(body: list[ast.stmt]) -> bool:
+    """Does the module's own code (not its defs or classes) hold an annotated assignment? (CPython's
+    find_ann: the module then starts by making `__annotations__`.)"""
+    return any(isinstance(statement, ast.AnnAssign) for statement in discovery.statements_shallow(body))

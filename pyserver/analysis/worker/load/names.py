@@ -1,0 +1,145 @@
+"""The names top-level statements and function bodies read and bind, from the AST alone (for the slice)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from collections.abc import Iterator
+
+
+def root_name(node: ast.expr) -> str | None:
+    """`a` for `a`, `a.b.c`, `a[1].b`, `a.f(x).y`."""
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Call | ast.Starred):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def statements_in(
+    body: list[ast.stmt], enclosing: str | None = None
+) -> Iterator[tuple[ast.stmt, str | None]]:
+    """Every statement, nested ones included, with the name of the top-level function it is in (None at
+    module or class level); expressions are not visited (much cheaper than ast.walk)."""
+    for node in body:
+        yield node, enclosing
+        inner_enclosing = enclosing
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and enclosing is None:
+            inner_enclosing = node.name
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                yield from statements_in(inner, inner_enclosing)
+        for handler in getattr(node, "handlers", ()) or ():
+            yield from statements_in(handler.body, inner_enclosing)
+        for case in getattr(node, "cases", ()) or ():
+            yield from statements_in(case.body, inner_enclosing)
+
+
+def loads(nodes: list[ast.AST] | list[ast.expr] | list[ast.stmt], strings: bool = True) -> set[str]:
+    """Names read by these nodes; with `strings`, also the names inside strings that read as type
+    expressions (string annotations, signature strings: `"float64(Arr2D, int64)"`)."""
+    names: set[str] = set()
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    names.add(node.id)
+            elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names.update(names_in_string(node.value))
+    return names
+
+
+_TYPE_EXPRESSION = re.compile(r"^[\w\s\[\](),.:*|'\"-]{1,300}$")
+
+
+@functools.lru_cache(maxsize=4096)
+def names_in_string(text: str) -> frozenset[str]:
+    """Names in a string that parses as an expression: `"float64(Arr2D, int64)"`, `"Vector"`. Cached:
+    the same signature and annotation strings come back on every save."""
+    if not _TYPE_EXPRESSION.match(text):
+        return frozenset()  # prose, a gufunc layout ("(n)->()") or a format string: no names to find
+    try:
+        parsed = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(n.id for n in ast.walk(parsed) if isinstance(n, ast.Name))
+
+
+def local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """A function's parameters and the names its own code binds (not those of functions inside it), less
+    its `global` names: what its body reads under these names is no module global."""
+    args = node.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    declared: set[str] = set()
+    pending: list[ast.AST] = list(node.body)
+    while pending:
+        inner = pending.pop()
+        if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(inner.name)
+            continue
+        if isinstance(inner, ast.Lambda):
+            continue
+        if isinstance(inner, ast.Global | ast.Nonlocal):
+            declared.update(inner.names)
+        elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
+            names.add(inner.id)
+        elif isinstance(inner, ast.alias):
+            names.add(inner.asname or inner.name.split(".")[0])
+        pending.extend(ast.iter_child_nodes(inner))
+    return names - declared
+
+
+def body_reads(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    return loads(list(node.body), strings=False) - local_names(node)
+
+
+def bound_names(node: ast.stmt) -> set[str]:
+    """Names a statement binds, or changes the value of (`TABLE[0] = 1`, `CFG.n = 2`, `SPEC.append(x)`)."""
+    names: set[str] = set()
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        for alias in node.names:
+            names.add(alias.asname or alias.name.split(".")[0])
+        return names
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
+            names.add(inner.id)
+        elif isinstance(inner, ast.Attribute | ast.Subscript) and isinstance(inner.ctx, ast.Store | ast.Del):
+            root = root_name(inner)
+            if root:
+                names.add(root)
+        elif isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
+            func = inner.value.func
+            if isinstance(func, ast.Attribute):  # `SPEC.append(...)`, `TABLE.fill(0)`: a mutation
+                root = root_name(func.value)
+                if root:
+                    names.add(root)
+        elif isinstance(inner, ast.NamedExpr):
+            names.add(inner.target.id)
+    return names
+
+
+def stored_names(target: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def assigned_names(tree: ast.Module) -> set[str]:
+    """Names the module's own top-level code binds to data (not imports, defs or classes)."""
+    names: set[str] = set()
+    for node, enclosing in statements_in(tree.body):
+        if enclosing is not None:
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
+            targets = [node.target]
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+        for target in targets:
+            names |= {
+                n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+    return names

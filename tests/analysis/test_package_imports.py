@@ -1,0 +1,137 @@
+"""Modules of a package, loaded as users' packages are imported:
+- a name other modules import counts as needed wherever it is defined: a constant read from a data file
+  inside a top-level `with open(...)` is defined (reading is no effect); a name only a loop run for its
+  effects defines imports as unavailable, and the importing module's other functions are still typed;
+- a module is imported as `pkg.sub.mod` from above its package: adapter modules named like real packages
+  (`colorsys.py`, `pandas.py`) in a sub-package never hide the real ones, and relative imports work;
+- a module that makes no jitted function (a pytest module) is not executed, and gets no error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from pyserver.analysis.worker.discover.makes_jitted import may_make_jitted
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TABLES = """\
+import json
+import os
+
+HERE = os.path.dirname(__file__)
+with open(os.path.join(HERE, "data.json")) as handle:
+    CONSTANTS = json.load(handle)["scale"]
+    print("loaded")
+for i in range(2):
+    open(os.path.join(HERE, "tables_loop.ran"), "a").write("ran")
+    LOOPED = float(i)
+"""
+
+USER = """\
+from numba import njit
+
+from .tables import CONSTANTS{extra}
+
+
+@njit
+def scaled_{n}(x: float):
+    return x * CONSTANTS
+"""
+
+USES_LOOPED = """\
+
+
+@njit
+def looped(x: float):
+    return x + LOOPED
+"""
+
+ADAPTER_USER = """\
+import colorsys
+
+from numba import njit
+
+from . import colorsys as colorsys_adapter
+from .pandas import ADAPTS
+
+THIRD = colorsys.ONE_THIRD
+
+
+@njit
+def third(x: float):
+    return x * THIRD
+"""
+
+PYTEST_FILE = """\
+import numba
+import pytest
+
+from not_installed_anywhere import helper
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [1, 2])
+def test_helper(n):
+    open("pytest_file.ran", "w").write(str(helper(n)))
+"""
+
+
+def _package(root: Path) -> list[Path]:
+    pkg = root / "pkg"
+    (pkg / "adapters").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "data.json").write_text(json.dumps({"scale": 2.5}))
+    (pkg / "tables.py").write_text(TABLES)
+    users = []
+    for n in range(3):
+        extra = ", LOOPED" if n == 2 else ""
+        text = USER.format(n=n, extra=extra) + (USES_LOOPED if n == 2 else "")
+        users.append(pkg / f"user{n}.py")
+        users[-1].write_text(text)
+    adapters = pkg / "adapters"
+    (adapters / "__init__.py").write_text("")
+    (adapters / "colorsys.py").write_text("ADAPTS = 'colorsys'\n")
+    (adapters / "pandas.py").write_text("ADAPTS = 'pandas'\n")
+    (adapters / "use.py").write_text(ADAPTER_USER)
+    (root / "tests" / "test_nothing_jitted.py").write_text(PYTEST_FILE)
+    return users
+
+
+def _check(root: Path, *paths: Path) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "pyserver", "check", "--format", "json", *map(str, paths)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    return json.loads(done.stdout)
+
+
+def test_a_package_checks_without_a_false_error(tmp_path: Path) -> None:
+    _package(tmp_path)
+    report = _check(tmp_path, tmp_path / "pkg", tmp_path / "tests")
+    assert report["diagnostics"] == [], report["diagnostics"]
+    assert not list(tmp_path.rglob("*.ran"))
+    typed = {f["name"]: [s["return_type"] for s in f["signatures"]] for f in report["functions"]}
+    assert typed["scaled_0"] == typed["scaled_1"] == typed["scaled_2"] == ["float64"]
+    assert typed["third"] == ["float64"]  # the real colorsys, not the adapter next to it
+    assert typed["looped"] == []  # LOOPED has no value: listed, not checked
+    files = {Path(f["path"]).name for f in report["files"]}
+    assert "test_nothing_jitted.py" not in files  # never executed
+    assert all(f["status"] == "ok" for f in report["files"]), report["files"]
+
+
+def test_a_pytest_module_without_jitted_code_is_not_loaded() -> None:
+    assert not may_make_jitted(PYTEST_FILE)
+    assert may_make_jitted("import numba\n\nfast = numba.njit\n")
+    assert may_make_jitted("import numba as nb\n\n@nb.jit(nopython=True)\ndef f(x):\n    return x\n")
+    assert may_make_jitted("from numba.experimental import jitclass\n\n@jitclass([])\nclass A:\n    pass\n")
+    assert may_make_jitted("import numba\n\nexec(TEMPLATE.format(name='k'))\n")
+    assert not may_make_jitted("import typing\n\n@typing.overload\ndef f(x: int) -> int: ...\n")
