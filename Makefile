@@ -19,7 +19,7 @@ PY_SOURCES := $(shell find pyserver -name '*.py' 2>/dev/null)
 # drives Debian's Chromium).
 APT_PACKAGES := gdb python3-venv chromium libkrb5-dev
 
-.PHONY: help setup venv npm vsix apt editor compat test test-python test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz clean
+.PHONY: help setup venv npm vsix apt editor compat test test-python test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz ecosystem clean
 
 help:
 	@echo "make demo   set everything up, check examples/, open them in VS Code (or code-server)"
@@ -27,6 +27,7 @@ help:
 	@echo "make test-compat  the compatibility matrix (other Python, Numba and gdb versions; part of make test)"
 	@echo "make bench  run the benchmarks (ratios against Numba's compile and plain gdb)"
 	@echo "make fuzz   long fuzzing run of the checker and the language server"
+	@echo "make ecosystem  Numba Lens against what Numba compiles, on 16 PyPI packages and 35 scripts (docs/checking.md)"
 	@echo "make lint   ruff, mypy, tsc and eslint"
 	@echo "make screenshots  regenerate the README's debugging screenshots in a real editor"
 
@@ -125,6 +126,18 @@ test-compat: $(COMPAT_STAMPS) $(STAMPS)/apt
 	  PATH="$(COMPAT)/$$env/bin:$$PATH" $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_DEBUG) || failed="$$failed $$env"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "compat: failed:$$failed"; exit 1; fi
+
+# --- Ecosystem check ---------------------------------------------------------------------------------
+# The pinned packages of ecosystem/packages.txt, in a venv that shares the project venv's packages.
+ECO_VENV := $(STAMPS)/ecosystem/venv
+
+$(STAMPS)/ecosystem.stamp: ecosystem/packages.txt ecosystem/venv.sh $(STAMPS)/venv
+	mkdir -p $(STAMPS)/ecosystem
+	bash ecosystem/venv.sh $(ECO_VENV) $(PY)
+	touch $@
+
+ecosystem: $(STAMPS)/ecosystem.stamp
+	PYTHONPATH=$(ROOT) $(ECO_VENV)/bin/python ecosystem/run.py
 
 # --- Tests -------------------------------------------------------------------------------------------
 test: setup

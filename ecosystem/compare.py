@@ -9,6 +9,7 @@ plain Python.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,19 @@ class Figures:
         self.differences.extend(other.differences)
 
 
+_CLASS_ID = re.compile(r"#[0-9a-f]{6,}")  # instance.jitclass.Bag#7f3a1d3f4490<...>: the class's id()
+_DISPATCHER_TYPE = re.compile(r"type\((?:CPU)?Dispatcher\(<function (\w+) at 0x[0-9a-f]+>\)\)")
+
+
+def normalised(text: str) -> str:
+    """A type's text without what differs from one process to the next (object addresses)."""
+    return _DISPATCHER_TYPE.sub(r"dispatcher(\1)", _CLASS_ID.sub("", text))
+
+
+def _args(signature: dict[str, Any]) -> list[str]:
+    return [normalised(a) for a in signature["args"]]
+
+
 def _functions_by_key(check: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(f["path"], f["name"]): f for f in check.get("functions", [])}
 
@@ -65,7 +79,7 @@ def _typed_signatures(
     pairs = []
     for truth_signature in truth_function["signatures"]:
         for ours in function.get("signatures", []):
-            if ours["args"] == truth_signature["args"] and ours.get("variables"):
+            if _args(ours) == _args(truth_signature) and ours.get("variables"):
                 pairs.append((ours, truth_signature))
                 break
     return pairs
@@ -77,9 +91,10 @@ def _compare_types(
     typemap = truth["typemap"]
     for variable in ours.get("variables", []):
         numba_type = typemap.get(variable["ssa_name"])
-        shown = variable.get("numba_type", variable["type"])
+        shown = normalised(variable.get("numba_type", variable["type"]))
         if numba_type is None or shown in UNKNOWN:
             continue
+        numba_type = normalised(numba_type)
         if shown == numba_type:
             figures.hover_equal += 1
             continue
@@ -92,7 +107,12 @@ def _compare_types(
             figures.wrong_types += 1
             figures.differences.append(line)
     returned = ours.get("return_type")
-    if returned and returned not in UNKNOWN and not truth.get("objectmode") and returned != truth["return_type"]:
+    if (
+        returned
+        and returned not in UNKNOWN
+        and not truth.get("objectmode")
+        and normalised(returned) != normalised(truth["return_type"])
+    ):
         line = (
             f"{where}: wrong return type ({run}) {_short(truth)}: we said {returned}; "
             f"Numba compiled {truth['return_type']}"

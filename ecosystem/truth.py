@@ -62,12 +62,14 @@ class CompileTimer:
 
 
 def _dispatchers(root: str) -> list[Any]:
+    """Jit dispatchers, and the dispatchers behind @vectorize/@guvectorize kernels (UFuncDispatcher)."""
     from numba.core.dispatcher import Dispatcher
+    from numba.np.ufunc.ufuncbuilder import UFuncDispatcher
 
     found = []
     for obj in gc.get_objects():
         try:
-            if isinstance(obj, Dispatcher):
+            if isinstance(obj, (Dispatcher, UFuncDispatcher)):
                 code = obj.py_func.__code__
                 if _under(code.co_filename, root):
                     found.append(obj)
