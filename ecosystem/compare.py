@@ -150,13 +150,21 @@ def compare(
         after_pairs = _typed_signatures(ours_after, truth_function)
         figures.typed_first += bool(first_pairs)
         figures.typed_after += bool(after_pairs)
-        for run, function, pairs in (("first sight", ours_first, first_pairs), ("after record", ours_after, after_pairs)):
+        for run, function, pairs in (
+            ("first sight", ours_first, first_pairs),
+            ("after record", ours_after, after_pairs),
+        ):
             if not pairs:
-                said = ", ".join(
-                    f"{_short(s)} [{s['source']}{'' if s.get('variables') else ', no variables'}]"
-                    for s in (function or {}).get("signatures", [])[:3]
-                ) or "no signature"
-                figures.differences.append(f"{where}: untyped ({run}): we said {said}; Numba compiled {numba_said}")
+                said = (
+                    ", ".join(
+                        f"{_short(s)} [{s['source']}{'' if s.get('variables') else ', no variables'}]"
+                        for s in (function or {}).get("signatures", [])[:3]
+                    )
+                    or "no signature"
+                )
+                figures.differences.append(
+                    f"{where}: untyped ({run}): we said {said}; Numba compiled {numba_said}"
+                )
             for ours, truth in pairs:
                 _compare_types(where, ours, truth, run, figures, seen)
     return figures

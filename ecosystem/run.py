@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from compare import Figures, compare, error_files  # noqa: E402
+from compare import Figures, compare, error_files
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -71,7 +71,9 @@ def _env(pythonpath: list[Path], cache: Path) -> dict[str, str]:
     return env
 
 
-def timed(command: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int, str, str, float, float]:
+def timed(
+    command: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> tuple[int, str, str, float, float]:
     """rc, stdout, stderr, wall seconds, peak resident MB of the process and its descendants (wait4)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
@@ -93,7 +95,9 @@ def timed(command: list[str], cwd: Path, env: dict[str, str], timeout: float) ->
         return child.returncode, out.read(), err.read(), seconds, usage.ru_maxrss / 1024
 
 
-def check(src: Path, targets: list[Path], env: dict[str, str], signatures: Path | None) -> tuple[dict[str, Any], float, float]:
+def check(
+    src: Path, targets: list[Path], env: dict[str, str], signatures: Path | None
+) -> tuple[dict[str, Any], float, float]:
     command = [PY, "-m", "pyserver", "check", "--format", "json", "--variables", "--root", str(src)]
     if signatures is not None and signatures.is_file():
         command += ["--signatures", str(signatures)]
@@ -111,9 +115,13 @@ def record_truth(
 ) -> dict[str, Any]:
     command = [PY, "-m", "pyserver", "record", "--signatures", str(signatures), "--"]
     command += [PY, str(HERE / "truth.py"), str(src), str(root), str(out), str(program)]
-    rc, _out, err, seconds, _peak = timed(command, src, env, timeout=900)
+    rc, _out, err, _seconds, _peak = timed(command, src, env, timeout=900)
     if not out.is_file():
-        return {"status": f"failed (exit {rc}): {err.strip()[-300:]}", "functions": [], "numba_compile_s": 0.0}
+        return {
+            "status": f"failed (exit {rc}): {err.strip()[-300:]}",
+            "functions": [],
+            "numba_compile_s": 0.0,
+        }
     truth: dict[str, Any] = json.loads(out.read_text())
     return truth
 
@@ -132,7 +140,7 @@ def importable(src: Path, paths: list[str], env: dict[str, str]) -> set[str]:
         "        pass\n"
         "print(json.dumps(ok))\n"
     )
-    rc, out, _err, _s, _p = timed([PY, "-c", probe, json.dumps(modules)], src, env, timeout=600)
+    _rc, out, _err, _s, _p = timed([PY, "-c", probe, json.dumps(modules)], src, env, timeout=600)
     try:
         return set(json.loads(out.strip().splitlines()[-1]))
     except (json.JSONDecodeError, IndexError):
@@ -169,7 +177,9 @@ def run_package(package: Package, site: Path) -> Row:
     target = copy_source(site, package.module, src)
     env = _env([src], work / "numba-cache")
     signatures = work / "signatures.json"
-    truth = record_truth(src, target, HERE / "workloads" / f"use_{package.module}.py", work / "truth.json", signatures, env)
+    truth = record_truth(
+        src, target, HERE / "workloads" / f"use_{package.module}.py", work / "truth.json", signatures, env
+    )
     first, first_s, first_peak = check(src, [target], env, None)
     after, after_s, after_peak = check(src, [target], env, signatures)
     figures = compare(truth["functions"], first, after)
@@ -197,7 +207,9 @@ def run_scripts(scripts: list[Path]) -> tuple[list[Row], Figures]:
     truths = {}
     for script in scripts:
         copy = src / script.name
-        truths[script.name] = record_truth(src, copy, copy, work / f"truth-{script.stem}.json", signatures, env)
+        truths[script.name] = record_truth(
+            src, copy, copy, work / f"truth-{script.stem}.json", signatures, env
+        )
         # a script's own output files stay out of the folder that check reads
         for extra in src.iterdir():
             if extra.suffix != ".py" and extra.name != ".numba-lens":
@@ -248,8 +260,16 @@ def goals(packages: Figures, scripts: Figures, rows: list[Row]) -> list[tuple[st
     everything.add(packages)
     everything.add(scripts)
     out = [
-        ("0 false errors on every package and script", str(everything.false_errors), everything.false_errors == 0),
-        ("0 wrong types on every package and script", str(everything.wrong_types), everything.wrong_types == 0),
+        (
+            "0 false errors on every package and script",
+            str(everything.false_errors),
+            everything.false_errors == 0,
+        ),
+        (
+            "0 wrong types on every package and script",
+            str(everything.wrong_types),
+            everything.wrong_types == 0,
+        ),
         (
             "after record >= 95% of compiled functions typed",
             f"{everything.typed_after}/{everything.compiled} = {_percent(everything.typed_after, everything.compiled)}",
@@ -265,7 +285,13 @@ def goals(packages: Figures, scripts: Figures, rows: list[Row]) -> list[tuple[st
             )
         )
     if packages.check_s:
-        slow = [r.name for r in rows if r.version != "script" and r.figures.check_s and r.figures.numba_compile_s / r.figures.check_s < 10]
+        slow = [
+            r.name
+            for r in rows
+            if r.version != "script"
+            and r.figures.check_s
+            and r.figures.numba_compile_s / r.figures.check_s < 10
+        ]
         ratio = packages.numba_compile_s / packages.check_s
         out.append(
             (
@@ -278,7 +304,9 @@ def goals(packages: Figures, scripts: Figures, rows: list[Row]) -> list[tuple[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--packages", default=None, help="comma-separated package names (default: all)")
     parser.add_argument("--no-scripts", action="store_true")
     parser.add_argument("--no-packages", action="store_true")
@@ -332,12 +360,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {'PASS' if passed else 'FAIL'}  {text}: {figure}")
     failed_runs = [r.name for r in rows if r.status != "ok"]
     if failed_runs:
-        print(f"\nWorkloads or scripts that failed on their own (their truth is partial): {', '.join(failed_runs)}")
+        print(
+            f"\nWorkloads or scripts that failed on their own (their truth is partial): {', '.join(failed_runs)}"
+        )
     report_path.write_text(
         json.dumps(
             {
                 "rows": [
-                    {"name": r.name, "version": r.version, "status": r.status, **vars(r.figures)} for r in rows
+                    {"name": r.name, "version": r.version, "status": r.status, **vars(r.figures)}
+                    for r in rows
                 ],
                 "goals": [{"goal": t, "figure": f, "passed": p} for t, f, p in results],
             },

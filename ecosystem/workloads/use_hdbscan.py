@@ -1,7 +1,7 @@
 """hdbscan: cluster blobs (its Numba parts: validity index and prediction helpers)."""
 
-import numpy as np
 import hdbscan
+import numpy as np
 from hdbscan.validity import validity_index
 
 rng = np.random.default_rng(12)

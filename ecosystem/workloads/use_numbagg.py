@@ -1,7 +1,7 @@
 """numbagg: moving windows, nan-aggregations and grouped aggregations."""
 
-import numpy as np
 import numbagg
+import numpy as np
 
 rng = np.random.default_rng(3)
 values = rng.standard_normal((4, 200))

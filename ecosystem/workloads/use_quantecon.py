@@ -11,7 +11,7 @@ def f(x):
 
 P = np.array([[0.9, 0.1], [0.4, 0.6]])
 mc = qe.MarkovChain(P)
-mc.stationary_distributions
+stationary = mc.stationary_distributions
 mc.simulate(50, random_state=0)
 qe.markov.tauchen(5, 0.9, 0.1)
 qe.util.searchsorted(np.array([0.1, 0.5, 0.9]), 0.6)
@@ -21,7 +21,6 @@ jf = njit(f)
 brentq(jf, 1.0, 3.0)
 newton(jf, 2.0)
 nelder_mead(njit(lambda x: -((x[0] - 1.0) ** 2) - (x[1] - 2.0) ** 2), np.array([0.0, 0.0]))
-qe.game_theory.lemke_howson(qe.game_theory.NormalFormGame((2, 2)), init_pivot=0) if False else None
 R = np.array([[5.0, 10.0], [-1.0, -np.inf]])
 Q = np.array([[[0.5, 0.5], [0.0, 1.0]], [[0.0, 1.0], [0.5, 0.5]]])
 qe.markov.DiscreteDP(R, Q, 0.95).solve(method="policy_iteration")

@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--variables",
         action="store_true",
-        help="with --format json: each signature's per-variable types under \"variables\" (name, line, "
+        help='with --format json: each signature\'s per-variable types under "variables" (name, line, '
         "type: what the hover shows)",
     )
     parser.add_argument(

@@ -29,7 +29,9 @@ def ecosystem_python() -> Path:
     )
     if proc.returncode != 0:
         if "Could not find a version" in proc.stderr or "connection" in proc.stderr.lower():
-            pytest.skip(f"the ecosystem venv cannot be built (no package index?): {proc.stderr.strip()[-300:]}")
+            pytest.skip(
+                f"the ecosystem venv cannot be built (no package index?): {proc.stderr.strip()[-300:]}"
+            )
         raise AssertionError(proc.stderr)
     return VENV / "bin" / "python"
 
