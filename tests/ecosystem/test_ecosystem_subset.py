@@ -13,9 +13,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".make" / "ecosystem" / "venv"
-# small, quick to install and to compile, and three styles: a library of @njit kernels called from
-# Python (numba-kdtree), overloads used from jitted code (rocket-fft), a jitted loop with a progress
-# bar object (numba-progress)
+# small, quick to install and to compile, and three styles: a kd-tree of @njit kernels behind a
+# Python class (numba-kdtree), module-level kernels with cache=True and a filter table (resampy), a
+# jitted loop updating a progress bar object (numba-progress)
 SUBSET = ("numba-kdtree", "resampy", "numba-progress")
 
 
