@@ -159,22 +159,29 @@ def false_errors(figures: Figures, checks: list[dict[str, Any]], fine: set[str])
             figures.differences.extend(f"false error: {line}" for line in found)
 
 
-def copy_source(site: Path, module: str, src: Path) -> Path:
+def copy_source(module: str, src: Path) -> Path:
+    """Copy the installed package (here, or in the project venv this venv sees) to src."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise SystemExit(f"ecosystem: {module} is not installed (make ecosystem installs it)")
+    origin = Path(spec.origin)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    if (site / module).is_dir():
-        shutil.copytree(site / module, src / module, ignore=ignore)
+    if origin.name == "__init__.py":
+        shutil.copytree(origin.parent, src / module, ignore=ignore)
         return src / module
-    shutil.copy2(site / f"{module}.py", src / f"{module}.py")
-    return src / f"{module}.py"
+    shutil.copy2(origin, src / origin.name)
+    return src / origin.name
 
 
-def run_package(package: Package, site: Path) -> Row:
+def run_package(package: Package) -> Row:
     name, version = package.requirement.split("==")
     work = WORK / name
     shutil.rmtree(work, ignore_errors=True)
     src = work / "src"
     src.mkdir(parents=True)
-    target = copy_source(site, package.module, src)
+    target = copy_source(package.module, src)
     env = _env([src], work / "numba-cache")
     signatures = work / "signatures.json"
     truth = record_truth(
@@ -313,9 +320,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", default=str(REPO / ".make" / "ecosystem" / "report.json"))
     parser.add_argument("--strict", action="store_true", help="also fail when a workload or script fails")
     args = parser.parse_args(argv)
-    import sysconfig
-
-    site = Path(sysconfig.get_paths()["purelib"])
     packages = [] if args.no_packages else read_packages()
     if args.packages:
         wanted = set(args.packages.split(","))
@@ -324,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     package_total = Figures()
     print(HEADER, flush=True)
     for package in packages:
-        row = run_package(package, site)
+        row = run_package(package)
         rows.append(row)
         package_total.add(row.figures)
         print(format_row(row.name, row.version, row.figures, row.status), flush=True)
