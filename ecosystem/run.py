@@ -316,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--packages", default=None, help="comma-separated package names (default: all)")
     parser.add_argument("--no-scripts", action="store_true")
+    parser.add_argument("--scripts", default=None, help="comma-separated script names (default: all)")
     parser.add_argument("--no-packages", action="store_true")
     parser.add_argument("--report", default=str(REPO / ".make" / "ecosystem" / "report.json"))
     parser.add_argument("--strict", action="store_true", help="also fail when a workload or script fails")
@@ -335,6 +336,10 @@ def main(argv: list[str] | None = None) -> int:
     script_total = Figures()
     if not args.no_scripts:
         scripts = sorted((HERE / "scripts").glob("*.py"))
+        if args.scripts:
+            scripts = [
+                s for s in scripts if s.name in args.scripts.split(",") or s.stem in args.scripts.split(",")
+            ]
         script_rows, script_total = run_scripts(scripts)
         for row in script_rows:
             rows.append(row)

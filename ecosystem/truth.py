@@ -96,7 +96,7 @@ def dump(root: str, base: str) -> list[dict[str, Any]]:
             },
         )
         for sig, cres in list(dispatcher.overloads.items()):
-            args = [str(t) for t in sig]
+            args = [str(t) for t in getattr(sig, "args", sig)]  # a UFuncDispatcher keys by Signature
             if any(s["args"] == args for s in entry["signatures"]):
                 continue  # a twin dispatcher (parallel and serial) over the same function
             annotation = getattr(cres, "type_annotation", None)
