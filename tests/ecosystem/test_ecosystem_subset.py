@@ -61,6 +61,5 @@ def test_subset_has_no_false_errors_and_no_wrong_types(ecosystem_python: Path, t
     for row in rows:
         assert row["status"] == "ok", f"{row['name']}'s workload failed: {row['status']}"
         assert row["compiled"] > 0, f"{row['name']}: Numba compiled nothing\n{proc.stdout}"
-        assert row["found"] == row["compiled"], proc.stdout
         assert row["false_errors"] == 0, "\n".join(row["differences"])
         assert row["wrong_types"] == 0, "\n".join(row["differences"])
