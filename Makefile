@@ -19,7 +19,7 @@ PY_SOURCES := $(shell find pyserver -name '*.py' 2>/dev/null)
 # drives Debian's Chromium).
 APT_PACKAGES := gdb python3-venv chromium libkrb5-dev
 
-.PHONY: help setup venv npm vsix apt editor nvvm compat test test-python test-editors test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz clean
+.PHONY: help setup venv npm vsix apt editor nvvm compat test test-python test-editors test-compat test-ts test-e2e screenshots lint lint-structure format demo bench fuzz ecosystem clean
 
 help:
 	@echo "make demo   set everything up, check examples/, open them in VS Code (or code-server)"
@@ -28,6 +28,7 @@ help:
 	@echo "make bench  run the benchmarks (ratios against Numba's compile and plain gdb)"
 	@echo "make fuzz   long fuzzing run of the checker and the language server"
 	@echo "make test-editors  Neovim's LSP client and a DAP client against the server (part of make test)"
+	@echo "make ecosystem  Numba Lens against what Numba compiles, on 16 PyPI packages and 35 scripts (docs/checking.md)"
 	@echo "make lint   ruff, mypy, import contracts (.importlinter), structure rules, tsc and eslint"
 	@echo "make screenshots  regenerate the README's debugging screenshots in a real editor"
 
@@ -142,6 +143,18 @@ test-compat: $(COMPAT_STAMPS) $(STAMPS)/apt
 	echo "== compat py311-numbacuda: CUDA kernels with NVIDIA's numba-cuda"; \
 	$(COMPAT)/py311-numbacuda/bin/python $(COMPAT_PYTEST) tests/cuda || failed="$$failed py311-numbacuda"; \
 	if [ -n "$$failed" ]; then echo "compat: failed:$$failed"; exit 1; fi
+
+# --- Ecosystem check ---------------------------------------------------------------------------------
+# The pinned packages of ecosystem/packages.txt, in a venv that shares the project venv's packages.
+ECO_VENV := $(STAMPS)/ecosystem/venv
+
+$(STAMPS)/ecosystem.stamp: ecosystem/packages.txt ecosystem/venv.sh $(STAMPS)/venv
+	mkdir -p $(STAMPS)/ecosystem
+	bash ecosystem/venv.sh $(ECO_VENV) $(PY)
+	touch $@
+
+ecosystem: $(STAMPS)/ecosystem.stamp
+	PYTHONPATH=$(ROOT) $(ECO_VENV)/bin/python ecosystem/run.py
 
 # --- Tests -------------------------------------------------------------------------------------------
 test: setup

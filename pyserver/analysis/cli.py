@@ -1,4 +1,4 @@
-"""`python -m pyserver check PATH... [--format text|json|sarif] [--signatures FILE] [--timeout S]`.
+"""`python -m pyserver check PATH... [--format text|json|sarif] [--variables] [--signatures FILE] [--timeout S]`.
 
 Type-checks the jitted functions of files, notebooks and directories (their `*.py` and `*.ipynb`,
 recursively) without running the program; a notebook's diagnostics name their cell
@@ -42,6 +42,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--type-hints",
         action="store_true",
         help="also report type-instability hints (Optional, pyobject, reflected lists, 'A' layout in loops, ...)",
+    )
+    parser.add_argument(
+        "--variables",
+        action="store_true",
+        help='with --format json: each signature\'s per-variable types under "variables" (name, line, '
+        "type: what the hover shows)",
     )
     parser.add_argument(
         "--loading",
@@ -89,7 +95,25 @@ def _display(path: str, base: Path) -> str:
         return path
 
 
-def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
+def _variables_json(signature: Any) -> list[dict[str, Any]]:
+    """One entry per IR version of a variable, in the signature's order: `type` is the hover's text
+    (`int64 (literal 1)` for a literal); `numba_type` is Numba's own str() of the type, as in its typemap."""
+    from pyserver.lsp.typeinfo import display
+
+    return [
+        {
+            "name": v.name,
+            "line": v.line,
+            "type": display(v),
+            "ssa_name": v.ssa_name,
+            "numba_type": v.literal or v.type,
+            "is_arg": v.is_arg,
+        }
+        for v in signature.variables
+    ]
+
+
+def _functions_json(functions: list[Any], base: Path, variables: bool = False) -> list[dict[str, Any]]:
     out = []
     for function in functions:
         out.append(
@@ -116,6 +140,7 @@ def _functions_json(functions: list[Any], base: Path) -> list[dict[str, Any]]:
                             if s.parallel_loops
                             else {}
                         ),
+                        **({"variables": _variables_json(s)} if variables else {}),
                     }
                     for s in function.signatures
                 ],
@@ -341,7 +366,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         payload = {
             "diagnostics": [_diagnostic_json(d, base) for d in diagnostics],
-            "functions": _functions_json(functions, base),
+            "functions": _functions_json(functions, base, variables=args.variables),
             "files": _files_json(results, base),
         }
         print(json.dumps(payload, indent=2))

@@ -217,3 +217,39 @@ def test_without_numba_exit_2_with_the_install_command(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "pip install" in proc.stderr and "numba>=0.59,<0.69" in proc.stderr  # pyserver/versions.py
     assert proc.stdout == ""
+
+
+def test_json_variables_gives_each_signatures_hover_types(tmp_path: Path) -> None:
+    (tmp_path / "total.py").write_text(
+        textwrap.dedent(
+            """
+            from numba import njit
+
+            @njit("float64(float64[:])")
+            def total(a):
+                s = 0.0
+                n = 3
+                for x in a:
+                    s += x
+                return s * n
+            """
+        )
+    )
+    plain = json.loads(check("--format", "json", "total.py", cwd=tmp_path).stdout)
+    assert "variables" not in plain["functions"][0]["signatures"][0]
+    proc = check("--format", "json", "--variables", "total.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    variables = json.loads(proc.stdout)["functions"][0]["signatures"][0]["variables"]
+    by_ssa = {v["ssa_name"]: v for v in variables}
+    assert by_ssa["a"] == {
+        "name": "a",
+        "line": 5,
+        "type": "array(float64, 1d, A)",
+        "ssa_name": "a",
+        "numba_type": "array(float64, 1d, A)",
+        "is_arg": True,
+    }
+    assert (by_ssa["s"]["line"], by_ssa["s"]["type"]) == (6, "float64")
+    # a literal: the hover's text, and Numba's own str() of the type
+    assert (by_ssa["n"]["type"], by_ssa["n"]["numba_type"]) == ("int64 (literal 3)", "Literal[int](3)")
+    assert {v["name"] for v in variables} >= {"a", "s", "n", "x"}

@@ -1,0 +1,184 @@
+"""Compare what `check --format json --variables` says with what Numba compiled (truth.py's dump).
+
+A function counts as *typed* when `check` shows variable types for one of the argument types Numba
+compiled it for (the same `args` strings). A *wrong type* is a variable (IR name) or a return type we
+show for such a signature that differs from Numba's typemap; "unknown" is never wrong. A *false
+error* is an error diagnostic in a file that imports (a package module) or runs (a script) fine in
+plain Python.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+UNKNOWN = {"unknown", "undefined", "pyobject"}
+
+
+@dataclass
+class Figures:
+    compiled: int = 0  # functions Numba compiled at least once
+    found: int = 0  # of those, listed by check
+    typed_first: int = 0  # typed at first sight (no recording)
+    typed_after: int = 0  # typed with the recorded signatures
+    false_errors: int = 0
+    wrong_types: int = 0
+    hover_equal: int = 0  # variables whose shown type equals Numba's (both runs, matched signatures)
+    check_s: float = 0.0  # wall time of check, after record
+    check_first_s: float = 0.0
+    numba_compile_s: float = 0.0
+    peak_mb: float = 0.0
+    differences: list[str] = field(default_factory=list)
+
+    def add(self, other: Figures) -> None:
+        for name in (
+            "compiled",
+            "found",
+            "typed_first",
+            "typed_after",
+            "false_errors",
+            "wrong_types",
+            "hover_equal",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.check_s += other.check_s
+        self.check_first_s += other.check_first_s
+        self.numba_compile_s += other.numba_compile_s
+        self.peak_mb = max(self.peak_mb, other.peak_mb)
+        self.differences.extend(other.differences)
+
+
+_CLASS_ID = re.compile(r"#[0-9a-f]{6,}")  # instance.jitclass.Bag#7f3a1d3f4490<...>: the class's id()
+_DISPATCHER_TYPE = re.compile(r"type\((?:CPU)?Dispatcher\(<function (\w+) at 0x[0-9a-f]+>\)\)")
+
+
+def normalised(text: str) -> str:
+    """A type's text without what differs from one process to the next (object addresses)."""
+    return _DISPATCHER_TYPE.sub(r"dispatcher(\1)", _CLASS_ID.sub("", text))
+
+
+def _args(signature: dict[str, Any]) -> list[str]:
+    return [normalised(a) for a in signature["args"]]
+
+
+def _functions_by_key(check: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(f["path"], f["name"]): f for f in check.get("functions", [])}
+
+
+def _short(signature: dict[str, Any]) -> str:
+    return "(" + ", ".join(signature["args"]) + ")"
+
+
+def _typed_signatures(
+    function: dict[str, Any] | None, truth_function: dict[str, Any]
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(ours, Numba's) pairs for the argument types Numba compiled, where we show variable types."""
+    if function is None:
+        return []
+    pairs = []
+    for truth_signature in truth_function["signatures"]:
+        for ours in function.get("signatures", []):
+            if _args(ours) == _args(truth_signature) and ours.get("variables"):
+                pairs.append((ours, truth_signature))
+                break
+    return pairs
+
+
+def _compare_types(
+    where: str, ours: dict[str, Any], truth: dict[str, Any], run: str, figures: Figures, seen: set[str]
+) -> None:
+    typemap = truth["typemap"]
+    for variable in ours.get("variables", []):
+        numba_type = typemap.get(variable["ssa_name"])
+        shown = normalised(variable.get("numba_type", variable["type"]))
+        if numba_type is None or shown in UNKNOWN:
+            continue
+        numba_type = normalised(numba_type)
+        if shown == numba_type:
+            figures.hover_equal += 1
+            continue
+        line = (
+            f"{where}:{variable['line']}: wrong type ({run}) {_short(truth)}: "
+            f"we said {variable['name']} ({variable['ssa_name']}) is {shown}; Numba typed it {numba_type}"
+        )
+        if line not in seen:
+            seen.add(line)
+            figures.wrong_types += 1
+            figures.differences.append(line)
+    returned = ours.get("return_type")
+    if (
+        returned
+        and returned not in UNKNOWN
+        and not truth.get("objectmode")
+        and normalised(returned) != normalised(truth["return_type"])
+    ):
+        line = (
+            f"{where}: wrong return type ({run}) {_short(truth)}: we said {returned}; "
+            f"Numba compiled {truth['return_type']}"
+        )
+        if line not in seen:
+            seen.add(line)
+            figures.wrong_types += 1
+            figures.differences.append(line)
+
+
+def compare(
+    truth_functions: list[dict[str, Any]],
+    first: dict[str, Any],
+    after: dict[str, Any],
+) -> Figures:
+    """Figures and readable differences for the functions Numba compiled (paths relative to one root)."""
+    figures = Figures()
+    first_by_key = _functions_by_key(first)
+    after_by_key = _functions_by_key(after)
+    seen: set[str] = set()
+    for truth_function in truth_functions:
+        if not truth_function["signatures"]:
+            continue
+        figures.compiled += 1
+        key = (truth_function["path"], truth_function["qualname"])
+        where = f"{truth_function['path']}:{truth_function['line']}: {truth_function['qualname']}"
+        numba_said = ", ".join(_short(s) for s in truth_function["signatures"][:3])
+        ours_first = first_by_key.get(key)
+        ours_after = after_by_key.get(key)
+        if ours_first is None and ours_after is None:
+            figures.differences.append(f"{where}: not found by check; Numba compiled {numba_said}")
+            continue
+        figures.found += 1
+        first_pairs = _typed_signatures(ours_first, truth_function)
+        after_pairs = _typed_signatures(ours_after, truth_function)
+        figures.typed_first += bool(first_pairs)
+        figures.typed_after += bool(after_pairs)
+        for run, function, pairs in (
+            ("first sight", ours_first, first_pairs),
+            ("after record", ours_after, after_pairs),
+        ):
+            if not pairs:
+                said = (
+                    ", ".join(
+                        f"{_short(s)} [{s['source']}{'' if s.get('variables') else ', no variables'}]"
+                        for s in (function or {}).get("signatures", [])[:3]
+                    )
+                    or "no signature"
+                )
+                figures.differences.append(
+                    f"{where}: untyped ({run}): we said {said}; Numba compiled {numba_said}"
+                )
+            for ours, truth in pairs:
+                _compare_types(where, ours, truth, run, figures, seen)
+    return figures
+
+
+def error_files(check: dict[str, Any]) -> dict[str, list[str]]:
+    """path -> the error diagnostics' readable lines."""
+    found: dict[str, list[str]] = {}
+    for diagnostic in check.get("diagnostics", []):
+        if diagnostic.get("severity") != "error":
+            continue
+        line = diagnostic["range"]["start"]["line"] + 1
+        message = diagnostic["message"].splitlines()[0][:200]
+        found.setdefault(diagnostic["path"], []).append(
+            f"{diagnostic['path']}:{line}: [{diagnostic['code']}] {message}"
+        )
+    return found

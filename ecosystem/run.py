@@ -1,0 +1,392 @@
+"""The ecosystem check: Numba Lens against what Numba really compiles, on code nobody here wrote.
+
+    python ecosystem/run.py [--packages NAME,...] [--no-scripts] [--no-packages] [--strict]
+
+Runs in the ecosystem venv (`make ecosystem` builds it: ecosystem/venv.sh). For each package of
+ecosystem/packages.txt, and for the scripts of ecosystem/scripts/ as a whole:
+
+1. copies its source to .make/ecosystem/work/NAME/src/ (the folder a user would open);
+2. runs its workload (workloads/use_MODULE.py; a script runs itself) under `pyserver record`, through
+   truth.py, which dumps what Numba compiled: signatures and per-variable typemaps;
+3. runs `check --format json --variables` on the source twice: at first sight (no recording) and
+   after record (with the recorded signatures);
+4. compares (compare.py) and prints one row per package and script, the total, the differences and
+   the goals. Exit 1 when a goal fails (with --strict, also when a workload fails).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from compare import Figures, compare, error_files
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+WORK = REPO / ".make" / "ecosystem" / "work"
+PY = sys.executable
+SHOWN_DIFFERENCES = 12  # per row on stdout; all of them go to differences.txt
+
+
+@dataclass
+class Package:
+    requirement: str  # name==version
+    module: str  # import name; the workload is workloads/use_<module>.py
+
+
+@dataclass
+class Row:
+    name: str
+    version: str
+    figures: Figures
+    status: str  # the workload's (or script's) own run: "ok", or why it failed
+
+
+def read_packages(path: Path = HERE / "packages.txt") -> list[Package]:
+    packages = []
+    for raw in path.read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            requirement, module = line.split()
+            packages.append(Package(requirement, module))
+    return packages
+
+
+def _env(pythonpath: list[Path], cache: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "NUMBA_LENS"))}
+    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in [*pythonpath, REPO])
+    env["NUMBA_CACHE_DIR"] = str(cache)  # empty: nothing loads from a cache, every compile is timed
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def timed(
+    command: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> tuple[int, str, str, float, float]:
+    """rc, stdout, stderr, wall seconds, peak resident MB of the process and its descendants (wait4)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err, text=True)
+        deadline = started + timeout
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                child.kill()
+                pid, status, usage = os.wait4(child.pid, 0)
+                break
+            time.sleep(0.05)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        return child.returncode, out.read(), err.read(), seconds, usage.ru_maxrss / 1024
+
+
+def check(
+    src: Path, targets: list[Path], env: dict[str, str], signatures: Path | None
+) -> tuple[dict[str, Any], float, float]:
+    command = [PY, "-m", "pyserver", "check", "--format", "json", "--variables", "--root", str(src)]
+    if signatures is not None and signatures.is_file():
+        command += ["--signatures", str(signatures)]
+    command += [str(t) for t in targets]
+    rc, out, err, seconds, peak = timed(command, src, env, timeout=1800)
+    try:
+        return json.loads(out), seconds, peak
+    except json.JSONDecodeError:
+        print(f"  check failed (exit {rc}): {err.strip()[-500:]}", file=sys.stderr)
+        return {}, seconds, peak
+
+
+def record_truth(
+    src: Path, root: Path, program: Path, out: Path, signatures: Path, env: dict[str, str]
+) -> dict[str, Any]:
+    command = [PY, "-m", "pyserver", "record", "--signatures", str(signatures), "--"]
+    command += [PY, str(HERE / "truth.py"), str(src), str(root), str(out), str(program)]
+    rc, _out, err, _seconds, _peak = timed(command, src, env, timeout=900)
+    if not out.is_file():
+        return {
+            "status": f"failed (exit {rc}): {err.strip()[-300:]}",
+            "functions": [],
+            "numba_compile_s": 0.0,
+        }
+    truth: dict[str, Any] = json.loads(out.read_text())
+    return truth
+
+
+def importable(src: Path, paths: list[str], env: dict[str, str]) -> set[str]:
+    """The package modules (paths relative to src) that import fine in plain Python."""
+    modules = {p: p.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for p in paths}
+    probe = (
+        "import importlib, json, sys\n"
+        "ok = []\n"
+        "for path, name in json.loads(sys.argv[1]).items():\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "        ok.append(path)\n"
+        "    except BaseException:\n"
+        "        pass\n"
+        "print(json.dumps(ok))\n"
+    )
+    _rc, out, _err, _s, _p = timed([PY, "-c", probe, json.dumps(modules)], src, env, timeout=600)
+    try:
+        return set(json.loads(out.strip().splitlines()[-1]))
+    except (json.JSONDecodeError, IndexError):
+        return set()
+
+
+def false_errors(figures: Figures, checks: list[dict[str, Any]], fine: set[str]) -> None:
+    lines: dict[str, list[str]] = {}
+    for result in checks:
+        for path, found in error_files(result).items():
+            lines.setdefault(path, [])
+            lines[path].extend(line for line in found if line not in lines[path])
+    for path, found in sorted(lines.items()):
+        if path in fine:
+            figures.false_errors += len(found)
+            figures.differences.extend(f"false error: {line}" for line in found)
+
+
+def copy_source(module: str, src: Path) -> Path:
+    """Copy the installed package (here, or in the project venv this venv sees) to src."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise SystemExit(f"ecosystem: {module} is not installed (make ecosystem installs it)")
+    origin = Path(spec.origin)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    if origin.name == "__init__.py":
+        shutil.copytree(origin.parent, src / module, ignore=ignore)
+        return src / module
+    shutil.copy2(origin, src / origin.name)
+    return src / origin.name
+
+
+def run_package(package: Package) -> Row:
+    name, version = package.requirement.split("==")
+    work = WORK / name
+    shutil.rmtree(work, ignore_errors=True)
+    src = work / "src"
+    src.mkdir(parents=True)
+    target = copy_source(package.module, src)
+    env = _env([src], work / "numba-cache")
+    signatures = work / "signatures.json"
+    truth = record_truth(
+        src, target, HERE / "workloads" / f"use_{package.module}.py", work / "truth.json", signatures, env
+    )
+    first, first_s, first_peak = check(src, [target], env, None)
+    after, after_s, after_peak = check(src, [target], env, signatures)
+    figures = compare(truth["functions"], first, after)
+    error_paths = sorted(set(error_files(first)) | set(error_files(after)))
+    fine = importable(src, error_paths, env) if error_paths else set()
+    false_errors(figures, [first, after], fine)
+    figures.check_first_s, figures.check_s = first_s, after_s
+    figures.numba_compile_s = truth.get("numba_compile_s", 0.0)
+    figures.peak_mb = max(first_peak, after_peak)
+    (work / "check-first.json").write_text(json.dumps(first, indent=1))
+    (work / "check-after.json").write_text(json.dumps(after, indent=1))
+    return Row(name, version, figures, truth.get("status", "?"))
+
+
+def run_scripts(scripts: list[Path]) -> tuple[list[Row], Figures]:
+    """Each script runs (as `__main__`, no arguments) under record; check sees them all at once."""
+    work = WORK / "scripts"
+    shutil.rmtree(work, ignore_errors=True)
+    src = work / "src"
+    src.mkdir(parents=True)
+    for script in scripts:
+        shutil.copy2(script, src / script.name)
+    env = _env([src], work / "numba-cache")
+    signatures = work / "signatures.json"
+    truths = {}
+    for script in scripts:
+        copy = src / script.name
+        truths[script.name] = record_truth(
+            src, copy, copy, work / f"truth-{script.stem}.json", signatures, env
+        )
+        # a script's own output files stay out of the folder that check reads
+        for extra in src.iterdir():
+            if extra.suffix != ".py" and extra.name != ".numba-lens":
+                shutil.rmtree(extra, ignore_errors=True) if extra.is_dir() else extra.unlink()
+    targets = [src / s.name for s in scripts]
+    first, first_s, first_peak = check(src, targets, env, None)
+    after, after_s, after_peak = check(src, targets, env, signatures)
+    (work / "check-first.json").write_text(json.dumps(first, indent=1))
+    (work / "check-after.json").write_text(json.dumps(after, indent=1))
+    rows = []
+    total = Figures()
+    for script in scripts:
+        truth = truths[script.name]
+        figures = compare(truth["functions"], first, after)
+        fine = {script.name} if truth.get("status") == "ok" else set()
+        false_errors(figures, [first, after], fine)
+        figures.numba_compile_s = truth.get("numba_compile_s", 0.0)
+        rows.append(Row(script.name, "script", figures, truth.get("status", "?")))
+        total.add(figures)
+    total.check_first_s, total.check_s = first_s, after_s
+    total.peak_mb = max(first_peak, after_peak)
+    return rows, total
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100.0 * part / whole:.0f}%" if whole else "-"
+
+
+HEADER = (
+    f"{'package':<22}{'version':<9}{'compiled':>9}{'found':>7}{'first':>7}{'after':>7}"
+    f"{'false err':>10}{'wrong':>7}{'hover=':>8}{'check s':>9}{'numba s':>9}{'faster':>8}{'peak MB':>9}  run"
+)
+
+
+def format_row(name: str, version: str, f: Figures, status: str = "") -> str:
+    faster = f"{f.numba_compile_s / f.check_s:.1f}x" if f.check_s and f.numba_compile_s else "-"
+    check_s = f"{f.check_s:.1f}" if f.check_s else "-"
+    peak = f"{f.peak_mb:.0f}" if f.peak_mb else "-"
+    return (
+        f"{name[:21]:<22}{version[:8]:<9}{f.compiled:>9}{f.found:>7}{f.typed_first:>7}{f.typed_after:>7}"
+        f"{f.false_errors:>10}{f.wrong_types:>7}{f.hover_equal:>8}{check_s:>9}{f.numba_compile_s:>9.1f}"
+        f"{faster:>8}{peak:>9}  {status[:60]}"
+    )
+
+
+def goals(packages: Figures, scripts: Figures, rows: list[Row]) -> list[tuple[str, str, bool]]:
+    everything = Figures()
+    everything.add(packages)
+    everything.add(scripts)
+    out = [
+        (
+            "0 false errors on every package and script",
+            str(everything.false_errors),
+            everything.false_errors == 0,
+        ),
+        (
+            "0 wrong types on every package and script",
+            str(everything.wrong_types),
+            everything.wrong_types == 0,
+        ),
+        (
+            "after record >= 95% of compiled functions typed",
+            f"{everything.typed_after}/{everything.compiled} = {_percent(everything.typed_after, everything.compiled)}",
+            everything.compiled > 0 and everything.typed_after >= 0.95 * everything.compiled,
+        ),
+    ]
+    if scripts.compiled:
+        out.append(
+            (
+                "at first sight >= 80% of the scripts' compiled functions typed",
+                f"{scripts.typed_first}/{scripts.compiled} = {_percent(scripts.typed_first, scripts.compiled)}",
+                scripts.typed_first >= 0.8 * scripts.compiled,
+            )
+        )
+    if packages.check_s:
+        slow = [
+            r.name
+            for r in rows
+            if r.version != "script"
+            and r.figures.check_s
+            and r.figures.numba_compile_s / r.figures.check_s < 10
+        ]
+        ratio = packages.numba_compile_s / packages.check_s
+        out.append(
+            (
+                "check of a package >= 10x faster than Numba compiling the same signatures",
+                f"total {ratio:.1f}x; below 10x: {', '.join(slow) or 'none'}",
+                not slow,
+            )
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--packages", default=None, help="comma-separated package names (default: all)")
+    parser.add_argument("--no-scripts", action="store_true")
+    parser.add_argument("--scripts", default=None, help="comma-separated script names (default: all)")
+    parser.add_argument("--no-packages", action="store_true")
+    parser.add_argument("--report", default=str(REPO / ".make" / "ecosystem" / "report.json"))
+    parser.add_argument("--strict", action="store_true", help="also fail when a workload or script fails")
+    args = parser.parse_args(argv)
+    packages = [] if args.no_packages else read_packages()
+    if args.packages:
+        wanted = set(args.packages.split(","))
+        packages = [p for p in packages if p.requirement.split("==")[0] in wanted or p.module in wanted]
+    rows: list[Row] = []
+    package_total = Figures()
+    print(HEADER, flush=True)
+    for package in packages:
+        row = run_package(package)
+        rows.append(row)
+        package_total.add(row.figures)
+        print(format_row(row.name, row.version, row.figures, row.status), flush=True)
+    script_total = Figures()
+    if not args.no_scripts:
+        scripts = sorted((HERE / "scripts").glob("*.py"))
+        if args.scripts:
+            scripts = [
+                s for s in scripts if s.name in args.scripts.split(",") or s.stem in args.scripts.split(",")
+            ]
+        script_rows, script_total = run_scripts(scripts)
+        for row in script_rows:
+            rows.append(row)
+            print(format_row(row.name, "", row.figures, row.status), flush=True)
+    print("-" * len(HEADER))
+    if packages:
+        print(format_row(f"packages ({len(packages)})", "", package_total))
+    if script_total.compiled or not args.no_scripts:
+        print(format_row(f"scripts ({sum(r.version == 'script' for r in rows)})", "", script_total))
+    everything = Figures()
+    everything.add(package_total)
+    everything.add(script_total)
+    print(format_row("total", "", everything))
+    differences = [(row.name, line) for row in rows for line in row.figures.differences]
+    report_path = Path(args.report)
+    report_path.parent.mkdir(parents=True, exist_ok=True)
+    (report_path.parent / "differences.txt").write_text("".join(f"{n}: {line}\n" for n, line in differences))
+    print(f"\nDifferences ({len(differences)}; all in {report_path.parent / 'differences.txt'}):")
+    for row in rows:
+        for line in row.figures.differences[:SHOWN_DIFFERENCES]:
+            print(f"  {row.name}: {line}")
+        if len(row.figures.differences) > SHOWN_DIFFERENCES:
+            print(f"  {row.name}: ... {len(row.figures.differences) - SHOWN_DIFFERENCES} more")
+    results = goals(package_total, script_total, rows)
+    print("\nGoals:")
+    for text, figure, passed in results:
+        print(f"  {'PASS' if passed else 'FAIL'}  {text}: {figure}")
+    failed_runs = [r.name for r in rows if r.status != "ok"]
+    if failed_runs:
+        print(
+            f"\nWorkloads or scripts that failed on their own (their truth is partial): {', '.join(failed_runs)}"
+        )
+    report_path.write_text(
+        json.dumps(
+            {
+                "rows": [
+                    {"name": r.name, "version": r.version, "status": r.status, **vars(r.figures)}
+                    for r in rows
+                ],
+                "goals": [{"goal": t, "figure": f, "passed": p} for t, f, p in results],
+            },
+            indent=1,
+        )
+    )
+    ok = all(passed for _t, _f, passed in results) and not (args.strict and failed_runs)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Numba's truth for one program: run it, then dump what Numba really compiled.
+
+    python ecosystem/truth.py BASE ROOT OUT.json PROGRAM.py [ARGS...]
+
+Runs PROGRAM as `__main__` (a package workload, or a standalone script), then walks every live
+dispatcher whose Python function is defined in ROOT (a file, or a file under the folder ROOT) and
+writes, with paths relative to BASE, per function, each
+compiled signature with Numba's typemap (`overloads[sig].type_annotation.typemap`: IR variable name ->
+type). It also times Numba's compiles of those functions: the duration of the outermost "numba:compile"
+events whose dispatcher is under ROOT (a callee compiled inside a caller's compile counts once, in its
+caller). Runs in the ecosystem venv, next to the package; this file is not part of pyserver.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import runpy
+import sys
+import time
+import traceback
+from typing import Any
+
+
+def _under(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root + os.sep)
+
+
+class CompileTimer:
+    """Outermost numba:compile events of functions under ROOT, summed."""
+
+    def __init__(self, root: str) -> None:
+        from numba.core import event
+
+        self.root = root
+        self.depth = 0
+        self.started = 0.0
+        self.seconds = 0.0
+        self.events = 0
+        outer = self
+
+        class Listener(event.Listener):  # type: ignore[misc]
+            def on_start(self, ev: Any) -> None:
+                if outer.depth == 0:
+                    outer.started = time.perf_counter()
+                outer.depth += 1
+
+            def on_end(self, ev: Any) -> None:
+                outer.depth -= 1
+                if outer.depth == 0 and outer._ours(ev):
+                    outer.seconds += time.perf_counter() - outer.started
+                    outer.events += 1
+
+        event.register("numba:compile", Listener())
+
+    def _ours(self, ev: Any) -> bool:
+        dispatcher = (ev.data or {}).get("dispatcher")
+        code = getattr(getattr(dispatcher, "py_func", None), "__code__", None)
+        return code is not None and _under(code.co_filename, self.root)
+
+
+def _dispatchers(root: str) -> list[Any]:
+    """Jit dispatchers, and the dispatchers behind @vectorize/@guvectorize kernels (UFuncDispatcher)."""
+    from numba.core.dispatcher import Dispatcher
+    from numba.np.ufunc.ufuncbuilder import UFuncDispatcher
+
+    found = []
+    for obj in gc.get_objects():
+        try:
+            if isinstance(obj, (Dispatcher, UFuncDispatcher)):
+                code = obj.py_func.__code__
+                if _under(code.co_filename, root):
+                    found.append(obj)
+        except Exception:  # an object whose isinstance check itself fails
+            continue
+    return found
+
+
+def dump(root: str, base: str) -> list[dict[str, Any]]:
+    functions: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for dispatcher in _dispatchers(root):
+        py_func = dispatcher.py_func
+        code = py_func.__code__
+        path = os.path.relpath(os.path.realpath(code.co_filename), base)
+        key = (path, py_func.__qualname__, code.co_firstlineno)
+        entry = functions.setdefault(
+            key,
+            {
+                "path": path,
+                "qualname": py_func.__qualname__,
+                "module": py_func.__module__,
+                "line": code.co_firstlineno,
+                "signatures": [],
+            },
+        )
+        for sig, cres in list(dispatcher.overloads.items()):
+            args = [str(t) for t in getattr(sig, "args", sig)]  # a UFuncDispatcher keys by Signature
+            if any(s["args"] == args for s in entry["signatures"]):
+                continue  # a twin dispatcher (parallel and serial) over the same function
+            annotation = getattr(cres, "type_annotation", None)
+            typemap = getattr(annotation, "typemap", None) or {}
+            entry["signatures"].append(
+                {
+                    "args": args,
+                    "return_type": str(cres.signature.return_type),
+                    "objectmode": bool(getattr(cres, "objectmode", False)),
+                    "typemap": {str(name): str(ty) for name, ty in typemap.items()},
+                }
+            )
+    return sorted(functions.values(), key=lambda f: (f["path"], f["line"], f["qualname"]))
+
+
+def main(argv: list[str]) -> int:
+    base, root, out, program, *args = argv
+    base, root = os.path.realpath(base), os.path.realpath(root)
+    timer = CompileTimer(root)
+    sys.argv = [program, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
+    status = "ok"
+    started = time.perf_counter()
+    try:
+        runpy.run_path(program, run_name="__main__")
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            status = f"exit {exc.code}"
+    except BaseException:
+        status = "failed: " + traceback.format_exc(limit=3).strip().splitlines()[-1]
+        traceback.print_exc()
+    run_s = time.perf_counter() - started
+    payload = {
+        "program": program,
+        "status": status,
+        "run_s": run_s,
+        "numba_compile_s": timer.seconds,
+        "numba_compile_events": timer.events,
+        "functions": dump(root, base),
+    }
+    with open(out, "w") as handle:
+        json.dump(payload, handle, indent=1)
+    return 0 if status == "ok" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
