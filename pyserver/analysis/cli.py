@@ -98,13 +98,11 @@ def _display(path: str, base: Path) -> str:
 def _variables_json(signature: Any) -> list[dict[str, Any]]:
     """One entry per IR version of a variable, in the signature's order: `type` is the hover's text
     (`int64 (literal 1)` for a literal); `numba_type` is Numba's own str() of the type, as in its typemap."""
-    from pyserver.lsp.typeinfo import display
-
     return [
         {
             "name": v.name,
             "line": v.line,
-            "type": display(v),
+            "type": v.shown(),
             "ssa_name": v.ssa_name,
             "numba_type": v.literal or v.type,
             "is_arg": v.is_arg,

@@ -8,6 +8,7 @@ source lines (as Numba reports them) and say so in their names.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +31,9 @@ CODES = (
     "no-signature",
     "analysis-failed",
 )
+
+
+_LITERAL = re.compile(r"^Literal\[\w+\]\((?P<value>.*)\)$")
 
 
 @dataclass
@@ -96,6 +100,16 @@ class VariableType:
     # of `x` on line N reads the version whose used_lines hold N; at a join (loop header, after a
     # branch) that is a phi version, whose type is Numba's merge of the versions flowing in.
     used_lines: list[int] = field(default_factory=list)
+
+    def shown(self) -> str:
+        """What the hover shows: `int64 (literal 1)` for a literal, the plain type otherwise."""
+        if not self.literal:
+            return self.type
+        match = _LITERAL.match(self.literal)
+        if match is None:
+            return self.literal if self.type in self.literal else f"{self.type} ({self.literal})"
+        return f"{self.type} (literal {match.group('value')})"
+
     phi: bool = False  # defined by a phi (a join of other versions), not by an assignment in the source
 
 

@@ -4,7 +4,6 @@ a guess between them."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from pyserver.analysis.model import SignatureResult, VariableType
@@ -21,19 +20,9 @@ class OccurrenceType:
         return self.types[0] if len(self.types) == 1 else None
 
 
-_LITERAL = re.compile(r"^Literal\[\w+\]\((?P<value>.*)\)$")
-
-
 def display(variable: VariableType) -> str:
     """`int64 (literal 1)` for a literal, the plain type otherwise."""
-    if not variable.literal:
-        return variable.type
-    match = _LITERAL.match(variable.literal)
-    if match is None:
-        return (
-            variable.literal if variable.type in variable.literal else f"{variable.type} ({variable.literal})"
-        )
-    return f"{variable.type} (literal {match.group('value')})"
+    return variable.shown()
 
 
 def _distinct(variables: list[VariableType]) -> tuple[str, ...]:
