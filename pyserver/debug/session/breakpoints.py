@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def jitted_functions(path: str, log: Any) -> list[Any]:
     """The jitted functions of a source file, as the analysis finds them (no import, nothing run)."""
     try:
-        from pyserver.analysis.discovery import OVERLOAD_KINDS, find_jitted_functions
+        from pyserver.analysis.api import OVERLOAD_KINDS, find_jitted_functions
 
         functions = find_jitted_functions(Path(path).read_text(encoding="utf-8"), path)
     except (OSError, SyntaxError, UnicodeDecodeError, ImportError) as exc:

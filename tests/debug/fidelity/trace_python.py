@@ -38,6 +38,8 @@ def canonical(value: Any) -> Any:
         return ["record", {name: canonical(value[name]) for name in value.dtype.names}]
     if isinstance(value, np.ndarray):
         return ["array", str(value.dtype), list(value.shape), [canonical(item) for item in value]]
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return ["namedtuple", repr(value)]  # compared by its repr in Python frames only
     if isinstance(value, tuple):
         return ["tuple", [canonical(item) for item in value]]
     if isinstance(value, list):
