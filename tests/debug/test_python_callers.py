@@ -26,7 +26,9 @@ def children(dap: DapClient, variable: dict[str, Any]) -> dict[str, dict[str, An
 
 def test_caller_frames_show_objects_in_full(dap: DapClient, tmp_path: Path) -> None:
     expected_file = tmp_path / "expected.json"
-    launch = dap.start(PROGRAM, breakpoints={stop_line(): {}}, env={"NUMBA_LENS_EXPECTED": str(expected_file)})
+    launch = dap.start(
+        PROGRAM, breakpoints={stop_line(): {}}, env={"NUMBA_LENS_EXPECTED": str(expected_file)}
+    )
     assert launch["success"], launch
     stop = dap.stopped()
     expected = json.loads(expected_file.read_text())

@@ -208,9 +208,18 @@ def python_locals(lwp, index):
 
 
 def _shown(obj):
-    found = describe(obj)
-    found.pop("exact", None)
-    return found
+    try:
+        return _without_exact(describe(obj))
+    except (gdb.error, gdb.MemoryError, ValueError, LookupError) as exc:
+        # One object of a layout not decoded: that variable is unavailable, never guessed.
+        return {"value": f"<unavailable: {exc}>", "type": ""}
+
+
+def _without_exact(item):
+    item.pop("exact", None)
+    for child in item.get("children", ()):
+        _without_exact(child)
+    return item
 
 
 def _module_globals(globals_dict):

@@ -13,6 +13,8 @@ import gdb  # type: ignore[import-not-found]
 
 
 def read_memory(address, size):
+    if size <= 0:
+        return b""
     return bytes(gdb.selected_inferior().read_memory(address, size))
 
 
@@ -187,8 +189,8 @@ def _instance_fields(obj):
     if flags & PY_TPFLAGS_MANAGED_DICT:
         tagged = _word(int(obj) - 3 * word)
         if "long_value" in fields_of(gdb.Value(0).cast(gdb.lookup_type("PyLongObject").pointer())):  # 3.12
-            if tagged & 1:
-                return _shared_key_fields(tp, _values_array(gdb.Value(tagged - 1)))
+            if tagged & 1:  # the values, stored less one
+                return _shared_key_fields(tp, _values_array(gdb.Value(tagged + 1)))
             return dict_items(_object(tagged)) if tagged else None
         if tagged:  # 3.11: the dict at [-3], else the values at [-4]
             return dict_items(_object(tagged))
@@ -237,12 +239,12 @@ def _has_symbol(name):
 
 
 def _namedtuple_fields(tp):
-    """Field names of a namedtuple class: its `fields_of`, a tuple of str in the class's dict."""
+    """Field names of a namedtuple class: its `_fields`, a tuple of str in the class's dict."""
     type_dict = tp["tp_dict"]
     if int(type_dict) == 0:
         return None
     for key, value in dict_items(type_dict):
-        if type_name(key) == "str" and unicode_text(key) == "fields_of" and type_name(value) == "tuple":
+        if type_name(key) == "str" and unicode_text(key) == "_fields" and type_name(value) == "tuple":
             names = [unicode_text(item) for item in _tuple_items(value) if type_name(item) == "str"]
             return names if len(names) == _size_of(value) else None
     return None

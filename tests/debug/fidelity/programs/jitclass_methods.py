@@ -22,7 +22,7 @@ class Accumulator:
 @njit(debug=True)
 def running_means(xs):
     acc = Accumulator()
-    out = np.empty(xs.shape[0])
+    out = np.zeros(xs.shape[0])
     for i in range(xs.shape[0]):
         acc.add(xs[i])
         m = acc.mean()
