@@ -144,6 +144,25 @@ class SourceIndex:
             return False
         return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", self.lines[line - 1]) is not None
 
+    def function_names(self, function: str) -> set[str] | None:
+        """Every name the function (its nested functions included) binds or reads; None when the file
+        has no single function of that name. A variable of Numba's own (a `parallel=True` function's
+        lowering names `a_shape`, `num_threads_var`...) is none of them."""
+        functions = [
+            node
+            for node in ast.walk(self.tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function
+        ]
+        if len(functions) != 1:
+            return None
+        names: set[str] = set()
+        for node in ast.walk(functions[0]):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+        return names
+
     def record_sources(self, function: str, name: str) -> set[str] | None:
         """The arrays the variable `name` of `function` is taken from, when every assignment to it is
         `name = ARRAY[...]` or `for name in ARRAY:` with ARRAY a plain name; None otherwise (another

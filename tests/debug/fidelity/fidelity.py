@@ -206,7 +206,11 @@ def same_value(
     text = str(shown.get("value", ""))
     reference = int(shown.get("variablesReference") or 0)
     if python_frame and kind == "namedtuple":
-        return text == expected[1]
+        items = [python_value(item) for item in expected[3]]
+        if any(item is None for item in items):
+            return None
+        fields = ", ".join(f"{name}={item!r}" for name, item in zip(expected[2], items, strict=True))
+        return text == f"{expected[1]}({fields})"
     if python_frame:
         obj = python_value(expected)
         if obj is not None and text == repr(obj):

@@ -39,7 +39,8 @@ def canonical(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return ["array", str(value.dtype), list(value.shape), [canonical(item) for item in value]]
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return ["namedtuple", repr(value)]  # compared by its repr in Python frames only
+        # Compared in Python frames as its repr would be with these items (NumPy scalars as Python's).
+        return ["namedtuple", type(value).__name__, list(value._fields), [canonical(item) for item in value]]
     if isinstance(value, tuple):
         return ["tuple", [canonical(item) for item in value]]
     if isinstance(value, list):

@@ -9,7 +9,7 @@ def diffuse(a, steps, alpha):
     ny = a.shape[0]
     nx = a.shape[1]  # fid: next 8
     b = a.copy()
-    for step in range(steps):
+    for _step in range(steps):
         for i in range(1, ny - 1):
             for j in range(1, nx - 1):
                 lap = a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1] - 4.0 * a[i, j]
