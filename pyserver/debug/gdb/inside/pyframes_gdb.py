@@ -225,7 +225,7 @@ def _without_exact(item):
 def _module_globals(globals_dict):
     """A `<module>` frame's variables: its module's globals, dunder names left out (as Python's
     tracer and debugpy group them apart)."""
-    out = []
+    out: list = []
     if int(globals_dict) == 0:
         return out
     for key, value in dict_items(globals_dict):

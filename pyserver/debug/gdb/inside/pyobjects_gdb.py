@@ -306,8 +306,8 @@ def describe(obj, depth=0):
             return {"value": f"<{name} object>", "type": name, "exact": False}
         return {"value": str(number) if name == "int" else str(bool(number)), "type": name, "exact": True}
     if name == "float":
-        value = float(obj.cast(gdb.lookup_type("PyFloatObject").pointer())["ob_fval"])
-        return {"value": repr(value), "type": name, "exact": True}
+        number = float(obj.cast(gdb.lookup_type("PyFloatObject").pointer())["ob_fval"])
+        return {"value": repr(number), "type": name, "exact": True}
     if name == "str":
         text = unicode_text(obj)
         if len(text) > 200:
