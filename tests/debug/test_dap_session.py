@@ -61,7 +61,13 @@ def test_python_breakpoint_then_pending_jitted_breakpoint_one_stack(dap: DapClie
     # The Python caller's locals, read by gdb while it holds the program (read-only).
     caller = dap.top_frames(stop["threadId"])[1]
     caller_vars = dap.scope_variables(caller["id"])["Locals (read-only)"]
-    assert caller_vars["n"]["value"] == "4" and caller_vars["a"]["value"] == "<numpy.ndarray object>"
+    assert caller_vars["n"]["value"] == "4" and caller_vars["a"]["value"] == "ndarray float64 shape (6,)"
+    items = dap.ok("variables", {"variablesReference": caller_vars["a"]["variablesReference"]})["variables"]
+    assert [(v["name"], v["value"]) for v in items[:3]] == [
+        ("dtype", "float64"),
+        ("shape", "(6,)"),
+        ("[0]", "1.0"),
+    ]
     assert "result" not in caller_vars  # not assigned yet
 
     dap.ok("setBreakpoints", {"source": {"path": str(MIXED)}, "breakpoints": []})

@@ -86,6 +86,8 @@ def test_debuggee_killed_while_stopped(dap: DapClient) -> None:
     debuggee.send_signal(signal.SIGKILL)
     exited = dap.event("exited")
     assert exited["exitCode"] != 0
+    # The Debug Console names the signal that ended the program.
+    assert "SIGKILL" in dap.output_text(), dap.output_text()[-2000:]
     ends_cleanly(dap)
 
 
@@ -93,7 +95,8 @@ def test_gdb_killed_while_stopped(dap: DapClient) -> None:
     stopped_in_jitted_code(dap)
     gdb = find(dap, "--interpreter=mi")
     gdb.send_signal(signal.SIGKILL)
-    dap.event("exited")
+    exited = dap.event("exited")
+    assert exited["exitCode"] != 0  # gdb died: never a program that "exited 0"
     output = dap.output_text().lower()
     assert "gdb exited unexpectedly" in output, f"no word about gdb in the output: {output[-2000:]!r}"
     ends_cleanly(dap)

@@ -40,6 +40,7 @@ from pyserver.debug.session.common import (
 from pyserver.debug.session.debuggee import kill
 from pyserver.debug.session.jit_breakpoints import GdbBreakpoints
 from pyserver.debug.session.jit_events import GdbEvents, holds_gil, run_python_in_program
+from pyserver.debug.session.python_values import dap_variables
 from pyserver.debug.session.side import AbsentSide, FrameKind, FrameRef, StepKind
 from pyserver.debug.session.stop import StopOwner
 from pyserver.debug.stop_intent import IntentKind
@@ -301,8 +302,8 @@ class JitSide:
         return frames
 
     def python_locals(self, thread_id: int, index: int) -> list[dict[str, Any]]:
-        """Locals of a Python frame below jitted code, read from memory by gdb: simple values (int,
-        float, bool, str, None) as Python prints them, other objects by type only."""
+        """Locals of a Python frame below jitted code (a `<module>` frame: its globals), read from
+        memory by gdb: repr() where memory gives it, items and fields as children (python_values.py)."""
         try:
             text = self.gdb.execute_console(f"numba-lens-pylocals {thread_id} {index}")
             data = json.loads(text.strip().splitlines()[-1])
@@ -311,10 +312,7 @@ class JitSide:
         if "error" in data:
             self._session.client.log(f"Python locals unavailable: {data['error']}")
             return []
-        return [
-            {**item, "variablesReference": 0, "presentationHint": {"attributes": ["readOnly"]}}
-            for item in data.get("locals", [])
-        ]
+        return dap_variables(self._session.handles, list(data.get("locals", [])))
 
     # --- scopes, variables, evaluate -------------------------------------------------------------
     def with_reference(self, item: dict[str, Any]) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from pyserver.debug.values.arguments import recover_argument
 from pyserver.debug.values.containers import ContainerReader
 from pyserver.debug.values.decoding import InferiorMemory, ValueDecoder
 from pyserver.debug.values.expressions import Evaluator, NotInSubset
-from pyserver.debug.values.live_versions import LiveVersions
+from pyserver.debug.values.live_versions import LiveVersions, function_name
 from pyserver.debug.values.model import UNAVAILABLE, ChildrenHandle, JitValueError, JitVariable, Scope
 from pyserver.debug.values.numba_types import NumbaType, decode_scalar, is_scalar
 from pyserver.debug.values.records import record_pointer_size, record_type
@@ -199,7 +199,14 @@ class JitValueReader:
                 for raw in groups[base]:
                     if record is not None and record_pointer_size(raw) == record.size:
                         raw.numba_type = record
+        own_names = (
+            source.function_names(function_name(report.function))
+            if source is not None and report.function
+            else None
+        )
         for base in order:
+            if own_names is not None and base not in own_names:
+                continue  # Numba's own variable: the Python function has none of that name
             versions = sorted(groups[base], key=lambda r: r.version)
             is_arg = any(v.is_arg for v in versions)
             variable = self._fold(report, base, versions, arg_names, source)

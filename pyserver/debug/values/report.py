@@ -122,6 +122,7 @@ class SourceIndex:
         self.start: dict[int, tuple[int, int]] = {}
         # statements as (first line, last line, body id, index)
         self.spans: list[tuple[int, int, int, int]] = []
+        self._function_names: dict[str, set[str] | None] = {}
         self._walk(self.tree)
 
     def _walk(self, node: ast.AST) -> None:
@@ -143,6 +144,29 @@ class SourceIndex:
         if not 1 <= line <= len(self.lines):
             return False
         return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", self.lines[line - 1]) is not None
+
+    def function_names(self, function: str) -> set[str] | None:
+        """Every name the function (its nested functions included) binds or reads; None when the file
+        has no single function of that name. A variable of Numba's own (a `parallel=True` function's
+        lowering names `a_shape`, `num_threads_var`...) is none of them."""
+        if function in self._function_names:
+            return self._function_names[function]
+        functions = [
+            node
+            for node in ast.walk(self.tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function
+        ]
+        if len(functions) != 1:
+            self._function_names[function] = None
+            return None
+        names: set[str] = set()
+        for node in ast.walk(functions[0]):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+        self._function_names[function] = names
+        return names
 
     def record_sources(self, function: str, name: str) -> set[str] | None:
         """The arrays the variable `name` of `function` is taken from, when every assignment to it is

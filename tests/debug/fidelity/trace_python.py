@@ -38,6 +38,9 @@ def canonical(value: Any) -> Any:
         return ["record", {name: canonical(value[name]) for name in value.dtype.names}]
     if isinstance(value, np.ndarray):
         return ["array", str(value.dtype), list(value.shape), [canonical(item) for item in value]]
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        # Compared in Python frames as its repr would be with these items (NumPy scalars as Python's).
+        return ["namedtuple", type(value).__name__, list(value._fields), [canonical(item) for item in value]]
     if isinstance(value, tuple):
         return ["tuple", [canonical(item) for item in value]]
     if isinstance(value, list):

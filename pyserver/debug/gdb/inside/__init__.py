@@ -12,7 +12,7 @@ _HERE = Path(__file__).resolve().parent
 # Adds the MI command `-numba-lens-frame` (one jitted frame's variables, layouts and bytes).
 VALUES_SCRIPT = _HERE / "values_gdb.py"
 # Adds the CLI commands `numba-lens-pyframes` and `numba-lens-pylocals`: the debuggee's Python frames,
-# read from CPython's own structures.
+# read from CPython's own structures; it imports its sibling pyobjects_gdb.py, which reads the objects.
 PYFRAMES_SCRIPT = _HERE / "pyframes_gdb.py"
 # Sourced just before a launch runs the program: no demangling of libllvmlite's symbols.
 LLVM_SYMBOLS_SCRIPT = _HERE / "llvm_symbols_gdb.py"

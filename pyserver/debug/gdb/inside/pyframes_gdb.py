@@ -12,39 +12,23 @@ in 3.11 to 3.13). Memory reads only: nothing runs in the debuggee. Any other lay
 """
 
 import json
+import os
+import sys
 
 import gdb  # type: ignore[import-not-found]
 
-
-def _read(address, size):
-    return bytes(gdb.selected_inferior().read_memory(address, size))
-
-
-def _unicode(obj):
-    """Text of a compact str object (the only kind code objects hold)."""
-    if int(obj) == 0:
-        return ""
-    ascii_type = gdb.lookup_type("PyASCIIObject")
-    compact_type = gdb.lookup_type("PyCompactUnicodeObject")
-    ascii_obj = obj.cast(ascii_type.pointer()).dereference()
-    length = int(ascii_obj["length"])
-    state = ascii_obj["state"]
-    kind = int(state["kind"])
-    if int(state["ascii"]):
-        data = int(obj) + ascii_type.sizeof
-        return _read(data, length).decode("ascii", errors="replace")
-    data = int(obj) + compact_type.sizeof
-    raw = _read(data, length * kind)
-    codec = {1: "latin-1", 2: "utf-16-le", 4: "utf-32-le"}.get(kind, "latin-1")
-    return raw.decode(codec, errors="replace")
-
-
-def _bytes(obj):
-    bytes_type = gdb.lookup_type("PyBytesObject")
-    value = obj.cast(bytes_type.pointer()).dereference()
-    size = int(value["ob_base"]["ob_size"])
-    address = int(value["ob_sval"].address)
-    return _read(address, size)
+# gdb sources this file as a script: its sibling module is imported from this folder.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pyobjects_gdb import (
+    MAX_OBJECTS,
+    bytes_value,
+    describe,
+    dict_items,
+    fields_of,
+    reset_budget,
+    type_name,
+    unicode_text,
+)
 
 
 def _varint(data, pos):
@@ -101,10 +85,6 @@ def _line_for(linetable, first_line, lasti):
 FRAME_OWNED_BY_CSTACK = 3  # 3.12+: a shim frame of the C stack, not Python code
 
 
-def _fields(value):
-    return {field.name for field in value.type.strip_typedefs().target().fields()}
-
-
 def _pthread_of(lwp):
     for thread in gdb.selected_inferior().threads():
         if thread.ptid[1] == lwp:
@@ -116,8 +96,8 @@ def _interpreter_frames(lwp):
     """The thread's (_PyInterpreterFrame pointer, code object, lasti) that have started running, newest
     first. lasti is the index of the instruction in progress, in code units."""
     interp = gdb.parse_and_eval("_PyRuntime.interpreters.head")
-    tstate = interp["threads"]["head"] if "threads" in _fields(interp) else interp["tstate_head"]  # 3.10
-    if "native_thread_id" in _fields(tstate):  # 3.11+
+    tstate = interp["threads"]["head"] if "threads" in fields_of(interp) else interp["tstate_head"]  # 3.10
+    if "native_thread_id" in fields_of(tstate):  # 3.11+
         key, wanted = "native_thread_id", lwp
     else:  # 3.10: only the pthread_t, which gdb gives as the thread's handle
         key, wanted = "thread_id", _pthread_of(lwp)
@@ -125,7 +105,7 @@ def _interpreter_frames(lwp):
         tstate = tstate["next"]
     if int(tstate) == 0:
         return []
-    tstate_fields = _fields(tstate)
+    tstate_fields = fields_of(tstate)
     if "frame" in tstate_fields:  # 3.10: PyFrameObject.f_back; f_lasti in code units, -1 before start
         return _frames_310(tstate["frame"])
     if "cframe" in tstate_fields:  # 3.11, 3.12
@@ -134,7 +114,7 @@ def _interpreter_frames(lwp):
         frame = tstate["current_frame"]
     else:
         raise LookupError("unknown CPython thread-state layout")
-    frame_fields = _fields(frame)
+    frame_fields = fields_of(frame)
     code_field = "f_code" if "f_code" in frame_fields else "f_executable"
     instr_field = "prev_instr" if "prev_instr" in frame_fields else "instr_ptr"
     if code_field not in frame_fields or instr_field not in frame_fields:
@@ -145,11 +125,13 @@ def _interpreter_frames(lwp):
     while int(frame) != 0 and len(frames) < 200:
         owner = int(frame["owner"]) if "owner" in frame_fields else 0
         code = frame[code_field].cast(code_type)
-        if owner != FRAME_OWNED_BY_CSTACK and _type_name(code) == "code":
+        if owner != FRAME_OWNED_BY_CSTACK and type_name(code) == "code":
             first_instr = code["co_code_adaptive"].address.cast(unit.pointer())
             lasti = int(frame[instr_field].cast(unit.pointer()) - first_instr)
             # Not started yet (3.11: before the first instruction; 3.12+: before _co_firsttraceable).
-            first_traceable = int(code["_co_firsttraceable"]) if "_co_firsttraceable" in _fields(code) else 0
+            first_traceable = (
+                int(code["_co_firsttraceable"]) if "_co_firsttraceable" in fields_of(code) else 0
+            )
             if lasti >= first_traceable and lasti >= 0:
                 frames.append((frame, code, lasti))
         frame = frame["previous"]
@@ -186,57 +168,16 @@ def _line_for_310(linetable, first_line, address):
 def python_frames(lwp):
     frames = []
     for _frame, code, lasti in _interpreter_frames(lwp):
-        linetable, first_line = _bytes(code["co_linetable"]), int(code["co_firstlineno"])
-        if "co_qualname" in _fields(code):  # 3.11+
-            name, line = _unicode(code["co_qualname"]), _line_for(linetable, first_line, lasti)
+        linetable, first_line = bytes_value(code["co_linetable"]), int(code["co_firstlineno"])
+        if "co_qualname" in fields_of(code):  # 3.11+
+            name, line = unicode_text(code["co_qualname"]), _line_for(linetable, first_line, lasti)
         else:  # 3.10: no qualified name; addresses in bytes
-            name, line = _unicode(code["co_name"]), _line_for_310(linetable, first_line, lasti * 2)
-        frames.append({"file": _unicode(code["co_filename"]), "name": name, "line": line})
+            name, line = unicode_text(code["co_name"]), _line_for_310(linetable, first_line, lasti * 2)
+        frames.append({"file": unicode_text(code["co_filename"]), "name": name, "line": line})
     return frames
 
 
 CO_FAST_LOCAL, CO_FAST_CELL = 0x20, 0x40
-
-
-def _type_name(obj):
-    return obj.cast(gdb.lookup_type("PyObject").pointer())["ob_type"]["tp_name"].string()
-
-
-def _int_value(obj):
-    pointer = obj.cast(gdb.lookup_type("PyLongObject").pointer())
-    value = pointer.dereference()
-    if "long_value" in _fields(pointer):  # 3.12+: lv_tag = ndigits << 3 | sign (0 +, 1 zero, 2 -)
-        tag = int(value["long_value"]["lv_tag"])
-        count, negative = tag >> 3, (tag & 3) == 2
-        digits = value["long_value"]["ob_digit"]
-    else:  # 3.11: the sign is ob_size's
-        size = int(value["ob_base"]["ob_size"])
-        count, negative = abs(size), size < 0
-        digits = value["ob_digit"]
-    if count > 40:
-        return None  # too large to show here (never a truncated value)
-    total = 0
-    for index in range(count):
-        total |= int(digits[index]) << (30 * index)
-    return -total if negative else total
-
-
-def _short_repr(obj):
-    """repr() of simple objects read from memory; `<type object>` for the rest. Never runs code."""
-    name = _type_name(obj)
-    if name in ("int", "bool"):
-        number = _int_value(obj)
-        if number is None:
-            return f"<{name} object>", name
-        return (str(number) if name == "int" else str(bool(number))), name
-    if name == "float":
-        return repr(float(obj.cast(gdb.lookup_type("PyFloatObject").pointer())["ob_fval"])), name
-    if name == "str":
-        text = _unicode(obj)
-        return repr(text if len(text) <= 200 else text[:200] + "…"), name
-    if name == "NoneType":
-        return "None", name
-    return f"<{name} object>", name
 
 
 def python_locals(lwp, index):
@@ -244,10 +185,10 @@ def python_locals(lwp, index):
     if index >= len(frames):
         return []
     frame, code, _lasti = frames[index]
-    if "co_localsplusnames" not in _fields(code):
+    if "co_localsplusnames" not in fields_of(code):
         return _locals_310(frame, code)
     names = code["co_localsplusnames"].cast(gdb.lookup_type("PyTupleObject").pointer())
-    kinds = _bytes(code["co_localspluskinds"])
+    kinds = bytes_value(code["co_localspluskinds"])
     out = []
     for slot in range(min(int(code["co_nlocalsplus"]), 500)):
         kind = kinds[slot]
@@ -256,12 +197,43 @@ def python_locals(lwp, index):
         obj = frame["localsplus"][slot]
         if int(obj) == 0:
             continue
-        if kind & CO_FAST_CELL and _type_name(obj) == "cell":
+        if kind & CO_FAST_CELL and type_name(obj) == "cell":
             obj = obj.cast(gdb.lookup_type("PyCellObject").pointer())["ob_ref"]
             if int(obj) == 0:
                 continue
-        value, type_name = _short_repr(obj)
-        out.append({"name": _unicode(names["ob_item"][slot]), "value": value, "type": type_name})
+        out.append({"name": unicode_text(names["ob_item"][slot]), **_shown(obj)})
+    if not out and unicode_text(code["co_name"]) == "<module>":
+        out = _module_globals(frame["f_globals"])
+    return out
+
+
+def _shown(obj):
+    try:
+        return _without_exact(describe(obj))
+    except (gdb.error, gdb.MemoryError, ValueError, LookupError) as exc:
+        # One object of a layout not decoded: that variable is unavailable, never guessed.
+        return {"value": f"<unavailable: {exc}>", "type": ""}
+
+
+def _without_exact(item):
+    item.pop("exact", None)
+    for child in item.get("children", ()):
+        _without_exact(child)
+    return item
+
+
+def _module_globals(globals_dict):
+    """A `<module>` frame's variables: its module's globals, dunder names left out (as Python's
+    tracer and debugpy group them apart)."""
+    out: list = []
+    if int(globals_dict) == 0:
+        return out
+    for key, value in dict_items(globals_dict):
+        if type_name(key) != "str":
+            continue
+        name = unicode_text(key)
+        if not name.startswith("__"):
+            out.append({"name": name, **_shown(value)})
     return out
 
 
@@ -279,12 +251,13 @@ def _locals_310(frame, code):
         obj = frame["f_localsplus"][slot]
         if int(obj) == 0:
             continue
-        if is_cell and _type_name(obj) == "cell":
+        if is_cell and type_name(obj) == "cell":
             obj = obj.cast(gdb.lookup_type("PyCellObject").pointer())["ob_ref"]
             if int(obj) == 0:
                 continue
-        value, type_name = _short_repr(obj)
-        out.append({"name": _unicode(name), "value": value, "type": type_name})
+        out.append({"name": unicode_text(name), **_shown(obj)})
+    if not out and unicode_text(code["co_name"]) == "<module>":
+        out = _module_globals(frame["f_globals"])
     return out
 
 
@@ -314,6 +287,7 @@ class PythonLocalsCommand(gdb.Command):
     def invoke(self, argument, from_tty):
         try:
             lwp, index = (int(part) for part in argument.split())
+            reset_budget(MAX_OBJECTS)
             result = {"locals": python_locals(lwp, index)}
         except Exception as exc:  # any other CPython layout
             result = {"error": f"{type(exc).__name__}: {exc}"}
