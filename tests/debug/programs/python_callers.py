@@ -1,4 +1,4 @@
-"""Python callers of a jitted frame holding objects of every kind (tests/debug/test_python_callers.py).
+"""Python callers of a jitted frame holding objects of every kind (tests/debug/test_dap_python_callers.py).
 Before the jitted call the program writes each caller variable's repr() to the JSON file named by
 NUMBA_LENS_EXPECTED, which the test compares with what gdb reads from memory."""
 
