@@ -75,6 +75,36 @@ export async function mainScenario(): Promise<void> {
       return `hover: ${text.replace(/\s+/g, " ").slice(0, 120)}`;
     });
 
+    // A CUDA kernel, typed without a GPU: the mistake in add_one squiggled, a kernel variable's type on hover.
+    const cudaErrorLine = lineOf("cuda_kernels.py", "out[i] = a[i] + (1, 2)");
+    const cudaHoverLine = lineOf("cuda_kernels.py", "out[i] = scaled(values[i], factor)");
+    await step("a CUDA kernel: its mistake squiggled and a variable's type on hover", async () => {
+      await openFile("cuda_kernels.py");
+      await waitForEvent(
+        `an error diagnostic on cuda_kernels.py line ${cudaErrorLine + 1}`,
+        (e) =>
+          e.event === "diagnostics" &&
+          String(e.uri).endsWith("/cuda_kernels.py") &&
+          (e.items as { line: number; severity: string }[]).some((d) => d.line === cudaErrorLine && d.severity === "Error"),
+        120_000,
+      );
+      await page.locator(".editor-group-container.active .squiggly-error").first().waitFor({ state: "attached", timeout: 30_000 });
+      const column = fs.readFileSync(path.join(WORKSPACE, "cuda_kernels.py"), "utf8").split("\n")[cudaHoverLine].indexOf("values") + 2;
+      const since = Date.now();
+      await goTo(cudaHoverLine + 1, column);
+      await page.keyboard.press("Control+k");
+      await page.keyboard.press("Control+i");
+      const hover = page.locator(".monaco-hover:not(.hidden)").first();
+      await hover.waitFor({ state: "visible", timeout: 20_000 });
+      await page.waitForFunction(() => /float64/.test(document.querySelector(".monaco-hover:not(.hidden)")?.textContent ?? ""), null, { timeout: 30_000 });
+      const text = (await hover.textContent()) ?? "";
+      const logged = await waitForEvent("a hover event in the kernel", (e) => e.event === "hover" && e.line === cudaHoverLine, 10_000, since);
+      if (!/float64/.test(String(logged.text))) throw new Error(`hover event without float64: ${String(logged.text)}`);
+      await publishShot("editor-cuda.jpg", "editor");
+      await page.keyboard.press("Escape");
+      return `hover: ${text.replace(/\s+/g, " ").slice(0, 120)}`;
+    });
+
     // Explanations in the editor: a plain-Python helper called from jitted code gets its cause and fix on hover,
     // and a parallel=True loop says what Numba made of it (inlay hint). The file is written into the
     // workspace copy, so examples/ (checked by other tests) stays as it is.
