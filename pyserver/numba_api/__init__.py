@@ -57,11 +57,20 @@ if TYPE_CHECKING:
     from pyserver.numba_api.inference_model import *  # noqa: F403
     from pyserver.numba_api.overloads import *  # noqa: F403
     from pyserver.numba_api.parfors import *  # noqa: F403
-    from pyserver.numba_api.patches import install  # noqa: F401
     from pyserver.numba_api.probes import *  # noqa: F403
     from pyserver.numba_api.signatures import *  # noqa: F403
     from pyserver.numba_api.slices import *  # noqa: F403
     from pyserver.numba_api.views import *  # noqa: F403
+
+
+def install() -> None:
+    """Put the patches in place (patches.install) with every part loaded, as the analysis worker needs
+    them: from then on no part is imported in the middle of a load or an inference."""
+    from pyserver.numba_api.patches import install as install_patches
+
+    for part in _PARTS:
+        importlib.import_module(f"{__name__}.{part}")
+    install_patches()
 
 
 def _public(module: Any) -> set[str]:
@@ -77,8 +86,6 @@ def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(name)
     if name == "install":
-        from pyserver.numba_api.patches import install
-
         return install
     if (Path(__file__).parent / f"{name}.py").is_file():
         return importlib.import_module(f"{__name__}.{name}")

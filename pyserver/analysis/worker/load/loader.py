@@ -211,8 +211,6 @@ class Loader:
         )
         self._stamps: dict[str, tuple[int, int]] = {}
         self._outside_modules: dict[str, types.ModuleType] = {}  # see refresh_changed_modules
-        sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
-        numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
         self._extra_files: set[str] = set()
         # "definitions": run only what defining the jitted functions needs (toplevel_slice), the default;
         # "full": run the module's whole top level, as `import` would (the `__main__` block still not).
@@ -224,6 +222,9 @@ class Loader:
         # file -> (module name, module) loaded as a definitions-only slice for its own analysis
         self._sliced: dict[str, tuple[str, types.ModuleType]] = {}
         self._installed_names: set[str] | None = None  # see _add_search_path
+        # Last: the finder and the hooks call back into this object as soon as anything is imported.
+        sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
+        numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
 
     def _add_search_path(self, folder: str, own: str) -> None:
         """Put a folder on sys.path: in front, unless a module or package in it has the name of an installed
