@@ -110,6 +110,9 @@ def _opens_for_writing(call: ast.Call, qualified: str | None, last: str) -> bool
     return True
 
 
+_JIT_BUILDERS = frozenset({"jit", "njit", "vectorize", "guvectorize", "cfunc", "stencil", "generated_jit"})
+
+
 class EffectScanner:
     """Says why a statement, a call or a module function would act on the world (None: it would not)."""
 
@@ -201,8 +204,25 @@ class EffectScanner:
         effect = self.call_effect(call)
         if effect:
             return effect
+        if self.defines_for_numba(call):
+            return self.expression_effect([*call.args, *call.keywords])
         name = ast.unparse(func) if isinstance(func, ast.Name | ast.Attribute) else "a function"
         return f"makes a call of `{name}` for its effects"
+
+    def defines_for_numba(self, call: ast.Call) -> bool:
+        """`structref.define_proxy(...)`, `register_model(...)(...)`, `make_attribute_wrapper(...)`: a call
+        into Numba's own API made as a statement defines types or typing for Numba, which the module's
+        jitted functions need; it acts on nothing outside the process."""
+        func = call.func
+        while isinstance(func, ast.Call):  # register_model(T)(Model)
+            func = func.func
+        if not isinstance(func, ast.Name | ast.Attribute):
+            return False
+        qualified = self.aliases.resolve(func, keep_unknown=True)
+        if qualified is None or not qualified.startswith("numba."):
+            return False
+        # `njit(f)(x)` compiles and runs f: a call of the program, not a definition.
+        return qualified.rsplit(".", 1)[-1] not in _JIT_BUILDERS
 
     def header_effect(self, node: ast.stmt) -> str | None:
         """What an `if` test or a `with` statement's context managers would do (not their blocks)."""

@@ -360,6 +360,16 @@ class _Slicer:
             return _Unit(node, reads, binds, always=True)
         if self.makes_jitted(value):
             return _Unit(node, reads, binds, always=True, is_root=True)
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and self.effects.defines_for_numba(node.value)
+        ):
+            # `structref.define_proxy(Point, ...)`: Numba's typing of the module's own names it is given.
+            defined = reads & (self.effects.assigned | self.def_names)
+            return _blocking(
+                _Unit(node, reads, binds | defined, always=True), self.effects.statement_effect(node)
+            )
         unit = _Unit(node, reads, binds)
         return _blocking(unit, self.effects.statement_effect(node))
 
