@@ -16,4 +16,6 @@ def main():
     configured = fill[1, 64]
     configured(out, 7)
     stream = cuda.stream()
-    fill[1, 64, stream, 0](out, 8)
+    # A launch on a stream takes device memory: newer numba-cuda refuses a host array there.
+    fill[1, 64, stream, 0](cuda.to_device(out, stream=stream), 8)
+    stream.synchronize()
