@@ -3,6 +3,24 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ARTIFACTS, events, goTo, lensAbove, lineNumberBox, lineOf, openFile, page, publishShot, runCommand, step, waitForEvent, WORKSPACE } from "./driver";
 
+// Hovers the word on a line of a workspace file and waits for a float64 type, in the editor and in the server's log.
+async function hoverShowsFloat64(file: string, line: number, word: string, shot: string): Promise<string> {
+  const column = fs.readFileSync(path.join(WORKSPACE, file), "utf8").split("\n")[line].indexOf(word) + 2;
+  const since = Date.now();
+  await goTo(line + 1, column);
+  await page.keyboard.press("Control+k");
+  await page.keyboard.press("Control+i");
+  const hover = page.locator(".monaco-hover:not(.hidden)").first();
+  await hover.waitFor({ state: "visible", timeout: 20_000 });
+  await page.waitForFunction(() => /float64/.test(document.querySelector(".monaco-hover:not(.hidden)")?.textContent ?? ""), null, { timeout: 30_000 });
+  const text = (await hover.textContent()) ?? "";
+  const logged = await waitForEvent(`a hover event in ${file}`, (e) => e.event === "hover" && e.line === line, 10_000, since);
+  if (!/float64/.test(String(logged.text))) throw new Error(`hover event without float64: ${String(logged.text)}`);
+  await publishShot(shot, "editor");
+  await page.keyboard.press("Escape");
+  return `hover: ${text.replace(/\s+/g, " ").slice(0, 120)}`;
+}
+
 export async function mainScenario(): Promise<void> {
     let stopSessionAfterStep = false;
     await step("extension activates and the language server starts", async () => {
@@ -59,20 +77,7 @@ export async function mainScenario(): Promise<void> {
     await step("hover shows a Numba type", async () => {
       await openFile("kernels.py");
       await waitForEvent("diagnostics for kernels.py", (e) => e.event === "diagnostics" && String(e.uri).endsWith("/kernels.py"), 120_000);
-      const column = fs.readFileSync(path.join(WORKSPACE, "kernels.py"), "utf8").split("\n")[totalLine].indexOf("total") + 2;
-      const since = Date.now();
-      await goTo(totalLine + 1, column);
-      await page.keyboard.press("Control+k");
-      await page.keyboard.press("Control+i");
-      const hover = page.locator(".monaco-hover:not(.hidden)").first();
-      await hover.waitFor({ state: "visible", timeout: 20_000 });
-      await page.waitForFunction(() => /float64/.test(document.querySelector(".monaco-hover:not(.hidden)")?.textContent ?? ""), null, { timeout: 30_000 });
-      const text = (await hover.textContent()) ?? "";
-      const logged = await waitForEvent("a hover event", (e) => e.event === "hover" && e.line === totalLine, 10_000, since);
-      if (!/float64/.test(String(logged.text))) throw new Error(`hover event without float64: ${String(logged.text)}`);
-      await publishShot("editor-hover.jpg", "editor");
-      await page.keyboard.press("Escape");
-      return `hover: ${text.replace(/\s+/g, " ").slice(0, 120)}`;
+      return hoverShowsFloat64("kernels.py", totalLine, "total", "editor-hover.jpg");
     });
 
     // A CUDA kernel, typed without a GPU: the mistake in add_one squiggled, a kernel variable's type on hover.
@@ -89,20 +94,7 @@ export async function mainScenario(): Promise<void> {
         120_000,
       );
       await page.locator(".editor-group-container.active .squiggly-error").first().waitFor({ state: "attached", timeout: 30_000 });
-      const column = fs.readFileSync(path.join(WORKSPACE, "cuda_kernels.py"), "utf8").split("\n")[cudaHoverLine].indexOf("values") + 2;
-      const since = Date.now();
-      await goTo(cudaHoverLine + 1, column);
-      await page.keyboard.press("Control+k");
-      await page.keyboard.press("Control+i");
-      const hover = page.locator(".monaco-hover:not(.hidden)").first();
-      await hover.waitFor({ state: "visible", timeout: 20_000 });
-      await page.waitForFunction(() => /float64/.test(document.querySelector(".monaco-hover:not(.hidden)")?.textContent ?? ""), null, { timeout: 30_000 });
-      const text = (await hover.textContent()) ?? "";
-      const logged = await waitForEvent("a hover event in the kernel", (e) => e.event === "hover" && e.line === cudaHoverLine, 10_000, since);
-      if (!/float64/.test(String(logged.text))) throw new Error(`hover event without float64: ${String(logged.text)}`);
-      await publishShot("editor-cuda.jpg", "editor");
-      await page.keyboard.press("Escape");
-      return `hover: ${text.replace(/\s+/g, " ").slice(0, 120)}`;
+      return hoverShowsFloat64("cuda_kernels.py", cudaHoverLine, "values", "editor-cuda.jpg");
     });
 
     // Explanations in the editor: a plain-Python helper called from jitted code gets its cause and fix on hover,
