@@ -39,6 +39,7 @@ export const recordingMiddleware: Middleware = {
     const lenses = await next(document, token);
     recordEvent("codeLenses", {
       uri: document.uri.toString(),
+      ...cellOf(document.uri),
       lenses: (lenses ?? []).map((l) => ({ line: l.range.start.line, title: l.command?.title, command: l.command?.command, arguments: l.command?.arguments })),
     });
     return lenses;
