@@ -23,9 +23,11 @@ from pygls.workspace import Workspace
 
 from pyserver.analysis.notebook import CellSpan, NotebookCell, NotebookModule, notebook_module
 
+# Every cell is synced, markdown too (only Python code cells are analysed): the server then counts cells
+# as the user and `check` do, so "cell 6" names the same cell everywhere.
 SYNC_OPTIONS = lsp.NotebookDocumentSyncOptions(
     notebook_selector=[
-        lsp.NotebookDocumentFilterWithCells(cells=[lsp.NotebookCellLanguage(language="python")], notebook="*")
+        lsp.NotebookDocumentFilterWithCells(cells=[lsp.NotebookCellLanguage(language="*")], notebook="*")
     ],
     save=True,
 )

@@ -107,7 +107,7 @@ export async function notebookScenario(): Promise<void> {
 
   await step("hover in a cell shows the types that the call in a later cell gives", async () => {
     const row = cellRow(hovered.cell);
-    const token = row.locator(".view-line", { hasText: "values[lo" }).locator("span span", { hasText: /^values$/ }).first();
+    const token = row.locator(".view-line", { hasText: "values[lo" }).locator("span span", { hasText: /^\s*values$/ }).first();
     await token.waitFor({ state: "visible", timeout: 30_000 });
     const since = Date.now();
     await token.click();
