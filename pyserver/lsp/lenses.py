@@ -88,9 +88,11 @@ def code_lenses(
     trusted: bool,
     load_failed: bool = False,
     line_place: Callable[[int], str | None] | None = None,
+    debuggable: bool = True,
 ) -> list[Lens]:
     """`analysed`: the last analysis that loaded the module; `load_failed`: a later one did not;
-    `line_place`: in a notebook cell, names the module's lines by cell."""
+    `line_place`: in a notebook cell, names the module's lines by cell; `debuggable`: false in a
+    notebook cell (the debugger launches a program, and a cell is none)."""
     lenses: list[Lens] = []
     for view in function_views(source, analysed):
         function = view.current
@@ -107,7 +109,7 @@ def code_lenses(
         )
         lenses.append(Lens(line, title, ""))
         lenses.extend(compiles_lenses(uri, view, line))  # "3 compiles · 0.41 s"
-        for title, mode in debug_choices(function.kind):
+        for title, mode in debug_choices(function.kind) if debuggable else []:
             lenses.append(
                 Lens(
                     line,

@@ -42,7 +42,9 @@ def outcome(sliced: toplevel_slice.TopLevelSlice) -> tuple[object, ...]:
         ([kernel("import math; total += x"), kernel("import math; total += x * 2")], 0),
     ],
 )
-def test_a_remembered_slice_is_the_fresh_slice(edits: list[str], reused: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_remembered_slice_is_the_fresh_slice(
+    edits: list[str], reused: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sliced_afresh = []
     original = toplevel_slice.slice_module
 
