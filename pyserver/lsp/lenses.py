@@ -88,11 +88,11 @@ def code_lenses(
     trusted: bool,
     load_failed: bool = False,
     line_place: Callable[[int], str | None] | None = None,
-    debuggable: bool = True,
+    notebook_cell: bool = False,
 ) -> list[Lens]:
     """`analysed`: the last analysis that loaded the module; `load_failed`: a later one did not;
-    `line_place`: in a notebook cell, names the module's lines by cell; `debuggable`: false in a
-    notebook cell (the debugger launches a program, and a cell is none)."""
+    `line_place`: in a notebook cell, names the module's lines by cell. A notebook cell gets the status
+    lens only: the debugger launches a program (a cell is none) and the IR views open files."""
     lenses: list[Lens] = []
     for view in function_views(source, analysed):
         function = view.current
@@ -109,7 +109,9 @@ def code_lenses(
         )
         lenses.append(Lens(line, title, ""))
         lenses.extend(compiles_lenses(uri, view, line))  # "3 compiles · 0.41 s"
-        for title, mode in debug_choices(function.kind) if debuggable else []:
+        if notebook_cell:
+            continue
+        for title, mode in debug_choices(function.kind):
             lenses.append(
                 Lens(
                     line,

@@ -22,7 +22,7 @@ def code_lens(snapshot: DocumentSnapshot | None, params: lsp.CodeLensParams) -> 
         trusted=snapshot.trusted,
         load_failed=snapshot.load_failed,
         line_place=snapshot.cell.place if snapshot.cell is not None else None,
-        debuggable=snapshot.cell is None,
+        notebook_cell=snapshot.cell is not None,
     )
     return [
         lsp.CodeLens(
