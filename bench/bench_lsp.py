@@ -19,18 +19,15 @@ Prints figures only; nothing here asserts a time.
 from __future__ import annotations
 
 import asyncio
-import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import lsp_timing
 import psutil
 from lsprotocol import types as lsp
-from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
 FUNCTIONS = 21
@@ -75,66 +72,9 @@ def module_source(constants: list[float], eager: bool) -> str:
     return HEADER + "".join(function_source(i, c, eager) for i, c in enumerate(constants))
 
 
-NUMBA_COMPILE = """
-import importlib, sys, time
-sys.path.insert(0, sys.argv[1])
-started = time.perf_counter()
-import numba  # noqa: F401
-imported = time.perf_counter()
-importlib.import_module("eager_module")  # every decorator compiles its signature now
-done = time.perf_counter()
-print(f"{imported - started:.6f} {done - imported:.6f}")
-"""
-
-
 def numba_compile_seconds(constants: list[float]) -> tuple[float, float]:
     """(import numba, compile of the 21 functions), in a fresh interpreter."""
-    with tempfile.TemporaryDirectory() as folder:
-        Path(folder, "eager_module.py").write_text(module_source(constants, eager=True))
-        output = subprocess.run(
-            [sys.executable, "-c", NUMBA_COMPILE, folder],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "NUMBA_CACHE_DIR": folder},
-        )
-        import_s, compile_s = (float(v) for v in output.stdout.split())
-        return import_s, compile_s
-
-
-class BenchClient:
-    def __init__(self) -> None:
-        self.client = LanguageClient("numba-lens-bench", "1")
-        self.published: dict[str, list[tuple[float, list[lsp.Diagnostic]]]] = {}
-        self.event = asyncio.Event()
-
-        @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def on_publish(ls: Any, params: lsp.PublishDiagnosticsParams) -> None:
-            self.published.setdefault(params.uri, []).append((time.perf_counter(), list(params.diagnostics)))
-            self.event.set()
-
-        @self.client.feature("numbaLens/status")
-        def on_status(ls: Any, params: Any) -> None:
-            pass
-
-        @self.client.feature(lsp.WINDOW_LOG_MESSAGE)
-        def on_log(ls: Any, params: Any) -> None:
-            pass
-
-    async def wait_publish(
-        self, uri: str, count: int, timeout: float = 300
-    ) -> tuple[float, list[lsp.Diagnostic]]:
-        deadline = time.perf_counter() + timeout
-        while len(self.published.get(uri, [])) <= count:
-            self.event.clear()
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                raise TimeoutError(f"no diagnostics for {uri}")
-            try:
-                await asyncio.wait_for(self.event.wait(), min(remaining, 1.0))
-            except asyncio.TimeoutError:
-                pass
-        return self.published[uri][count]
+    return lsp_timing.numba_compile_seconds(module_source(constants, eager=True))
 
 
 def tree_rss_mb(pid: int) -> tuple[float, int]:
@@ -150,22 +90,9 @@ def tree_rss_mb(pid: int) -> tuple[float, int]:
 
 
 async def run_server(root: Path, constants: list[float]) -> dict[str, Any]:
-    bench = BenchClient()
+    bench = lsp_timing.BenchClient()
     client = bench.client
-    await client.start_io(
-        sys.executable, "-m", "pyserver", "lsp", cwd=str(Path(__file__).resolve().parent.parent)
-    )
-    assert client._server is not None
-    pid = client._server.pid
-    root_uri = from_fs_path(str(root))
-    await client.initialize_async(
-        lsp.InitializeParams(
-            capabilities=lsp.ClientCapabilities(),
-            root_uri=root_uri,
-            initialization_options={"trusted": True, "settings": {}},
-        )
-    )
-    client.initialized(lsp.InitializedParams())
+    pid = await bench.start(root, {})
     path = root / "kernels21.py"
     uri = from_fs_path(str(path))
     assert uri is not None
@@ -183,30 +110,23 @@ async def run_server(root: Path, constants: list[float]) -> dict[str, Any]:
 
     async def save_with(edit_index: int, constant: float) -> float:
         nonlocal version, text
-        old_lines = text.split("\n")
+        old_text = text
         constants[edit_index] = constant
         text = module_source(constants, eager=False)
         version += 1
         client.text_document_did_change(
             lsp.DidChangeTextDocumentParams(
                 lsp.VersionedTextDocumentIdentifier(version=version, uri=uri),
-                [
-                    lsp.TextDocumentContentChangePartial(
-                        range=lsp.Range(
-                            lsp.Position(0, 0), lsp.Position(len(old_lines) - 1, len(old_lines[-1]))
-                        ),
-                        text=text,
-                    )
-                ],
+                [lsp_timing.whole_text_change(old_text, text)],
             )
         )
-        count = len(bench.published[uri])
-        started = time.perf_counter()
-        client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
-        finished, diagnostics = await bench.wait_publish(uri, count)
-        if diagnostics:
-            raise RuntimeError(f"unexpected diagnostics: {[d.message for d in diagnostics]}")
-        return finished - started
+        # The edit is sent before the clock starts: the save is what starts the analysis.
+        return await bench.round_trip(
+            uri,
+            lambda: client.text_document_did_save(
+                lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri))
+            ),
+        )
 
     middle = FUNCTIONS // 2
     # Warm saves: one function edited each time (f10, so its caller f11 is re-inferred too).
@@ -220,16 +140,15 @@ async def run_server(root: Path, constants: list[float]) -> dict[str, Any]:
         if n + 1 == MEMORY_WARMUP:
             rss_warm, _ = tree_rss_mb(pid)
     rss_final, processes = tree_rss_mb(pid)
-    await asyncio.wait_for(client.shutdown_async(None), 60)
-    client.exit(None)
-    await asyncio.wait_for(client._server.wait(), 60)
-    await client.stop()
+    await bench.stop()
+    warm_median, warm_p90 = lsp_timing.median_p90(warm)
+    fresh_median, fresh_p90 = lsp_timing.median_p90(fresh[MEMORY_WARMUP:])
     return {
         "cold_s": cold_s,
-        "warm_median_s": statistics.median(warm),
-        "warm_p90_s": sorted(warm)[int(len(warm) * 0.9) - 1],
-        "fresh_median_s": statistics.median(fresh[MEMORY_WARMUP:]),
-        "fresh_p90_s": sorted(fresh[MEMORY_WARMUP:])[int(len(fresh[MEMORY_WARMUP:]) * 0.9) - 1],
+        "warm_median_s": warm_median,
+        "warm_p90_s": warm_p90,
+        "fresh_median_s": fresh_median,
+        "fresh_p90_s": fresh_p90,
         "rss_warm_mb": rss_warm,
         "rss_final_mb": rss_final,
         "processes": processes,
@@ -242,6 +161,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         figures = asyncio.run(run_server(Path(folder), list(constants)))
     growth = (figures["rss_final_mb"] - figures["rss_warm_mb"]) / figures["rss_warm_mb"] * 100
+    print(f"({lsp_timing.machine_load()})")
     print(
         f"Numba's own compile of the {FUNCTIONS}-function file: {compile_s * 1000:.0f} ms "
         f"(+ {import_s * 1000:.0f} ms to import numba), fresh subprocess"

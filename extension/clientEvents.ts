@@ -8,10 +8,22 @@ function describe(value: vscode.Diagnostic["code"]): string | number | undefined
   return typeof value === "object" ? value.value : value;
 }
 
+/** A notebook cell's place: the notebook's path and the cell's index among all its cells (markdown too). */
+function cellOf(uri: vscode.Uri): { notebook: string; cell: number } | undefined {
+  if (uri.scheme !== "vscode-notebook-cell") return undefined;
+  const text = uri.toString();
+  for (const notebook of vscode.workspace.notebookDocuments) {
+    const cell = notebook.getCells().find((c) => c.document.uri.toString() === text);
+    if (cell) return { notebook: notebook.uri.toString(), cell: cell.index };
+  }
+  return undefined;
+}
+
 export const recordingMiddleware: Middleware = {
   handleDiagnostics: (uri, diagnostics, next) => {
     recordEvent("diagnostics", {
       uri: uri.toString(),
+      ...cellOf(uri),
       items: diagnostics.map((d) => ({
         line: d.range.start.line,
         character: d.range.start.character,
@@ -27,6 +39,7 @@ export const recordingMiddleware: Middleware = {
     const lenses = await next(document, token);
     recordEvent("codeLenses", {
       uri: document.uri.toString(),
+      ...cellOf(document.uri),
       lenses: (lenses ?? []).map((l) => ({ line: l.range.start.line, title: l.command?.title, command: l.command?.command, arguments: l.command?.arguments })),
     });
     return lenses;
@@ -47,7 +60,7 @@ export const recordingMiddleware: Middleware = {
     const text = (hover?.contents ?? [])
       .map((c) => (typeof c === "string" ? c : "value" in c ? c.value : ""))
       .join("\n");
-    recordEvent("hover", { uri: document.uri.toString(), line: position.line, character: position.character, text });
+    recordEvent("hover", { uri: document.uri.toString(), ...cellOf(document.uri), line: position.line, character: position.character, text });
     return hover;
   },
 };

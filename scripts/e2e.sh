@@ -3,7 +3,7 @@
 # driven by playwright-core with Debian's Chromium, on a copy of examples/ (the debugger scenario: of
 # tests/e2e/programs/).
 #   usage: scripts/e2e.sh [TOOLS]        (TOOLS: where scripts/install-editor.sh put code-server; .tools)
-#   E2E_ONLY=name[,name]  runs some scenarios only (main, no-numba, untrusted, debugger)
+#   E2E_ONLY=name[,name]  runs some scenarios only (main, no-numba, untrusted, debugger, profile, notebook)
 #   E2E_PUBLISH=1         copies each green scenario's README shots (its publish/ folder) into docs/images/
 #   E2E_STEPS=regex       runs the matching feature steps of the debugger scenario only
 # Screenshots and the extension's event log go to test-artifacts/e2e/. Exit 0 when every check passed,
@@ -166,6 +166,8 @@ run_scenario untrusted "$PY" prompt || true
 run_scenario debugger "$PY" trusted tests/e2e/programs || true
 # The profiler (tests/e2e/scenario-profile.ts): Profile lens, heat overlay, hot spots, flame graph.
 run_scenario profile "$PY" trusted tests/e2e/programs || true
+# A notebook (tests/e2e/scenario-notebook.ts): examples/notebook.ipynb in the built-in notebook editor.
+run_scenario notebook "$PY" trusted || true
 
 # E2E_PUBLISH=1: every green scenario's README shots (its publish/ folder) are copied into docs/images/.
 if [ "${E2E_PUBLISH:-}" = 1 ]; then

@@ -4,6 +4,7 @@ say, the hover says so and says how to get types."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +14,9 @@ from pyserver.lsp import parallel
 from pyserver.lsp.syntax import NameAt, name_at, names_in, reaching_store
 from pyserver.lsp.typeinfo import occurrence_types
 from pyserver.lsp.views import AnalysedDocument, FunctionView, function_views, view_at
+
+# Names a 1-based line of a notebook's module as its cell's line ("cell 6, line 3"); None: not in a cell.
+LinePlace = Callable[[int], str | None]
 
 SOURCE_TEXT = {
     "decorator": "the decorator's signature",
@@ -47,6 +51,8 @@ class HoverContext:
     unavailable: str | None = None  # why no analysis can run (Numba missing, ...)
     busy: bool = False  # an analysis of this document is pending or running
     load_failed: bool = False  # the latest analysis could not load the module: types are older
+    # A notebook cell: names a 1-based line of the notebook's module as its cell's ("cell 6, line 3")
+    line_place: Callable[[int], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -89,30 +95,40 @@ def _signature_line(signature: SignatureResult) -> str:
     return signature.text
 
 
-def _place(path: str, line: int, here: str | None) -> str:
-    """`line 42` in the hovered file, `b.py:9` in another; a link when the path is absolute."""
+def _place(path: str, line: int, here: str | None, line_place: LinePlace | None = None) -> str:
+    """`line 42` in the hovered file, `b.py:9` in another; a link when the path is absolute. In a
+    notebook, its own lines are named by cell (`cell 6, line 3`), without a link."""
     same = here is not None and Path(path).name == Path(here).name and Path(path) == Path(here)
+    named = line_place(line) if same and line_place is not None else None
+    if named is not None:
+        return named
     place = f"line {line}" if same else f"{Path(path).name}:{line}"
     if Path(path).is_absolute():
         place = f"[{place}]({Path(path).as_uri()}#L{line})"
     return place
 
 
-def signature_origin(signature: SignatureResult, here: str | None = None, most: int = 3) -> str:
+def signature_origin(
+    signature: SignatureResult, here: str | None = None, most: int = 3, line_place: LinePlace | None = None
+) -> str:
     """Where a signature's types come from. Python calls: "the call at line 42" (linked), first few."""
     if signature.source != "python-caller":
-        text = SOURCE_TEXT.get(signature.source, signature.source) + _callers(signature)
+        text = SOURCE_TEXT.get(signature.source, signature.source) + _callers(signature, here, line_place)
         if signature.source != "caller" and signature.callers:  # a recorded one that calls also give
-            text += "; also " + _python_calls(signature, here, most)
+            text += "; also " + _python_calls(signature, here, most, line_place)
         return text
-    return _python_calls(signature, here, most) if signature.callers else SOURCE_TEXT["python-caller"]
+    if not signature.callers:
+        return SOURCE_TEXT["python-caller"]
+    return _python_calls(signature, here, most, line_place)
 
 
-def _python_calls(signature: SignatureResult, here: str | None, most: int) -> str:
+def _python_calls(
+    signature: SignatureResult, here: str | None, most: int, line_place: LinePlace | None
+) -> str:
     sites = signature.callers
     first = sites[:most]
     where = ", ".join(
-        _place(s.path, s.line, here) + ("" if s.function == "<module>" else f" in `{s.function}`")
+        _place(s.path, s.line, here, line_place) + ("" if s.function == "<module>" else f" in `{s.function}`")
         for s in first
     )
     more = len(sites) - most
@@ -123,14 +139,18 @@ def _python_calls(signature: SignatureResult, here: str | None, most: int) -> st
     )
 
 
-def _callers(signature: SignatureResult, most: int = 3) -> str:
+def _callers(
+    signature: SignatureResult, here: str | None = None, line_place: LinePlace | None = None, most: int = 3
+) -> str:
     """Where a caller's types come from: links to the calls (`run` at b.py:9), the first few of them."""
     if signature.source != "caller" or not signature.callers:
         return ""
     links = []
     for site in signature.callers[:most]:
-        place = f"{Path(site.path).name}:{site.line}"
-        if Path(site.path).is_absolute():
+        same = here is not None and Path(site.path) == Path(here)
+        named = line_place(site.line) if same and line_place is not None else None
+        place = named or f"{Path(site.path).name}:{site.line}"
+        if named is None and Path(site.path).is_absolute():
             place = f"[{place}]({Path(site.path).as_uri()}#L{site.line})"
         links.append(f"`{site.function}` at {place}")
     more = len(signature.callers) - most
@@ -154,7 +174,7 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
     parts = [header, _code([_signature_line(s) for s in info.signatures])]
     details = []
     for signature in info.signatures:
-        facts = [f"types from {signature_origin(signature, info.path)}"]
+        facts = [f"types from {signature_origin(signature, info.path, line_place=context.line_place)}"]
         loop = kernels.loop_signature(function.kind, signature.args, signature.return_type)
         if loop is not None:  # a ufunc/gufunc kernel: the loop as its decorator would declare it
             layout = function.options.get("layout")
@@ -166,7 +186,11 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
         if signature.compile_ms is not None:
             facts.append(f"compile {signature.compile_ms:.0f} ms")
         if signature.lifted_loops:
-            facts.append("lifted loops at line " + ", ".join(str(n) for n in signature.lifted_loops))
+            places = [context.line_place(n) if context.line_place else None for n in signature.lifted_loops]
+            if any(place is None for place in places):
+                facts.append("lifted loops at line " + ", ".join(str(n) for n in signature.lifted_loops))
+            else:
+                facts.append("lifted loops at " + "; ".join(str(place) for place in places))
         details.append(f"- `{signature.text}`: " + ", ".join(facts))
     parts.append("\n".join(details))
     if info.compiles:  # recompiles explained, from recorded runs

@@ -3,6 +3,7 @@ IR views. Discovery alone places them (no code runs); the status comes from the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,9 @@ class Lens:
     arguments: list[Any] = field(default_factory=list)
 
 
-def status_title(view: FunctionView, busy: bool) -> str:
+def status_title(
+    view: FunctionView, busy: bool, line_place: Callable[[int], str | None] | None = None
+) -> str:
     info = view.info
     if info is None:
         if view.state == "changed":
@@ -47,17 +50,21 @@ def status_title(view: FunctionView, busy: bool) -> str:
         status = "nopython ✓"
     else:
         status = "errors"
-    origin = call_origin(info)
+    origin = call_origin(info, line_place)
     return (f"{shown} · {status}" if shown else status) + (f" · {origin}" if origin else "")
 
 
-def call_origin(info: Any) -> str:
-    """Where Python-caller types come from: "types from the call at line 42" (or another file's call)."""
+def call_origin(info: Any, line_place: Callable[[int], str | None] | None = None) -> str:
+    """Where Python-caller types come from: "types from the call at line 42" (or another file's call;
+    in a notebook, "cell 6, line 3" from `line_place`)."""
     sites = [c for s in info.signatures if s.source == "python-caller" for c in s.callers[:1]]
     if not sites:
         return ""
     site = sites[0]
-    place = f"line {site.line}" if site.path == info.path else f"{Path(site.path).name}:{site.line}"
+    named = line_place(site.line) if site.path == info.path and line_place is not None else None
+    place = named or (
+        f"line {site.line}" if site.path == info.path else f"{Path(site.path).name}:{site.line}"
+    )
     more = len(sites) - 1
     return f"types from the call at {place}" + (f" (+{more} more)" if more else "")
 
@@ -80,8 +87,12 @@ def code_lenses(
     busy: bool,
     trusted: bool,
     load_failed: bool = False,
+    line_place: Callable[[int], str | None] | None = None,
+    notebook_cell: bool = False,
 ) -> list[Lens]:
-    """`analysed`: the last analysis that loaded the module; `load_failed`: a later one did not."""
+    """`analysed`: the last analysis that loaded the module; `load_failed`: a later one did not;
+    `line_place`: in a notebook cell, names the module's lines by cell. A notebook cell gets the status
+    lens only: the debugger launches a program (a cell is none) and the IR views open files."""
     lenses: list[Lens] = []
     for view in function_views(source, analysed):
         function = view.current
@@ -94,10 +105,12 @@ def code_lenses(
         title = (
             "Numba: the module could not be loaded (see Problems)"
             if load_failed
-            else status_title(view, busy)
+            else status_title(view, busy, line_place)
         )
         lenses.append(Lens(line, title, ""))
         lenses.extend(compiles_lenses(uri, view, line))  # "3 compiles · 0.41 s"
+        if notebook_cell:
+            continue
         for title, mode in debug_choices(function.kind):
             lenses.append(
                 Lens(

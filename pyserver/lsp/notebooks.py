@@ -2,8 +2,10 @@
 module of its Python code cells (pyserver.analysis.notebook); what the analysis says in module lines is
 published and answered per cell.
 
-- `NotebookState` holds, per open notebook, the module last built and the cells diagnostics were last
-  published to, so a cell that changed, moved or was deleted loses its stale ones.
+- `NotebookState` holds, per open notebook, the module last built and what each cell was last sent, so
+  a cell that changed, moved or was deleted loses its stale diagnostics, and after an analysis only the
+  cells whose diagnostics differ (and the cells typed in) are sent: a one-cell edit of a long notebook
+  does not send every cell again.
 - `in_cell` runs a document request of a cell against the notebook's module: the request's positions
   move into the module, the answer's move back, and what lies outside the cell is dropped.
 """
@@ -21,9 +23,11 @@ from pygls.workspace import Workspace
 
 from pyserver.analysis.notebook import CellSpan, NotebookCell, NotebookModule, notebook_module
 
+# Every cell is synced, markdown too (only Python code cells are analysed): the server then counts cells
+# as the user and `check` do, so "cell 6" names the same cell everywhere.
 SYNC_OPTIONS = lsp.NotebookDocumentSyncOptions(
     notebook_selector=[
-        lsp.NotebookDocumentFilterWithCells(cells=[lsp.NotebookCellLanguage(language="python")], notebook="*")
+        lsp.NotebookDocumentFilterWithCells(cells=[lsp.NotebookCellLanguage(language="*")], notebook="*")
     ],
     save=True,
 )
@@ -37,15 +41,27 @@ class CellWindow:
     notebook_uri: str
     first_line: int
     line_count: int
+    module: NotebookModule | None = field(default=None, compare=False)
 
     def holds(self, module_line: int) -> bool:
         return self.first_line <= module_line < self.first_line + self.line_count
+
+    def place(self, module_line: int) -> str | None:
+        """A 1-based line of the notebook's module named as `check` names it: "cell 6, line 3" (cells
+        count from the notebook's first, markdown included)."""
+        found = self.module.locate(module_line - 1) if self.module is not None else None
+        if found is None:
+            return None
+        span, line = found
+        return f"cell {span.index + 1}, line {line + 1}"
 
 
 @dataclass
 class OpenNotebook:
     module: NotebookModule
-    published: set[str] = field(default_factory=set)  # cell URIs diagnostics were published to
+    # cell URI -> the diagnostics last sent to it (a cell never sent any is absent)
+    published: dict[str, list[lsp.Diagnostic]] = field(default_factory=dict)
+    edited: set[str] = field(default_factory=set)  # cells whose text changed since the last split
 
 
 def cells_of(workspace: Workspace, notebook_uri: str) -> list[NotebookCell] | None:
@@ -80,16 +96,16 @@ class NotebookState:
         module = notebook_module(cells)
         state = self._open.get(notebook_uri)
         if state is None:
-            self._open[notebook_uri] = OpenNotebook(module)
+            self._open[notebook_uri] = OpenNotebook(module, edited={span.key for span in module.cells})
             return module, set()
         old, state.module = state.module, module
-        old_lines, new_lines = old.source.split("\n"), module.source.split("\n")
-        stale = {
-            key
-            for key in state.published
-            if _cell_text(old, old_lines, key) != _cell_text(module, new_lines, key)
-        }
-        state.published -= stale
+        before, after = _cell_texts(old), _cell_texts(module)
+        for key, (_, text) in after.items():
+            if key not in before or before[key][1] != text:
+                state.edited.add(key)
+        stale = {key for key, sent in state.published.items() if sent and before.get(key) != after.get(key)}
+        for key in stale:
+            state.published[key] = []
         return module, stale
 
     def module(self, notebook_uri: str) -> NotebookModule | None:
@@ -99,18 +115,19 @@ class NotebookState:
     def close(self, notebook_uri: str) -> set[str]:
         """Forget the notebook; the cells that still show its diagnostics."""
         state = self._open.pop(notebook_uri, None)
-        return state.published if state is not None else set()
+        return {key for key, sent in state.published.items() if sent} if state is not None else set()
 
     def window(self, cell_uri: str) -> CellWindow | None:
         for notebook_uri, state in self._open.items():
             span = state.module.cell(cell_uri)
             if span is not None:
-                return CellWindow(notebook_uri, span.first_line, span.line_count)
+                return CellWindow(notebook_uri, span.first_line, span.line_count, state.module)
         return None
 
     def split(self, notebook_uri: str, diagnostics: list[lsp.Diagnostic]) -> dict[str, list[lsp.Diagnostic]]:
-        """The module's diagnostics per cell URI, in cell lines, with the cells' own problems (syntax
-        errors, skipped cells) added; every cell published before and now without any gets []."""
+        """What to send: the module's diagnostics per cell URI, in cell lines, with the cells' own
+        problems (syntax errors, skipped cells) added, for each cell whose diagnostics differ from what it
+        was last sent or whose text changed since; a cell that showed some and has none now gets []."""
         state = self._open.get(notebook_uri)
         if state is None:
             return {}
@@ -138,10 +155,17 @@ class NotebookState:
         for span in module.cells:
             if span.skipped and not any(p.key == span.key for p in module.problems):
                 per_cell[span.key].append(skipped_hint(span))
-        for stale in state.published - per_cell.keys():
-            per_cell[stale] = []
-        state.published = {uri for uri, found in per_cell.items() if found}
-        return per_cell
+        changed = {
+            key: found
+            for key, found in per_cell.items()
+            if key in state.edited or found != state.published.get(key, [])
+        }
+        for gone, sent in state.published.items():  # deleted cells that still show diagnostics
+            if gone not in per_cell and sent:
+                changed[gone] = []
+        state.edited = set()
+        state.published = per_cell
+        return changed
 
     @staticmethod
     def _relocated(
@@ -149,7 +173,7 @@ class NotebookState:
     ) -> lsp.Diagnostic:
         """The diagnostic in its cell's lines; a related place in the notebook moves to its own cell."""
         result = copy.copy(diagnostic)
-        result.range = moved(diagnostic.range, -span.first_line)
+        result.range = _range_moved(diagnostic.range, -span.first_line)
         related = []
         for info in diagnostic.related_information or []:
             found = (
@@ -157,20 +181,32 @@ class NotebookState:
             )
             if found is not None:
                 other, _ = found
-                location = lsp.Location(other.key, moved(info.location.range, -other.first_line))
+                location = lsp.Location(other.key, _range_moved(info.location.range, -other.first_line))
                 info = lsp.DiagnosticRelatedInformation(location=location, message=info.message)
             related.append(info)
         result.related_information = related or None
         return result
 
 
-def _cell_text(module: NotebookModule, lines: list[str], key: str) -> tuple[int, str] | None:
-    """Where a cell starts and its text in the module: a change of either makes its diagnostics stale."""
-    span = module.cell(key)
-    if span is None:
-        return None
-    text = "\n".join(lines[span.first_line : span.first_line + span.line_count])
-    return span.first_line, text + (span.skipped or "")
+def _cell_texts(module: NotebookModule) -> dict[str, tuple[int, str]]:
+    """Where each cell starts and its text in the module: a change of either makes its diagnostics
+    stale; a change of its text makes it edited."""
+    lines = module.source.split("\n")
+    return {
+        span.key: (
+            span.first_line,
+            "\n".join(lines[span.first_line : span.first_line + span.line_count]) + (span.skipped or ""),
+        )
+        for span in module.cells
+    }
+
+
+def _range_moved(found: lsp.Range, delta: int) -> lsp.Range:
+    """`moved` for a plain range (what every diagnostic has), without copying it through deepcopy."""
+    return lsp.Range(
+        lsp.Position(found.start.line + delta, found.start.character),
+        lsp.Position(found.end.line + delta, found.end.character),
+    )
 
 
 def skipped_hint(span: CellSpan) -> lsp.Diagnostic:

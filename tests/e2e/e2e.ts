@@ -9,6 +9,7 @@ import { ARTIFACTS, CHROMIUM, page, PROFILE, results, SCENARIO, setPage, step, U
 import { debuggerScenario, prepareDebuggerWorkspace } from "./scenario-debugger";
 import { mainScenario } from "./scenario-main";
 import { noNumbaScenario } from "./scenario-no-numba";
+import { notebookScenario } from "./scenario-notebook";
 import { profileScenario } from "./scenario-profile";
 import { untrustedScenario } from "./scenario-untrusted";
 
@@ -55,6 +56,7 @@ async function main(): Promise<number> {
     else if (SCENARIO === "untrusted") await untrustedScenario();
     else if (SCENARIO === "debugger") await debuggerScenario();
     else if (SCENARIO === "profile") await profileScenario();
+    else if (SCENARIO === "notebook") await notebookScenario();
     else throw new Error(`unknown E2E_SCENARIO ${SCENARIO}`);
   } finally {
     await context.close();

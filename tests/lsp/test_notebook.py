@@ -166,6 +166,15 @@ async def test_cells_are_analysed_as_one_module_and_answered_per_cell(tmp_path: 
             lsp.CodeLensParams(lsp.TextDocumentIdentifier(kernel_cell))
         )
         assert lenses and all(lens.range.start.line == 0 for lens in lenses)
+        # Where the types come from is named by cell and line, never by the module's line.
+        titles = [lens.command.title for lens in lenses if lens.command is not None]
+        assert any("types from the call at cell 4, line 3" in title for title in titles), titles
+        # The status lens only: the debugger launches a program (a cell is none), the IR views open files.
+        assert [lens.command.command for lens in lenses if lens.command is not None] == [""]
+        function_hover = await session.client.text_document_hover_async(
+            lsp.HoverParams(lsp.TextDocumentIdentifier(kernel_cell), lsp.Position(1, 6))
+        )
+        assert function_hover is not None and "the call at cell 4, line 3" in str(function_hover.contents)
         # A quick fix on a cell edits that cell, in its own lines.
         legacy_uri = notebook.cell_uri(7)
         deprecation = next(d for d in session.diagnostics(legacy_uri) if d.code == "deprecation")

@@ -21,6 +21,8 @@ def code_lens(snapshot: DocumentSnapshot | None, params: lsp.CodeLensParams) -> 
         busy=snapshot.busy,
         trusted=snapshot.trusted,
         load_failed=snapshot.load_failed,
+        line_place=snapshot.cell.place if snapshot.cell is not None else None,
+        notebook_cell=snapshot.cell is not None,
     )
     return [
         lsp.CodeLens(

@@ -10,7 +10,11 @@ from pyserver.lsp.documents import DocumentSnapshot
 
 def hover_context(snapshot: DocumentSnapshot) -> hover_text.HoverContext:
     return hover_text.HoverContext(
-        snapshot.trusted, snapshot.numba_unavailable, snapshot.busy, snapshot.load_failed
+        snapshot.trusted,
+        snapshot.numba_unavailable,
+        snapshot.busy,
+        snapshot.load_failed,
+        snapshot.cell.place if snapshot.cell is not None else None,
     )
 
 

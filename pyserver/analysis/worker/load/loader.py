@@ -33,7 +33,7 @@ from typing import Any
 from pyserver import numba_api
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
-from pyserver.analysis.worker.load import toplevel_slice, unavailable
+from pyserver.analysis.worker.load import slice_memo, toplevel_slice, unavailable
 from pyserver.analysis.worker.load.module_codes import annotates, module_codes, statement_codes
 from pyserver.analysis.worker.load.module_names import installed_module_names, module_name_for, package_root
 
@@ -354,7 +354,8 @@ class Loader:
         try:
             if definitions:
                 parsed = tree if tree is not None else ast.parse(source, path)
-                sliced = toplevel_slice.slice_module(parsed, source=source)
+                # After an edit of a jitted function's body, the last slice of the file (slice_memo).
+                sliced = slice_memo.remembered_slice(path, parsed, source)
                 result.skipped_statements = sliced.skipped
                 without_value |= set(sliced.unavailable)
                 kept_body = sliced.tree.body

@@ -156,6 +156,13 @@ def _definition_names(
     return reads, later_reads
 
 
+def definition_names(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str] | None
+) -> tuple[set[str], set[str]]:
+    """(names read when the statement runs, names read later by its body or its methods' bodies)."""
+    return _definition_names(node, lines)
+
+
 # top-level statement -> what _definitions_in found in it (incremental parsing keeps unchanged nodes)
 _DEFINITIONS_IN: weakref.WeakKeyDictionary[
     ast.stmt, tuple[tuple[tuple[str, tuple[str, ...]], ...], frozenset[str], frozenset[str]]
