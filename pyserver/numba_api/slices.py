@@ -20,6 +20,7 @@ from numba.core.registry import cpu_target
 from numba.core.typing.templates import CallableTemplate
 
 from pyserver.numba_api.core import WITH_OPCODES
+from pyserver.numba_api.slice_containers import typed_container_arg, untrusted_containers
 
 # --------------------------------------------------------------------------------------------------
 # Python callers (python_callers.py): a slice of a Python caller, typed by inference; nothing runs
@@ -259,9 +260,9 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
                         isinstance(value, ir.Expr) and value.op.startswith("build_")
                     )
                 sources.setdefault(stmt.target.name, set()).update((r, same_list) for r in reads)
-    mixed_users = set()
+    mixed_users = untrusted_containers(func_ir, typemap)
     for name in typemap:
-        if not name.startswith("$") and _reads_mixed(name, sources, items, mixed):
+        if not name.startswith("$") and _reads_mixed(name, sources, items, mixed | mixed_users):
             mixed_users.add(name)
     return SliceTyping(
         types={name: ty for name, ty in typemap.items() if not name.startswith("$")},
@@ -428,9 +429,10 @@ def _assigned_type(value: Any, typemap: dict[str, Any], calltypes: dict[Any, Any
 
 def dispatcher_arg_type(ty: Any) -> Any | None:
     """The type the dispatcher would see at run time for a value Numba typed as `ty` in Python code:
-    literals to their base types, lists to reflected lists, tuples element-wise; None for anything the
-    dispatcher might type differently or cannot take (arrays not sure to be C-contiguous, dicts,
-    functions, modules, imprecise types)."""
+    literals to their base types, lists to reflected lists, tuples element-wise, typed containers and
+    jitted functions as they are (slice_containers); None for anything the dispatcher might type
+    differently or cannot take (arrays not sure to be C-contiguous, Python dicts, Python functions,
+    modules, imprecise types)."""
     if ty is None or not isinstance(ty, nbtypes.Type):
         return None
     ty = nbtypes.unliteral(ty)
@@ -456,7 +458,7 @@ def dispatcher_arg_type(ty: Any) -> Any | None:
         return nbtypes.List(item, reflected=True)
     if isinstance(ty, nbtypes.ClassInstanceType):
         return ty
-    return None
+    return typed_container_arg(ty, dispatcher_arg_type)
 
 
 def array_layout_undecided(ty: Any) -> bool:

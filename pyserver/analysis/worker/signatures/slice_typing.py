@@ -417,7 +417,8 @@ class CallerSliceTyping:
                     failures[number] = (
                         f"'{ast.unparse(probe.expressions[name])}' may have another type in Python than in "
                         "Numba (NumPy's promotion of float32/int32/bool values, a list with items of several "
-                        "types, max/min of mixed types)"
+                        "types, max/min of mixed types, a typed List or Dict given items of another type, a "
+                        "Python dict)"
                     )
                     break
                 if ty is None or not ty.is_precise() or "undefined" in str(ty) or str(ty) == "unknown":
