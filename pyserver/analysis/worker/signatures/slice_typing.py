@@ -16,6 +16,7 @@ from typing import Any
 from pyserver import numba_api
 from pyserver.analysis.worker.signatures.argparse_values import ArgparsePlan
 from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, IndexedFile, Scope
+from pyserver.analysis.worker.signatures.call_rewrites import rewrite_numpy_calls
 from pyserver.analysis.worker.signatures.caller_probes import (
     LeftOut,
     constant_shape,
@@ -274,9 +275,10 @@ class CallerSliceTyping:
         text = ast.unparse(function)
         changed, stand_ins = substitute_stand_ins(function, text, values, numba_api.NUMPY_STAND_INS)
         changed, dtypes = substitute_dtypes(changed, text, {**values, **stand_ins}, replaced)
-        if not stand_ins and not dtypes:
+        spelled = rewrite_numpy_calls(changed, text, values)
+        if not stand_ins and not dtypes and spelled is function:
             return text, values
-        return ast.unparse(changed), {**values, **stand_ins, **dtypes}
+        return ast.unparse(spelled), {**values, **stand_ins, **dtypes}
 
     def _synthesize(
         self,
