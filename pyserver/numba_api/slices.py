@@ -464,6 +464,23 @@ def dispatcher_arg_type(ty: Any) -> Any | None:
     return typed_container_arg(ty, dispatcher_arg_type)
 
 
+def ufunc_loop_arg_type(ty: Any) -> Any | None:
+    """The element type a lazy ufunc (a DUFunc) compiles a loop for, for an input Numba typed as `ty` in
+    Python code: an array's dtype (whatever its layout), a number as NumPy makes it an array (a Python
+    int is int64, a float float64); None for anything else."""
+    if isinstance(ty, nbtypes.Array):
+        dtype = ty.dtype
+        return (
+            dtype
+            if isinstance(dtype, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex)
+            else None
+        )
+    ty = nbtypes.unliteral(ty) if isinstance(ty, nbtypes.Type) else None
+    if isinstance(ty, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex):
+        return ty
+    return None
+
+
 def array_layout_undecided(ty: Any) -> bool:
     """An array whose layout at run time depends on its shape and strides (Numba typed it F or A)."""
     return isinstance(ty, nbtypes.Array) and ty.layout != "C"

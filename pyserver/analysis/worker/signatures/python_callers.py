@@ -172,6 +172,43 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         findings.signatures = list(by_args.values())
         return findings
 
+    def ufunc_loop_signatures(self, path: str, function: str, nin: int) -> Findings:
+        """The loop a lazy `@vectorize` ufunc (no signatures) compiles for its Python calls: each input's
+        element type (an array's dtype, a scalar as NumPy makes it an array). Only when every call asks
+        for the same loop: with several, which ones compile depends on the order of the calls (a later
+        call that an earlier loop can take by casting compiles nothing)."""
+        findings = Findings()
+        sites = self.index.calls_to(path, function)[:MAX_SITES]
+        findings.sites = len(sites)
+        loops: dict[tuple[Any, ...], CallTypes] = {}
+        for site, outcome in self._type_sites(sites, 0):
+            if isinstance(outcome, str):
+                findings.reasons.append(f"the call at {_site_where(site)}: {outcome}")
+                continue
+            positional, keywords = outcome
+            if keywords or len(positional) != nin:
+                findings.reasons.append(
+                    f"the call at {_site_where(site)}: it passes keywords or outputs, not only the inputs"
+                )
+                continue
+            loop = tuple(numba_api.ufunc_loop_arg_type(t) for t in positional)
+            if any(t is None for t in loop):
+                findings.reasons.append(
+                    f"the call at {_site_where(site)}: an input is not an array or a number of a known type"
+                )
+                continue
+            entry = loops.setdefault(loop, CallTypes(loop))
+            link = _link(site)
+            if link not in entry.links:
+                entry.links.append(link)
+        if len(loops) > 1:
+            findings.reasons.append(
+                "its calls ask for several loops, and which of them compile depends on the order of the calls"
+            )
+            return findings
+        findings.signatures = list(loops.values())
+        return findings
+
     def method_signatures(
         self, method: str, dispatcher: Any, instance_type: Any, static: bool = False
     ) -> Findings:

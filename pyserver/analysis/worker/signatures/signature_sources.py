@@ -309,6 +309,18 @@ class SignatureSources:
                     caller = caller_link(link)
                     if caller not in candidate.callers:
                         candidate.callers.append(caller)
+        elif function.kind == "vectorize" and "." not in function.name and not record.signatures:
+            # a lazy ufunc called from Python with arrays: the loop of their element types
+            self._ensure_python_callers()
+            nin = len(signature.parameters)
+            findings = self.python_callers.ufunc_loop_signatures(path, function.name, nin)
+            self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
+            for call_types in findings.signatures:
+                candidate = add(call_types.args, None, "python-caller")
+                for link in call_types.links:
+                    caller = caller_link(link)
+                    if caller not in candidate.callers:
+                        candidate.callers.append(caller)
         elif member is not None and member[0] != "property" and not record.signatures:
             # its calls on instances from Python (`bag.increment(3)`), the receiver typed as this class's
             # (a static method's on the class too: `Bag.add(1, 2)`)
@@ -335,7 +347,7 @@ class SignatureSources:
 
     def python_caller_note(self, function: JitFunction) -> str:
         """What the Python calls of the function gave, in words a user can act on."""
-        if function.kind not in ("njit", "jit") or "." in function.name:
+        if function.kind not in ("njit", "jit", "vectorize") or "." in function.name:
             return ""
         sites, reasons = self.python_caller_notes.get(function.name, (0, []))
         if not sites:
