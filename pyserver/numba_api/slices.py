@@ -89,7 +89,10 @@ def _python_and_numba_may_differ(expr: Any, typemap: dict[str, Any]) -> bool:
     name = _callee_name(fnty)
     args = [typemap.get(v.name) for v in [*expr.args, *(v for _k, v in expr.kws)]]
     for arg in args:  # arrays of several dtypes joined (np.concatenate): Numba unifies, NumPy promotes
-        if isinstance(arg, nbtypes.BaseTuple) and len({str(getattr(t, "dtype", t)) for t in arg}) > 1:
+        arrays = (
+            [t for t in arg if isinstance(t, nbtypes.Array)] if isinstance(arg, nbtypes.BaseTuple) else []
+        )
+        if len({str(t.dtype) for t in arrays}) > 1:
             return True
     receiver = [fnty.this] if isinstance(fnty, nbtypes.BoundFunction) else []
     if name in ("max", "min") and isinstance(fnty, nbtypes.Function):  # max(3, 2.5) is 3 in Python
