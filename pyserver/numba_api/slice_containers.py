@@ -61,10 +61,11 @@ def _differs(put: Any, declared: Any) -> bool:
 
 def untrusted_containers(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
     """Variables holding a typed List or Dict whose run-time type may differ from Numba's (a value of
-    another type put into it: which one comes first decides at run time), or a Python dict (a display
-    or `dict(...)`, which the dispatcher cannot take). Every variable of such a container's type counts,
-    its aliases included."""
+    another type put into it: which one comes first decides at run time; every variable of that
+    container type counts, copies made of it included), or a Python dict (a display or `dict(...)`,
+    which the dispatcher cannot take; the variable and its plain copies)."""
     tainted: list[Any] = []
+    python_dicts: set[str] = set()
 
     def taint(ty: Any) -> None:
         if isinstance(ty, nbtypes.ListType | nbtypes.DictType) and ty not in tainted:
@@ -87,20 +88,20 @@ def untrusted_containers(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
             if not isinstance(stmt, ir.Assign) or not isinstance(stmt.value, ir.Expr):
                 continue
             expr = stmt.value
-            target_type = typemap.get(stmt.target.name)
             if expr.op == "build_map":
-                taint(target_type)
+                python_dicts.add(stmt.target.name)
                 continue
             if expr.op != "call":
                 continue
             fnty = typemap.get(expr.func.name)
             if isinstance(fnty, nbtypes.Function) and fnty.typing_key is dict:
-                taint(target_type)
+                python_dicts.add(stmt.target.name)
                 continue
             if not isinstance(fnty, nbtypes.BoundFunction):
                 continue
             this = fnty.this
-            method = str(fnty.typing_key).rsplit(".", 1)[-1]
+            key = fnty.typing_key  # (ListType, "append") for the typed containers' methods
+            method = key[-1] if isinstance(key, tuple) else str(key).rsplit(".", 1)[-1]
             args = [typemap.get(v.name) for v in expr.args]
             if isinstance(this, nbtypes.ListType) and method in _LIST_PUTS and args:
                 put = args[-1]
@@ -117,6 +118,24 @@ def untrusted_containers(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
                 for receiver in _receivers(func_ir, expr.func.name):
                     if typemap.get(receiver) != this:  # a refined container: the variable's final type
                         taint(typemap.get(receiver))
-    if not tainted:
-        return set()
-    return {name for name, ty in typemap.items() if ty in tainted}
+    found = {name for name, ty in typemap.items() if ty in tainted}
+    return found | _copies(func_ir, python_dicts) if python_dicts else found
+
+
+def _copies(func_ir: Any, names: set[str]) -> set[str]:
+    """`names` and the variables that hold the same object: plain copies either way (`b = a`)."""
+    pairs = [
+        (stmt.target.name, stmt.value.name)
+        for block in func_ir.blocks.values()
+        for stmt in block.body
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Var)
+    ]
+    found = set(names)
+    changed = True
+    while changed:
+        changed = False
+        for target, source in pairs:
+            if (target in found) != (source in found):
+                found |= {target, source}
+                changed = True
+    return found
