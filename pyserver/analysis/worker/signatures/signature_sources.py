@@ -227,12 +227,12 @@ class SignatureSources:
         a decorator signature Numba cannot read."""
         found: list[Candidate] = []
         py_func = record.py_func
-        self_type = None  # the instance type a jitclass method or property getter takes first
-        member = None
+        self_type = None  # the instance type a jitclass method takes first
+        member = None  # a property's getter gets its types from the code that reads the property
         if function.kind == "jitclass-method" and module is not None and function.name.count(".") == 1:
             cls = module.__dict__.get(function.name.split(".")[0])
             member = numba_api.jitclass_member(cls, function.name.split(".")[-1])
-            if member is not None and member[0] != "static":
+            if member is not None and member[0] == "method":
                 self_type = member[1]
 
         def add(args: tuple[Any, ...], return_type: Any, source: str) -> Candidate:
