@@ -132,11 +132,11 @@ def _collect(state: Any) -> Inference:
             result.calls.append(CallInfo(function_id(dispatcher.py_func), args, expr.loc.line))
     for block in func_ir.blocks.values():
         for stmt in block.body:  # a jitclass property read calls its getter with the instance
-            value = stmt.value if isinstance(stmt, ir.Assign) else None
-            if isinstance(value, ir.Expr) and value.op == "getattr":
-                instance = typemap.get(value.value.name)
-                if isinstance(instance, nbtypes.ClassInstanceType) and value.attr in instance.jit_props:
-                    getter = instance.jit_props[value.attr].get("get")
+            read = stmt.value if isinstance(stmt, ir.Assign) else None
+            if isinstance(read, ir.Expr) and read.op == "getattr":
+                instance = typemap.get(read.value.name)
+                if isinstance(instance, nbtypes.ClassInstanceType) and read.attr in instance.jit_props:
+                    getter = instance.jit_props[read.attr].get("get")
                     if getter is not None and getattr(getter, "_numba_lens_workspace", False):
                         result.calls.append(CallInfo(function_id(getter.py_func), (instance,), stmt.loc.line))
     return result

@@ -89,9 +89,8 @@ def _python_and_numba_may_differ(expr: Any, typemap: dict[str, Any]) -> bool:
     name = _callee_name(fnty)
     args = [typemap.get(v.name) for v in [*expr.args, *(v for _k, v in expr.kws)]]
     for arg in args:  # arrays of several dtypes joined (np.concatenate): Numba unifies, NumPy promotes
-        arrays = (
-            [t for t in arg if isinstance(t, nbtypes.Array)] if isinstance(arg, nbtypes.BaseTuple) else []
-        )
+        items = arg.types if isinstance(arg, nbtypes.BaseTuple) else ()  # type: ignore[attr-defined]
+        arrays = [t for t in items if isinstance(t, nbtypes.Array)]
         if len({str(t.dtype) for t in arrays}) > 1:
             return True
     receiver = [fnty.this] if isinstance(fnty, nbtypes.BoundFunction) else []
