@@ -144,7 +144,10 @@ def _collect(state: Any) -> Inference:
 
 def _jitclass_method_call(fnty: Any, sig: Any) -> tuple[Any, tuple[Any, ...]]:
     """The dispatcher and argument types of a call of a jitclass's method or static method on an
-    instance (`self.step(x)`): the method's dispatcher takes the instance first, a static one does not."""
+    instance (`self.step(x)`): the method's dispatcher takes the instance first, a static one does not;
+    a constructor call (`Bag(n)`) calls __init__ with the instance first."""
+    if isinstance(fnty, nbtypes.ClassType) and "__init__" in fnty.jit_methods:
+        return fnty.jit_methods["__init__"], (fnty.instance_type.get_reference_type(), *sig.args)
     if not isinstance(fnty, nbtypes.BoundFunction) or not isinstance(fnty.this, nbtypes.ClassInstanceType):
         return None, ()
     key = fnty.typing_key

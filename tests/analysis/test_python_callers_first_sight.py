@@ -222,12 +222,17 @@ def use(bag):
     return bag.value
 
 
+@njit
+def make(n):
+    return Bag(n).value
+
+
 def simulate():
     bag = Bag(5)
     for k in range(3):
         bag.fill(1.5 * k)
         bag.grow(k)
-    print(use(bag), bag.add(1, 2), Bag.add(3.5, 4.5))
+    print(use(bag), bag.add(1, 2), Bag.add(3.5, 4.5), make(np.int32(4)))
 
 
 simulate()
@@ -241,6 +246,7 @@ def test_jitclass_members_from_python_and_jitted_code(ws: Workspace) -> None:
     compiled = _compiled(str(path), names)
     for name in names:
         assert _found(result, name) == compiled[name], name
+    assert len(compiled["Bag.__init__"]) == 2  # int64 from Python, int32 from the jitted `make`
 
 
 ARGPARSE_AND_HELPERS = """\
