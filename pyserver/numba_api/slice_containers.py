@@ -19,8 +19,7 @@ from typing import Any
 from numba.core import ir
 from numba.core import types as nbtypes
 
-# Methods that put values into a typed List or Dict: (container kind, method) -> which arguments are
-# the key (dicts) and the value
+# Methods that put values into a typed List (the value last) or a typed Dict (key, value)
 _LIST_PUTS = ("append", "insert", "extend")
 _DICT_PUTS = ("setdefault",)
 
