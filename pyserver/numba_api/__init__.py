@@ -41,6 +41,7 @@ _PARTS = (
     "parfors",
     "probes",
     "signatures",
+    "slice_containers",
     "slices",
     "views",
 )
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from pyserver.numba_api.parfors import *  # noqa: F403
     from pyserver.numba_api.probes import *  # noqa: F403
     from pyserver.numba_api.signatures import *  # noqa: F403
+    from pyserver.numba_api.slice_containers import *  # noqa: F403
     from pyserver.numba_api.slices import *  # noqa: F403
     from pyserver.numba_api.views import *  # noqa: F403
 

@@ -68,6 +68,27 @@ def jitclass_methods(obj: Any) -> dict[str, Any] | None:
     }
 
 
+def jitclass_member(obj: Any, name: str) -> tuple[str, Any] | None:
+    """For a @jitclass class and one of its jitted members: ("method", instance type) for a method,
+    ("property", ...) for a property's getter (its `self` is the instance too), ("static", ...) for a
+    static method (no instance passed); None for anything else."""
+    class_type = getattr(obj, "class_type", None)
+    if class_type is None or not hasattr(class_type, "jit_methods"):
+        return None
+    if name in class_type.jit_methods:
+        return "method", class_type.instance_type
+    if "get" in getattr(class_type, "jit_props", {}).get(name, {}):
+        return "property", class_type.instance_type
+    if name in getattr(class_type, "jit_static_methods", {}):
+        return "static", class_type.instance_type
+    return None
+
+
+def jitclass_class_of(ty: Any) -> Any | None:
+    """The instance type of a jitclass's class type (what Numba types the class `Bag` as), else None."""
+    return ty.instance_type if isinstance(ty, nbtypes.ClassType) else None
+
+
 def mark_workspace_dispatcher(dispatcher: Any) -> None:
     """Calls to this dispatcher are typed by inference (the resolver), never by compiling it."""
     try:

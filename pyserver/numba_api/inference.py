@@ -125,9 +125,39 @@ def _collect(state: Any) -> Inference:
             continue
         fnty = typemap.get(expr.func.name)
         dispatcher = getattr(fnty, "dispatcher", None)
+        args = tuple(sig.args)
+        if dispatcher is None:
+            dispatcher, args = _jitclass_method_call(fnty, sig)
         if dispatcher is not None and getattr(dispatcher, "_numba_lens_workspace", False):
-            result.calls.append(CallInfo(function_id(dispatcher.py_func), tuple(sig.args), expr.loc.line))
+            result.calls.append(CallInfo(function_id(dispatcher.py_func), args, expr.loc.line))
+    for block in func_ir.blocks.values():
+        for stmt in block.body:  # a jitclass property read calls its getter with the instance
+            read = stmt.value if isinstance(stmt, ir.Assign) else None
+            if isinstance(read, ir.Expr) and read.op == "getattr":
+                instance = typemap.get(read.value.name)
+                if isinstance(instance, nbtypes.ClassInstanceType) and read.attr in instance.jit_props:
+                    getter = instance.jit_props[read.attr].get("get")
+                    if getter is not None and getattr(getter, "_numba_lens_workspace", False):
+                        result.calls.append(CallInfo(function_id(getter.py_func), (instance,), stmt.loc.line))
     return result
+
+
+def _jitclass_method_call(fnty: Any, sig: Any) -> tuple[Any, tuple[Any, ...]]:
+    """The dispatcher and argument types of a call of a jitclass's method or static method on an
+    instance (`self.step(x)`): the method's dispatcher takes the instance first, a static one does not;
+    a constructor call (`Bag(n)`) calls __init__ with the instance first."""
+    if isinstance(fnty, nbtypes.ClassType) and "__init__" in fnty.jit_methods:
+        return fnty.jit_methods["__init__"], (fnty.instance_type.get_reference_type(), *sig.args)
+    if not isinstance(fnty, nbtypes.BoundFunction) or not isinstance(fnty.this, nbtypes.ClassInstanceType):
+        return None, ()
+    key = fnty.typing_key
+    attr = key[1] if isinstance(key, tuple) and len(key) == 2 else None
+    instance = fnty.this
+    if attr in instance.jit_methods and sig.recvr is not None:
+        return instance.jit_methods[attr], (sig.recvr, *sig.args)
+    if attr in instance.jit_static_methods:
+        return instance.jit_static_methods[attr], tuple(sig.args)
+    return None, ()
 
 
 def _call_name(expr: Any, typemap: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ from numba.core.registry import cpu_target
 from numba.core.typing.templates import CallableTemplate
 
 from pyserver.numba_api.core import WITH_OPCODES
+from pyserver.numba_api.slice_containers import typed_container_arg, untrusted_containers
 
 # --------------------------------------------------------------------------------------------------
 # Python callers (python_callers.py): a slice of a Python caller, typed by inference; nothing runs
@@ -87,6 +88,11 @@ def _python_and_numba_may_differ(expr: Any, typemap: dict[str, Any]) -> bool:
         return False
     name = _callee_name(fnty)
     args = [typemap.get(v.name) for v in [*expr.args, *(v for _k, v in expr.kws)]]
+    for arg in args:  # arrays of several dtypes joined (np.concatenate): Numba unifies, NumPy promotes
+        items = arg.types if isinstance(arg, nbtypes.BaseTuple) else ()  # type: ignore[attr-defined]
+        arrays = [t for t in items if isinstance(t, nbtypes.Array)]
+        if len({str(t.dtype) for t in arrays}) > 1:
+            return True
     receiver = [fnty.this] if isinstance(fnty, nbtypes.BoundFunction) else []
     if name in ("max", "min") and isinstance(fnty, nbtypes.Function):  # max(3, 2.5) is 3 in Python
         return len({str(nbtypes.unliteral(a)) for a in args}) > 1
@@ -259,9 +265,9 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
                         isinstance(value, ir.Expr) and value.op.startswith("build_")
                     )
                 sources.setdefault(stmt.target.name, set()).update((r, same_list) for r in reads)
-    mixed_users = set()
+    mixed_users = untrusted_containers(func_ir, typemap)
     for name in typemap:
-        if not name.startswith("$") and _reads_mixed(name, sources, items, mixed):
+        if not name.startswith("$") and _reads_mixed(name, sources, items, mixed | mixed_users):
             mixed_users.add(name)
     return SliceTyping(
         types={name: ty for name, ty in typemap.items() if not name.startswith("$")},
@@ -428,9 +434,10 @@ def _assigned_type(value: Any, typemap: dict[str, Any], calltypes: dict[Any, Any
 
 def dispatcher_arg_type(ty: Any) -> Any | None:
     """The type the dispatcher would see at run time for a value Numba typed as `ty` in Python code:
-    literals to their base types, lists to reflected lists, tuples element-wise; None for anything the
-    dispatcher might type differently or cannot take (arrays not sure to be C-contiguous, dicts,
-    functions, modules, imprecise types)."""
+    literals to their base types, lists to reflected lists, tuples element-wise, typed containers and
+    jitted functions as they are (slice_containers); None for anything the dispatcher might type
+    differently or cannot take (arrays not sure to be C-contiguous, Python dicts, Python functions,
+    modules, imprecise types)."""
     if ty is None or not isinstance(ty, nbtypes.Type):
         return None
     ty = nbtypes.unliteral(ty)
@@ -455,6 +462,23 @@ def dispatcher_arg_type(ty: Any) -> Any | None:
             return None
         return nbtypes.List(item, reflected=True)
     if isinstance(ty, nbtypes.ClassInstanceType):
+        return ty
+    return typed_container_arg(ty, dispatcher_arg_type)
+
+
+def ufunc_loop_arg_type(ty: Any) -> Any | None:
+    """The element type a lazy ufunc (a DUFunc) compiles a loop for, for an input Numba typed as `ty` in
+    Python code: an array's dtype (whatever its layout), a number as NumPy makes it an array (a Python
+    int is int64, a float float64); None for anything else."""
+    if isinstance(ty, nbtypes.Array):
+        dtype = ty.dtype
+        return (
+            dtype
+            if isinstance(dtype, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex)
+            else None
+        )
+    ty = nbtypes.unliteral(ty) if isinstance(ty, nbtypes.Type) else None
+    if isinstance(ty, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex):
         return ty
     return None
 

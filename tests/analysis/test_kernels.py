@@ -81,6 +81,11 @@ def lazy_add(a, b):
     return a + b
 
 
+@vectorize
+def lazy_scale(a, s):
+    return a * s
+
+
 @vectorize([float64(float64, float64)])
 def eager_mul(a, b):
     return a * b
@@ -225,13 +230,20 @@ def test_kernels_without_types_are_advised_loop_signatures(tmp_path: Path) -> No
     finally:
         engine.close()
     notes = {d.function: d.message for d in result.diagnostics if d.code == "no-signature"}
-    # a bare @vectorize gets its note; no type is made up where nothing shows one ("no example")
-    assert '@vectorize(["<result type>(<type of a>, <type of b>)"]); no example' in notes["lazy_add"]
+    # a bare @vectorize that nothing calls gets its note; no type is made up where nothing shows one
+    # ("no example"); the one run.py calls gets the loop of its inputs' dtypes (the loop the recorded
+    # run compiled, see above)
+    assert '@vectorize(["<result type>(<type of a>, <type of s>)"]); no example' in notes["lazy_scale"]
+    assert "lazy_add" not in notes
+    lazy_add = next(f for f in result.functions if f.name == "lazy_add")
+    assert [(s.args, s.source, s.return_type) for s in lazy_add.signatures] == [
+        (["int64", "int64"], "python-caller", "int64")
+    ]
     assert (
         '@guvectorize(["void(<type of x>[:], <type of k>, <type of out>[:])"], "(n),()->(n)")'
         in notes["shift"]
     )
-    assert "@njit(" not in notes["lazy_add"] and "@njit(" not in notes["shift"]
+    assert "@njit(" not in notes["lazy_scale"] and "@njit(" not in notes["shift"]
     assert (
         "annotate its parameters (g: <type of g>, a: <type of a>, b: <type of b>, options: <type of options>)"
         ": no example" in notes["bisect"]
@@ -240,7 +252,7 @@ def test_kernels_without_types_are_advised_loop_signatures(tmp_path: Path) -> No
     path = tmp_path / "kpkg" / "core.py"
     hover = hover_of(result, source, path, "shift")
     assert "Types unknown" in hover and "@guvectorize([" in hover and "@njit" not in hover
-    assert "every loop the run compiles is recorded" in hover_of(result, source, path, "lazy_add")
+    assert "every loop the run compiles is recorded" in hover_of(result, source, path, "lazy_scale")
     # Without a run, the @overload implementation still gets the types its checked jitted caller passes:
     # from its annotation (A layout) and from the Python call in run.py (np.arange: C layout).
     overload = next(f for f in result.functions if f.name == "ol_clipped_total")

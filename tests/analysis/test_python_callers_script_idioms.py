@@ -34,10 +34,29 @@ EXPRESSIONS = [
     "np.ones(n, dtype=int)",
     "np.full((2, 2), 3, dtype=np.float32)",
     "np.empty(n, dtype='complex128')",
+    # legacy random distributions with keywords: spelled positionally, NumPy's defaults filling in
+    "np.random.normal(size=n)",
+    "np.random.normal(0.0, 2.0, size=(n, 2))",
+    "np.random.uniform(size=n)",
+    "np.random.uniform(high=4.0, size=n)",
+    "np.random.exponential(size=(2, n))",
+    "np.random.poisson(size=n)",
+    "np.random.binomial(10, 0.5, size=n)",
+    "np.random.randint(0, 5, size=n)",
+    # arrays joined from a list display, as from a tuple
+    "np.concatenate([np.random.randn(n, 2), np.random.randn(n, 2) + 5])",
+    "np.vstack([np.zeros((2, n)), np.ones((1, n))])",
+    "np.hstack([np.zeros(n), np.arange(3.0)])",
+    "np.stack([np.zeros(n), np.ones(n)])",
 ]
 
 # dtypes whose scalar type loses their byte order or length: left to Numba's own typing, never derived
 NOT_DERIVED = ["np.zeros(n, dtype='U10')", "np.zeros(n, dtype='S4')", "np.ones(n, dtype='U3')"]
+# joined arrays of several dtypes (Numba unifies them, NumPy promotes them), a dtype= keyword
+NOT_DERIVED += [
+    "np.concatenate([np.zeros(n, dtype=np.float32), np.arange(n)])",
+    "np.random.randint(0, 5, size=n, dtype=np.int32)",
+]
 
 
 def _truth(expression: str) -> str:

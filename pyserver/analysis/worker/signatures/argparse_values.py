@@ -47,6 +47,8 @@ class ArgparsePlan:
             found = _single_assign(statement)
             if found and self._stores.get(found[0]) == 1 and self._is_parser(found[1]):
                 self._plan_parser(found[0], statement, statements, nodes)
+            elif found and self._stores.get(found[0]) == 1 and (helper := self._parsing_helper(found[1])):
+                self._plan_helper(found[0], statement, helper, nodes)
 
     def _is_parser(self, node: ast.expr) -> bool:
         if not isinstance(node, ast.Call) or any(
@@ -64,6 +66,81 @@ class ArgparsePlan:
         if found is None or found[1] or name in self._stores:
             return None
         return found[0], found[2]
+
+    def _parsing_helper(self, value: ast.expr) -> ast.FunctionDef | None:
+        """The module function that `value` calls, when all it does is build a parser and return what
+        its `parse_args` gives (`args = parse_args()`, a script's own helper of that name)."""
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+            return None
+        name = value.func.id
+        helper = self.indexed.top_level_defs.get(name)
+        if (
+            not isinstance(helper, ast.FunctionDef)
+            or helper.decorator_list
+            or name in self._stores
+            or name in self.indexed.imports
+            or sum(
+                isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.name == name
+                for n in self.indexed.tree.body
+            )
+            != 1
+        ):
+            return None
+        return helper
+
+    def _plan_helper(
+        self, namespace: str, assigned: ast.stmt, helper: ast.FunctionDef, nodes: list[ast.AST]
+    ) -> None:
+        """`namespace = helper()`: the helper's body must be the parser, its options and `return
+        parser.parse_args(...)`, nothing else; its options then type `namespace.<dest>`."""
+        body = helper.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # the docstring
+        made = _single_assign(body[0]) if body else None
+        returned = body[-1] if body else None
+        if made is None or not self._is_parser(made[1]) or not isinstance(returned, ast.Return):
+            return
+        parser = made[0]
+        call = returned.value
+        if (
+            self._method_of(call, parser) != "parse_args"  # type: ignore[arg-type]
+            or len(call.args) > 1  # type: ignore[union-attr]
+            or call.keywords  # type: ignore[union-attr]
+        ):
+            return  # parse_args(argv) still converts each option by its `type`; a namespace= does not
+        helper_nodes = [n for statement in body for n in ast.walk(statement)]
+        if (
+            sum(
+                isinstance(n, ast.Name) and n.id == parser and not isinstance(n.ctx, ast.Load)
+                for n in helper_nodes
+            )
+            != 1
+        ):
+            return
+        dests = self._options(parser, body[1:-1], helper_nodes, len(body) - 1)
+        if dests is not None:
+            self._replace(namespace, dests, {id(assigned)}, [assigned], nodes)
+
+    def _options(
+        self, parser: str, adds: list[ast.stmt], nodes: list[ast.AST], reads: int
+    ) -> dict[str, type | None] | None:
+        """dest -> type of each `parser.add_argument(...)` in `adds` (all of them must be); None when one
+        cannot be followed or the parser is read elsewhere (`reads`: the reads its own statements make)."""
+        dests: dict[str, type | None] = {}
+        for statement in adds:
+            if not (
+                isinstance(statement, ast.Expr) and self._method_of(statement.value, parser) == "add_argument"
+            ):
+                return None
+            assert isinstance(statement.value, ast.Call)
+            dest, kind = self._argument(statement.value)
+            if dest is None:
+                return None
+            dests[dest] = None if dest in dests else kind
+        parser_reads = sum(
+            1 for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id == parser
+        )
+        return dests if parser_reads == reads else None
 
     def _plan_parser(
         self, parser: str, made: ast.stmt, statements: list[ast.stmt], nodes: list[ast.AST]
@@ -88,7 +165,24 @@ class ArgparsePlan:
                 dropped.add(id(statement))
         if namespace is None:
             return
-        name = namespace[0]
+        # The parser must be read by its own statements only (no groups, sub-parsers, set_defaults).
+        parser_reads = sum(
+            1 for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id == parser
+        )
+        if parser_reads != len(dropped) - 1:
+            return
+        self._replace(namespace[0], dests, dropped, [s for s in statements if id(s) in dropped], nodes)
+
+    def _replace(
+        self,
+        name: str,
+        dests: dict[str, type | None],
+        dropped: set[int],
+        dropped_statements: list[ast.stmt],
+        nodes: list[ast.AST],
+    ) -> None:
+        """Plan the namespace `name`: its options' reads replaced by typed stand-ins, the parser's
+        statements (`dropped`) left out of the slice."""
         replacements: dict[int, tuple[str, Any, bool]] = {}
         replaced_reads: set[int] = set()
         for node in nodes:
@@ -100,19 +194,9 @@ class ArgparsePlan:
                 if kind is not None and stand_in is not None:
                     replacements[id(node)] = (f"__lens_argparse_{kind.__name__}__", stand_in, True)
                     replaced_reads.add(id(node.value))
-        # The parser must be read by its own statements only (no groups, sub-parsers, set_defaults).
-        parser_reads = sum(
-            1 for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id == parser
-        )
-        if parser_reads != len(dropped) - 1:
-            return
         self.dropped |= dropped
         self.read_by_dropped |= {
-            n.id
-            for statement in statements
-            if id(statement) in dropped
-            for n in ast.walk(statement)
-            if isinstance(n, ast.Name)
+            n.id for statement in dropped_statements for n in ast.walk(statement) if isinstance(n, ast.Name)
         }
         self.namespaces[name] = (
             f"'{name}' comes from argparse; only an option with type=int or type=float that is always set "

@@ -99,7 +99,7 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         # (context, shape) -> a typing and the numeric constants of the slice typed (see _typing)
         self._shapes: dict[tuple[str, tuple[Any, ...]], tuple[numba_api.SliceTyping, tuple[Any, ...]]] = {}
         # Per analysis run: each caller typed once, with the calls of all workspace functions it makes.
-        self._run_memo: dict[tuple[str, str, int, bool], dict[int, list[Outcome]]] = {}
+        self._run_memo: dict[tuple[str, str, int, str], dict[int, list[Outcome]]] = {}
         self._flat: dict[int, tuple[ast.AST, list[Simple]]] = {}  # id(scope node) -> its statements
         self._bound_by: dict[int, tuple[list[Simple], dict[str, list[Simple]]]] = {}  # see _by_name
         self._statements: dict[int, tuple[ast.Module, list[ast.stmt]]] = {}  # see _module_statements
@@ -172,16 +172,60 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         findings.signatures = list(by_args.values())
         return findings
 
-    def method_signatures(self, method: str, dispatcher: Any, instance_type: Any) -> Findings:
+    def ufunc_loop_signatures(self, path: str, function: str, nin: int) -> Findings:
+        """The loop a lazy `@vectorize` ufunc (no signatures) compiles for its Python calls: each input's
+        element type (an array's dtype, a scalar as NumPy makes it an array). Only when every call asks
+        for the same loop: with several, which ones compile depends on the order of the calls (a later
+        call that an earlier loop can take by casting compiles nothing)."""
+        findings = Findings()
+        sites = self.index.calls_to(path, function)[:MAX_SITES]
+        findings.sites = len(sites)
+        loops: dict[tuple[Any, ...], CallTypes] = {}
+        for site, outcome in self._type_sites(sites, 0):
+            if isinstance(outcome, str):
+                findings.reasons.append(f"the call at {_site_where(site)}: {outcome}")
+                continue
+            positional, keywords = outcome
+            if keywords or len(positional) != nin:
+                findings.reasons.append(
+                    f"the call at {_site_where(site)}: it passes keywords or outputs, not only the inputs"
+                )
+                continue
+            loop = tuple(numba_api.ufunc_loop_arg_type(t) for t in positional)
+            if any(t is None for t in loop):
+                findings.reasons.append(
+                    f"the call at {_site_where(site)}: an input is not an array or a number of a known type"
+                )
+                continue
+            entry = loops.setdefault(loop, CallTypes(loop))
+            link = _link(site)
+            if link not in entry.links:
+                entry.links.append(link)
+        if len(loops) > 1:
+            findings.reasons.append(
+                "its calls ask for several loops, and which of them compile depends on the order of the calls"
+            )
+            return findings
+        findings.signatures = list(loops.values())
+        return findings
+
+    def method_signatures(
+        self, method: str, dispatcher: Any, instance_type: Any, static: bool = False
+    ) -> Findings:
         """Argument-type tuples (the instance first) that the Python calls of a jitclass's method pass,
-        from the calls of a method of that name whose receiver Numba types as `instance_type`."""
+        from the calls of a method of that name whose receiver Numba types as `instance_type`. A static
+        method (`static`) takes no instance, and is called on the instance or on the class
+        (`Bag.add(1, 2)`)."""
         findings = Findings()
         by_args: dict[tuple[Any, ...], CallTypes] = {}
-        for site, outcome in self._type_sites(self.index.method_calls(method)[:MAX_SITES], 0, True):
+        for site, outcome in self._type_sites(self.index.method_calls(method)[:MAX_SITES], 0, method):
             if isinstance(outcome, str):
                 continue  # most are calls of another class's method of that name
             positional, keywords = outcome
-            if not positional or positional[0] != instance_type:
+            if not positional or not (
+                positional[0] == instance_type
+                or (static and numba_api.jitclass_class_of(positional[0]) == instance_type)
+            ):
                 continue
             findings.sites += 1
             converted = [numba_api.dispatcher_arg_type(t) for t in positional[1:]]
@@ -190,7 +234,8 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                 numba_api.array_layout_undecided(t) for t in [*positional[1:], *keywords.values()]
             ):
                 continue
-            folded = numba_api.fold_call_types(dispatcher, (instance_type, *converted), converted_kw)  # type: ignore[arg-type]
+            leading = () if static else (instance_type,)
+            folded = numba_api.fold_call_types(dispatcher, (*leading, *converted), converted_kw)  # type: ignore[arg-type]
             if folded is None:
                 continue
             entry = by_args.setdefault(folded, CallTypes(folded))
@@ -203,13 +248,15 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
     # ----------------------------------------------------------------------------------- internals
 
     def _type_sites(
-        self, sites: list[CallSite], depth: int, receivers: bool = False
+        self, sites: list[CallSite], depth: int, method: str = ""
     ) -> Iterator[tuple[CallSite, Outcome]]:
+        """`method`: the sites are the calls of a method of that name (receiver first), typed apart from
+        the caller's other calls."""
         by_scope: dict[tuple[str, str], list[CallSite]] = {}
         for site in sites:
             by_scope.setdefault((site.scope.path, site.scope.qualname), []).append(site)
         for (path, qualname), scope_sites in by_scope.items():
-            key = (path, qualname, depth, receivers)
+            key = (path, qualname, depth, method)
             if key not in self._run_memo:
                 if (path, qualname) in self._active:
                     for site in scope_sites:
@@ -218,7 +265,7 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                 self._active.add((path, qualname))
                 try:
                     scope = scope_sites[0].scope
-                    every = scope_sites if receivers else (self._workspace_calls(scope) or scope_sites)
+                    every = scope_sites if method else (self._workspace_calls(scope) or scope_sites)
                     memo: dict[int, list[Outcome]] = {}
                     for site, outcome in self._type_scope(scope, every, depth):
                         memo.setdefault(id(site.call), []).append(outcome)

@@ -227,12 +227,13 @@ class SignatureSources:
         a decorator signature Numba cannot read."""
         found: list[Candidate] = []
         py_func = record.py_func
-        self_type = None
-        if function.kind == "jitclass-method" and module is not None:
+        self_type = None  # the instance type a jitclass method takes first
+        member = None  # a property's getter gets its types from the code that reads the property
+        if function.kind == "jitclass-method" and module is not None and function.name.count(".") == 1:
             cls = module.__dict__.get(function.name.split(".")[0])
-            methods = numba_api.jitclass_methods(cls) if cls is not None else None
-            if methods and function.name.split(".")[-1] in methods:
-                self_type = methods[function.name.split(".")[-1]][1]
+            member = numba_api.jitclass_member(cls, function.name.split(".")[-1])
+            if member is not None and member[0] == "method":
+                self_type = member[1]
 
         def add(args: tuple[Any, ...], return_type: Any, source: str) -> Candidate:
             existing = next((c for c in found if c.args == args), None)
@@ -308,11 +309,25 @@ class SignatureSources:
                     caller = caller_link(link)
                     if caller not in candidate.callers:
                         candidate.callers.append(caller)
-        elif function.kind == "jitclass-method" and self_type is not None and not record.signatures:
+        elif function.kind == "vectorize" and "." not in function.name and not record.signatures:
+            # a lazy ufunc called from Python with arrays: the loop of their element types
+            self._ensure_python_callers()
+            nin = len(signature.parameters)
+            findings = self.python_callers.ufunc_loop_signatures(path, function.name, nin)
+            self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
+            for call_types in findings.signatures:
+                candidate = add(call_types.args, None, "python-caller")
+                for link in call_types.links:
+                    caller = caller_link(link)
+                    if caller not in candidate.callers:
+                        candidate.callers.append(caller)
+        elif member is not None and member[0] != "property" and not record.signatures:
             # its calls on instances from Python (`bag.increment(3)`), the receiver typed as this class's
+            # (a static method's on the class too: `Bag.add(1, 2)`)
             self._ensure_python_callers()
             method = function.name.split(".")[-1]
-            findings = self.python_callers.method_signatures(method, record.dispatcher, self_type)
+            static = member[0] == "static"
+            findings = self.python_callers.method_signatures(method, record.dispatcher, member[1], static)
             for call_types in findings.signatures:
                 candidate = add(call_types.args, None, "python-caller")
                 for link in call_types.links:
@@ -332,7 +347,7 @@ class SignatureSources:
 
     def python_caller_note(self, function: JitFunction) -> str:
         """What the Python calls of the function gave, in words a user can act on."""
-        if function.kind not in ("njit", "jit") or "." in function.name:
+        if function.kind not in ("njit", "jit", "vectorize") or "." in function.name:
             return ""
         sites, reasons = self.python_caller_notes.get(function.name, (0, []))
         if not sites:

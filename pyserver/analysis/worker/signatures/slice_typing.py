@@ -16,6 +16,7 @@ from typing import Any
 from pyserver import numba_api
 from pyserver.analysis.worker.signatures.argparse_values import ArgparsePlan
 from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, IndexedFile, Scope
+from pyserver.analysis.worker.signatures.call_rewrites import rewrite_numpy_calls
 from pyserver.analysis.worker.signatures.caller_probes import (
     LeftOut,
     constant_shape,
@@ -274,9 +275,10 @@ class CallerSliceTyping:
         text = ast.unparse(function)
         changed, stand_ins = substitute_stand_ins(function, text, values, numba_api.NUMPY_STAND_INS)
         changed, dtypes = substitute_dtypes(changed, text, {**values, **stand_ins}, replaced)
-        if not stand_ins and not dtypes:
+        spelled = rewrite_numpy_calls(changed, text, values)
+        if not stand_ins and not dtypes and spelled is function:
             return text, values
-        return ast.unparse(changed), {**values, **stand_ins, **dtypes}
+        return ast.unparse(spelled), {**values, **stand_ins, **dtypes}
 
     def _synthesize(
         self,
@@ -417,7 +419,8 @@ class CallerSliceTyping:
                     failures[number] = (
                         f"'{ast.unparse(probe.expressions[name])}' may have another type in Python than in "
                         "Numba (NumPy's promotion of float32/int32/bool values, a list with items of several "
-                        "types, max/min of mixed types)"
+                        "types, max/min of mixed types, a typed List or Dict given items of another type, a "
+                        "Python dict)"
                     )
                     break
                 if ty is None or not ty.is_precise() or "undefined" in str(ty) or str(ty) == "unknown":

@@ -1,0 +1,140 @@
+"""Typed containers, Python dicts and dispatchers in a Python caller's slice (slices.py): which of the
+types Numba infers there are the ones the dispatcher sees at run time.
+
+A `numba.typed.List` or `Dict` made in Python is typed by what is first put into it (or by the types
+`empty_list`/`Dict.empty` state), and the dispatcher takes its declared type, whatever its items. Numba
+types a slice's `List()` the same way, from the first `append` it types: the two agree when every value
+put into the container has the container's own type (then the order of the puts does not matter). A
+Python dict display (`{}`, `dict()`) has the same Numba type as a typed `Dict`, but at run time it is a
+Python dict, which the dispatcher cannot take.
+
+Part of the numba_api fence (see its __init__): Numba internals live only in this package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from numba.core import ir
+from numba.core import types as nbtypes
+
+# Methods that put values into a typed List (the value last) or a typed Dict (key, value)
+_LIST_PUTS = ("append", "insert", "extend")
+_DICT_PUTS = ("setdefault",)
+
+
+def typed_container_arg(ty: Any, convert: Callable[[Any], Any | None]) -> Any | None:
+    """The dispatcher's type for a typed List, typed Dict or jitted function that Numba typed as `ty` in
+    a slice; None when `ty` is none of those or holds an item the dispatcher could type otherwise
+    (`convert`: the dispatcher's type of a value, slices.dispatcher_arg_type)."""
+    if isinstance(ty, nbtypes.Dispatcher):
+        return ty  # the jitted function object itself: typeof gives this very type
+    if isinstance(ty, nbtypes.ListType):
+        item = ty.item_type
+        return ty if item.is_precise() and convert(item) == item else None
+    if isinstance(ty, nbtypes.DictType):
+        if ty.initial_value is not None:
+            return None  # a dict display's value: a Python dict at run time
+        key, value = ty.key_type, ty.value_type
+        if not (key.is_precise() and value.is_precise()) or convert(key) != key or convert(value) != value:
+            return None
+        return nbtypes.DictType(key, value)  # as typeof gives a typed Dict: no initial value
+    return None
+
+
+def _receivers(func_ir: Any, bound: str) -> set[str]:
+    found = set()
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign) and stmt.target.name == bound:
+                value = stmt.value
+                if isinstance(value, ir.Expr) and value.op == "getattr":
+                    found.add(value.value.name)
+    return found
+
+
+def _differs(put: Any, declared: Any) -> bool:
+    return put is None or nbtypes.unliteral(put) != declared
+
+
+def untrusted_containers(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
+    """Variables holding a typed List or Dict whose run-time type may differ from Numba's (a value of
+    another type put into it: which one comes first decides at run time; every variable of that
+    container type counts, copies made of it included), or a Python dict (a display or `dict(...)`,
+    which the dispatcher cannot take; the variable and its plain copies)."""
+    tainted: list[Any] = []
+    python_dicts: set[str] = set()
+
+    def taint(ty: Any) -> None:
+        if isinstance(ty, nbtypes.ListType | nbtypes.DictType) and ty not in tainted:
+            tainted.append(ty)
+
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.SetItem | ir.StaticSetItem):
+                container = typemap.get(stmt.target.name)
+                index = stmt.index_var if isinstance(stmt, ir.StaticSetItem) else stmt.index
+                put = typemap.get(stmt.value.name)
+                if isinstance(container, nbtypes.DictType) and (
+                    _differs(typemap.get(index.name), container.key_type)
+                    or _differs(put, container.value_type)
+                ):
+                    taint(container)
+                elif isinstance(container, nbtypes.ListType) and _differs(put, container.item_type):
+                    taint(container)
+                continue
+            if not isinstance(stmt, ir.Assign) or not isinstance(stmt.value, ir.Expr):
+                continue
+            expr = stmt.value
+            if expr.op == "build_map":
+                python_dicts.add(stmt.target.name)
+                continue
+            if expr.op != "call":
+                continue
+            fnty = typemap.get(expr.func.name)
+            if isinstance(fnty, nbtypes.Function) and fnty.typing_key is dict:
+                python_dicts.add(stmt.target.name)
+                continue
+            if not isinstance(fnty, nbtypes.BoundFunction):
+                continue
+            this = fnty.this
+            key = fnty.typing_key  # (ListType, "append") for the typed containers' methods
+            method = key[-1] if isinstance(key, tuple) else str(key).rsplit(".", 1)[-1]
+            args = [typemap.get(v.name) for v in expr.args]
+            if isinstance(this, nbtypes.ListType) and method in _LIST_PUTS and args:
+                put = args[-1]
+                if method == "extend":
+                    put = getattr(put, "dtype", getattr(put, "item_type", None))
+                if _differs(put, this.item_type):
+                    taint(this)
+            elif isinstance(this, nbtypes.DictType) and method in _DICT_PUTS and len(args) == 2:
+                if _differs(args[0], this.key_type) or _differs(args[1], this.value_type):
+                    taint(this)
+            elif isinstance(this, nbtypes.DictType) and method == "update":
+                taint(this)  # another dict's items, whose types are not checked here
+            if method in (*_LIST_PUTS, *_DICT_PUTS, "update"):
+                for receiver in _receivers(func_ir, expr.func.name):
+                    if typemap.get(receiver) != this:  # a refined container: the variable's final type
+                        taint(typemap.get(receiver))
+    found = {name for name, ty in typemap.items() if ty in tainted}
+    return found | _copies(func_ir, python_dicts) if python_dicts else found
+
+
+def _copies(func_ir: Any, names: set[str]) -> set[str]:
+    """`names` and the variables that hold the same object: plain copies either way (`b = a`)."""
+    pairs = [
+        (stmt.target.name, stmt.value.name)
+        for block in func_ir.blocks.values()
+        for stmt in block.body
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Var)
+    ]
+    found = set(names)
+    changed = True
+    while changed:
+        changed = False
+        for target, source in pairs:
+            if (target in found) != (source in found):
+                found |= {target, source}
+                changed = True
+    return found
