@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"pyserver profile: command not found: {command[0]}", file=sys.stderr)
             return 2
         started = time.monotonic()
-        # Imported while the program starts (numpy among them): the program does not wait for them.
+        # Imported while the program starts: the program does not wait for them.
         from pyserver.profile import formats, report
         from pyserver.profile.jitmap import JitMap
         from pyserver.profile.sampler import Sampler

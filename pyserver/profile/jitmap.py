@@ -47,6 +47,11 @@ class Compile:
     last_line: int | None
     objects: tuple[str, ...] = ()
     body_lines: frozenset[int] = frozenset()
+    id: int = 0  # numbered in its process from 1; 0 when the hook did not number it
+    parent: int = 0  # the compile this one ran inside, else 0
+    callers: tuple[
+        tuple[str, str, int | None], ...
+    ] = ()  # (path, name, line) outermost first; outermost compile only
 
 
 _DECODE_ESCAPE = re.compile(r"_([0-9a-f]{2})")
@@ -100,6 +105,9 @@ def load_compiles(folder: str) -> list[Compile]:
                         raw.get("last_line"),
                         tuple(raw.get("objects") or ()),
                         frozenset(raw.get("body_lines") or ()),
+                        int(raw.get("id") or 0),
+                        int(raw.get("parent") or 0),
+                        tuple((str(p), str(n), ln) for p, n, ln in raw.get("callers") or ()),
                     )
                 )
     return result

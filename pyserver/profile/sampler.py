@@ -8,6 +8,9 @@ What a sample keeps, for `report` to resolve once the run is over (when every JI
   code), with their depth: candidate return addresses into jitted code, which is how a sample taken in
   libm or in Numba's runtime below a jitted function still lands on the jitted line that called it;
 - the Python frames (code object and instruction), innermost first.
+A thread that is inside a Numba compile (the hook keeps a table of them, `inproc._CompilingTable`) is
+not stopped: its sample is the compile's id, and the report shows it under the code that called the
+compile (known to the hook at the compile's start), on the compiled function's first line.
 Threads that sleep (state other than R) are not sampled: the profile is of time on the CPU.
 """
 
@@ -15,12 +18,12 @@ from __future__ import annotations
 
 import bisect
 import json
+import mmap
 import os
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from pyserver.profile import DEFAULT_RATE_HZ as DEFAULT_RATE_HZ
 from pyserver.profile.ptrace import Memory, ThreadStop
@@ -37,6 +40,7 @@ class Sample:
     pc: int
     candidates: tuple[tuple[int, int], ...]  # (depth in bytes from the stack pointer, address)
     python: tuple[tuple[tuple[int, ...], int], ...]  # (code key, instruction index), innermost first
+    compile_id: int = 0  # the Numba compile the thread was in (the process's own numbering), else 0
 
 
 @dataclass
@@ -46,8 +50,16 @@ class Process:
     stacks: PythonStacks | None = None
     python_unavailable: str | None = "no layout yet"
     thread_states: dict[int, int] = field(default_factory=dict)
-    executable: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.uint64))
+    executable: list[tuple[int, int]] = field(default_factory=list)  # anonymous [start, end), sorted
     libraries: list[tuple[int, int, str]] = field(default_factory=list)
+    compiling: mmap.mmap | None = None  # the hook's table of the compile each thread is in
+
+    def compiling_threads(self) -> dict[int, int]:
+        """Thread id -> the id of the compile it is in, for the threads in one now."""
+        if self.compiling is None:
+            return {}
+        words = struct.unpack(f"<{len(self.compiling) // 8}q", self.compiling[:])  # one moment's copy
+        return {words[i]: words[i + 1] for i in range(0, len(words), 2) if words[i + 1]}
 
     def library_at(self, address: int) -> str | None:
         index = bisect.bisect_right(self.libraries, (address, 1 << 64, "")) - 1
@@ -116,6 +128,8 @@ class Sampler:
                 process = self.processes[pid] = Process(pid, Memory(pid))
             if process.stacks is None:
                 self._load_layout(process)
+            if process.compiling is None:
+                process.compiling = _map_compiling_table(self.folder, pid)
             anonymous, files = _executable_mappings(pid)
             if files:  # a process that is exiting has no mappings left: keep the last ones seen
                 process.executable, process.libraries = anonymous, files
@@ -179,8 +193,14 @@ class Sampler:
             except OSError:
                 continue
             self._states_fresh = False
+            compiling = process.compiling_threads()
             for tid in tids:
                 if not _running(process.pid, tid):
+                    continue
+                compile_id = compiling.get(tid)
+                if compile_id is not None:
+                    self._note_thread(process.pid, tid, python=True)
+                    self.samples.append(Sample(process.pid, tid, now, 0, (), (), compile_id))
                     continue
                 sample = self._sample_thread(process, tid, now)
                 if sample is not None:
@@ -222,11 +242,22 @@ class Sampler:
             self.pauses.append(resumed - paused_from)
         if chain and process.stacks is not None:
             python = tuple(process.stacks.resolve_chain(chain, headers))
+        self._note_thread(process.pid, tid, bool(python))
+        return Sample(process.pid, tid, now, pc, _candidates(stack, process.executable), python)
+
+    def _note_thread(self, pid: int, tid: int, python: bool) -> None:
         if tid not in self.threads:
-            self.threads[tid] = ThreadInfo(process.pid, tid, _thread_name(process.pid, tid))
+            self.threads[tid] = ThreadInfo(pid, tid, _thread_name(pid, tid))
         if python:
             self.threads[tid].python = True
-        return Sample(process.pid, tid, now, pc, _candidates(stack, process.executable), python)
+
+
+def _map_compiling_table(folder: str, pid: int) -> mmap.mmap | None:
+    try:
+        with open(os.path.join(folder, f"compiling-{pid}.bin"), "rb") as handle:
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None  # not written yet (Numba not imported), or not a Python process
 
 
 def _running(pid: int, tid: int) -> bool:
@@ -247,7 +278,7 @@ def _thread_name(pid: int, tid: int) -> str:
         return "?"
 
 
-def _executable_mappings(pid: int) -> tuple[np.ndarray, list[tuple[int, int, str]]]:
+def _executable_mappings(pid: int) -> tuple[list[tuple[int, int]], list[tuple[int, int, str]]]:
     """The executable mappings: [start, end) of those backed by no file (where LLVM's JIT puts code),
     and (start, end, path) of the files (to name the library a native sample is in)."""
     anonymous = []
@@ -266,16 +297,18 @@ def _executable_mappings(pid: int) -> tuple[np.ndarray, list[tuple[int, int, str
                     anonymous.append((start, end))
     except OSError:
         pass
-    return np.array(sorted(anonymous), dtype=np.uint64).reshape(-1, 2), sorted(files)
+    return sorted(anonymous), sorted(files)
 
 
-def _candidates(stack: bytes, executable: np.ndarray) -> tuple[tuple[int, int], ...]:
-    if not stack or len(executable) == 0:
+def _candidates(stack: bytes, executable: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    if not stack or not executable:
         return ()
-    words = np.frombuffer(stack[: len(stack) // 8 * 8], dtype="<u8")
-    index = np.searchsorted(executable[:, 0], words, side="right") - 1
-    valid = index >= 0
-    inside = np.zeros(len(words), dtype=bool)
-    inside[valid] = words[valid] < executable[index[valid], 1]
-    positions = np.nonzero(inside)[0]
-    return tuple((int(p) * 8, int(words[p])) for p in positions)
+    low, high = executable[0][0], executable[-1][1]
+    words = struct.unpack(f"<{len(stack) // 8}Q", stack[: len(stack) // 8 * 8])
+    found = []
+    for position, word in enumerate(words):
+        if low <= word < high:  # most words (numbers, heap and stack pointers) stop here
+            index = bisect.bisect_right(executable, (word, 1 << 64)) - 1
+            if index >= 0 and word < executable[index][1]:
+                found.append((position * 8, word))
+    return tuple(found)
