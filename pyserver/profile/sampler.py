@@ -53,6 +53,7 @@ class Process:
     executable: list[tuple[int, int]] = field(default_factory=list)  # anonymous [start, end), sorted
     libraries: list[tuple[int, int, str]] = field(default_factory=list)
     compiling: mmap.mmap | None = None  # the hook's table of the compile each thread is in
+    maps_read_round = -1  # the sampling round that last read the mappings
 
     def compiling_threads(self) -> dict[int, int]:
         """Thread id -> the id of the compile it is in, for the threads in one now."""
@@ -60,6 +61,11 @@ class Process:
             return {}
         words = struct.unpack(f"<{len(self.compiling) // 8}q", self.compiling[:])  # one moment's copy
         return {words[i]: words[i + 1] for i in range(0, len(words), 2) if words[i + 1]}
+
+    def maps(self, address: int) -> bool:
+        """Is `address` in an executable mapping seen so far?"""
+        index = bisect.bisect_right(self.executable, (address, 1 << 64)) - 1
+        return (index >= 0 and address < self.executable[index][1]) or self.library_at(address) is not None
 
     def library_at(self, address: int) -> str | None:
         index = bisect.bisect_right(self.libraries, (address, 1 << 64, "")) - 1
@@ -130,9 +136,13 @@ class Sampler:
                 self._load_layout(process)
             if process.compiling is None:
                 process.compiling = _map_compiling_table(self.folder, pid)
-            anonymous, files = _executable_mappings(pid)
-            if files:  # a process that is exiting has no mappings left: keep the last ones seen
-                process.executable, process.libraries = anonymous, files
+            self._read_mappings(process)
+
+    def _read_mappings(self, process: Process) -> None:
+        process.maps_read_round = self.rounds
+        anonymous, files = _executable_mappings(process.pid)
+        if files:  # a process that is exiting has no mappings left: keep the last ones seen
+            process.executable, process.libraries = anonymous, files
 
     def _load_layout(self, process: Process) -> None:
         path = os.path.join(self.folder, f"layout-{process.pid}.json")
@@ -243,6 +253,10 @@ class Sampler:
         if chain and process.stacks is not None:
             python = tuple(process.stacks.resolve_chain(chain, headers))
         self._note_thread(process.pid, tid, bool(python))
+        if not process.maps(pc) and process.maps_read_round != self.rounds:
+            # Code mapped since the last refresh (a library the program just loaded, whose threads run
+            # at once: a threading layer's workers): read the mappings again, or this sample has no name.
+            self._read_mappings(process)
         return Sample(process.pid, tid, now, pc, _candidates(stack, process.executable), python)
 
     def _note_thread(self, pid: int, tid: int, python: bool) -> None:
@@ -291,9 +305,9 @@ def _executable_mappings(pid: int) -> tuple[list[tuple[int, int]], list[tuple[in
                     continue
                 start, end = (int(v, 16) for v in fields[0].split("-"))
                 path = fields[5].strip() if len(fields) == 6 else ""
-                if path.startswith("/"):
+                if path.startswith(("/", "[v")):  # a file, or the kernel's [vdso] and [vsyscall]
                     files.append((start, end, path))
-                elif not path.startswith("[v"):  # [vdso], [vsyscall]
+                else:
                     anonymous.append((start, end))
     except OSError:
         pass
