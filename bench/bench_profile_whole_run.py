@@ -11,7 +11,7 @@ options the profiler chose between (docs/profiling.md): the program alone with N
 (NUMBA_DEBUGINFO=1), and the profiler without line tables (the floor any line source can reach).
 Another check: a `cache=True` function compiled alone is loaded from Numba's cache under the profiler.
 
-Prints figures only; nothing here asserts a time.
+Exits 0 when every ratio meets its goal and the cache hits, else 1 (a bench goal, not a test).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_profile import SPLIT_PROGRAM  # noqa: E402
+
+GOAL = 1.10
 
 CACHED_PROGRAM = """
 import json, os, sys
@@ -95,7 +97,7 @@ def ratios(
     return medians
 
 
-def cache_check(folder: Path) -> None:
+def cache_check(folder: Path) -> bool:
     program = folder / "cached.py"
     program.write_text(CACHED_PROGRAM)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(folder / "cache"))
@@ -107,6 +109,7 @@ def cache_check(folder: Path) -> None:
         f"   cache=True: alone first run {first}, then under the profiler {under} "
         f"({'hit' if under['hits'] and not under['misses'] else 'MISSED'})"
     )
+    return bool(under["hits"] and not under["misses"])
 
 
 def main() -> int:
@@ -160,12 +163,12 @@ def main() -> int:
                     }
                 )
             results[name] = ratios(name, program, args.runs, variants)["profiled"]
-        cache_check(folder)
+        cache_hits = cache_check(folder)
     print(
         "   whole run under the profiler / alone (goal <= 1.10 each): "
         + ", ".join(f"{name} {ratio:.3f}" for name, ratio in results.items())
     )
-    return 0
+    return 0 if cache_hits and all(ratio <= GOAL for ratio in results.values()) else 1
 
 
 if __name__ == "__main__":

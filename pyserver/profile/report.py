@@ -49,6 +49,7 @@ class Resolver:
         self.processes = {p.pid: p for p in sampler.processes_seen}
         self.compiles = {(c.pid, c.id): c for c in jitmap.compiles if c.id}
         self._python_frames: dict[tuple[tuple[int, ...], int], Frame] = {}
+        self._compile_frames: dict[Frame, bool] = {}
         for process in sampler.processes_seen:
             if process.stacks is not None:
                 self.codes.update(process.stacks.codes)
@@ -169,13 +170,19 @@ class Resolver:
                 frames = [Frame(library, None, f"<Python {phase}: {os.path.basename(library)}>", False)]
             else:  # native code with no Python frame: a threading layer's wait, say
                 frames = [Frame(library, None, f"<{os.path.basename(library)}>", False)]
-        compiling = any(
-            f.path is not None
-            and f.path.endswith(os.path.join("numba", "core", "dispatcher.py"))
-            and "compile" in f.function
-            for f in python
-        )
+        compiling = any(self._in_compile(f) for f in python)
         return Resolved(sample, frames, compiling)
+
+    def _in_compile(self, frame: Frame) -> bool:
+        """Is this Numba's dispatcher compiling (a sample from before its compile event, say)?"""
+        found = self._compile_frames.get(frame)
+        if found is None:
+            found = self._compile_frames[frame] = (
+                frame.path is not None
+                and frame.path.endswith(os.path.join("numba", "core", "dispatcher.py"))
+                and "compile" in frame.function
+            )
+        return found
 
 
 def build(

@@ -54,6 +54,7 @@ class Process:
     libraries: list[tuple[int, int, str]] = field(default_factory=list)
     compiling: mmap.mmap | None = None  # the hook's table of the compile each thread is in
     maps_read_round = -1  # the sampling round that last read the mappings
+    maps_stale = True  # new code or a new process since: read them again before they are used
 
     def compiling_threads(self) -> dict[int, int]:
         """Thread id -> the id of the compile it is in, for the threads in one now."""
@@ -136,10 +137,11 @@ class Sampler:
                 self._load_layout(process)
             if process.compiling is None:
                 process.compiling = _map_compiling_table(self.folder, pid)
-            self._read_mappings(process)
+            process.maps_stale = True  # read before the next stopped sample needs them
 
     def _read_mappings(self, process: Process) -> None:
         process.maps_read_round = self.rounds
+        process.maps_stale = False
         anonymous, files = _executable_mappings(process.pid)
         if files:  # a process that is exiting has no mappings left: keep the last ones seen
             process.executable, process.libraries = anonymous, files
@@ -253,7 +255,7 @@ class Sampler:
         if chain and process.stacks is not None:
             python = tuple(process.stacks.resolve_chain(chain, headers))
         self._note_thread(process.pid, tid, bool(python))
-        if not process.maps(pc) and process.maps_read_round != self.rounds:
+        if process.maps_stale or (not process.maps(pc) and process.maps_read_round != self.rounds):
             # Code mapped since the last refresh (a library the program just loaded, whose threads run
             # at once: a threading layer's workers): read the mappings again, or this sample has no name.
             self._read_mappings(process)
@@ -298,19 +300,22 @@ def _executable_mappings(pid: int) -> tuple[list[tuple[int, int]], list[tuple[in
     anonymous = []
     files = []
     try:
-        with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                fields = line.split(maxsplit=5)
-                if len(fields) < 5 or "x" not in fields[1]:
-                    continue
-                start, end = (int(v, 16) for v in fields[0].split("-"))
-                path = fields[5].strip() if len(fields) == 6 else ""
-                if path.startswith(("/", "[v")):  # a file, or the kernel's [vdso] and [vsyscall]
-                    files.append((start, end, path))
-                else:
-                    anonymous.append((start, end))
+        with open(f"/proc/{pid}/maps", "rb") as handle:
+            text = handle.read()
     except OSError:
-        pass
+        text = b""
+    for line in text.split(b"\n"):
+        # "start-end perms offset device inode  name": the permissions' third letter is x or -.
+        space = line.find(b" ")
+        if space < 0 or line[space + 3 : space + 4] != b"x":
+            continue
+        fields = line.split(maxsplit=5)
+        start, end = (int(v, 16) for v in fields[0].split(b"-"))
+        name = fields[5].strip() if len(fields) == 6 else b""
+        if name.startswith((b"/", b"[v")):  # a file, or the kernel's [vdso] and [vsyscall]
+            files.append((start, end, name.decode(errors="replace")))
+        else:
+            anonymous.append((start, end))
     return sorted(anonymous), sorted(files)
 
 
