@@ -112,7 +112,19 @@ def run(args: argparse.Namespace) -> int:
         jitmap = JitMap(folder)
         # Line tables are read while the program runs (on another core, mostly): less left for the end.
         stop_reading = threading.Event()
-        reader = threading.Thread(target=_read_lines_meanwhile, args=(jitmap, stop_reading), daemon=True)
+        sampled: set[int] = set()
+        counted = [0]
+
+        def sampled_so_far() -> set[int]:
+            # Only the objects that samples landed in need their line tables.
+            samples = sampler.samples[counted[0] :]
+            counted[0] += len(samples)
+            sampled.update(report.sampled_addresses(samples))
+            return sampled
+
+        reader = threading.Thread(
+            target=jitmap.prepare_lines, args=(stop_reading, sampled_so_far), daemon=True
+        )
         reader.start()
         try:
             status = _sample_until_exit(child, sampler)
@@ -143,19 +155,6 @@ def run(args: argparse.Namespace) -> int:
         return code
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _read_lines_meanwhile(jitmap: object, stop: threading.Event) -> None:
-    """The line tables' reading, at the lowest priority: on a busy machine it waits for a spare CPU
-    rather than take the program's (what is left when the program ends is read then, at full speed)."""
-    from pyserver.profile.jitmap import JitMap
-
-    assert isinstance(jitmap, JitMap)
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)  # this thread only (Linux)
-    except OSError:
-        pass
-    jitmap.prepare_lines(stop)
 
 
 def _sample_until_exit(child: subprocess.Popen[bytes], sampler: object) -> int:

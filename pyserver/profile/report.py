@@ -188,7 +188,7 @@ class Resolver:
 def build(
     sampler: Sampler, jitmap: JitMap, cwd: str, duration: float, rate_hz: float
 ) -> tuple[dict[str, Any], list[Resolved]]:
-    jitmap.finish()
+    jitmap.finish(sampled_addresses(sampler.samples))
     resolver = Resolver(sampler, jitmap, cwd)
     resolved = []
     unresolved = 0
@@ -284,6 +284,16 @@ def build(
         "pause_median_us": round(1e6 * statistics.median(sampler.pauses), 1) if sampler.pauses else None,
     }
     return profile, resolved
+
+
+def sampled_addresses(samples: list[Sample]) -> set[int]:
+    """The code addresses samples hold: each program counter and each candidate return address."""
+    addresses = set()
+    for sample in samples:
+        if sample.pc:
+            addresses.add(sample.pc)
+        addresses.update(address for _, address in sample.candidates)
+    return addresses
 
 
 def _thread_label(thread: Any, root_pid: int) -> str:
