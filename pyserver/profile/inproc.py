@@ -468,7 +468,12 @@ def install_numba_listener(folder: str) -> None:
         frames = stack()
         compile_id = next(compile_ids)
         parent = frames[-1][2] if frames else 0
-        callers = None if frames else _calling_frames(package_dirs)
+        callers = None
+        if not frames:
+            try:
+                callers = _calling_frames(package_dirs)
+            except Exception:  # profiling must never break the user's compile: no callers then
+                callers = []
         frames.append([time.perf_counter(), 0.0, compile_id, parent, callers])
         compiling.set(compile_id)
 
