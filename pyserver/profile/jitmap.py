@@ -142,6 +142,7 @@ class JitMap:
         self._lines_ready = False
         self._raw_rows: dict[str, list[tuple[int, str, int]]] = {}  # per object, read once
         self._object_code: dict[str, list[tuple[int, int]]] = {}  # per object, its code's [start, end)
+        self._object_of: dict[int, str] = {}  # a function's start -> the object it is in
         self.compiles: list[Compile] = []
         self._by_mangled: dict[str, Compile] = {}
 
@@ -192,6 +193,7 @@ class JitMap:
                     continue
                 start = bases[index] + symbol["st_value"]
                 self.functions.append(self._describe(symbol.name, start, start + max(symbol["st_size"], 1)))
+                self._object_of[start] = path
 
     def _describe(self, symbol: str, start: int, end: int) -> JitFunction:
         wrapper = symbol.startswith(("_ZN7cpython", "cfunc.")) or not symbol.startswith("_ZN")
@@ -353,6 +355,11 @@ class JitMap:
         if line <= 0 or not path:
             return None
         return path, line
+
+    def owner(self, function: JitFunction) -> Compile | None:
+        """The compile that registered the object holding `function` (a wrapper's, say)."""
+        name = os.path.basename(self._object_of.get(function.start, ""))
+        return next((c for c in self.compiles if name and name in c.objects), None)
 
     def enclosing_compile(self, path: str, line: int) -> Compile | None:
         """The compiled Python function whose source holds (path, line): names prange bodies and inlining."""

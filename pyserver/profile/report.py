@@ -161,6 +161,13 @@ class Resolver:
         python = self.python_frames(sample)
         jitted = self.jitted_frames(sample)
         frames = list(reversed(python)) + list(reversed(jitted))
+        wrapper = self.jitmap.function_at(sample.pc) if not frames else None
+        if wrapper is not None:
+            # Only a wrapper's code (a prange body's gufunc loop, say): jitted, with no line of its own,
+            # in the code compiled for the function whose compile registered it.
+            owner = self.jitmap.owner(wrapper)
+            path, signature = (owner.path, owner.signature) if owner is not None else (None, None)
+            frames = [Frame(path, None, wrapper.name, True, signature)]
         if not frames:
             process = self.processes.get(sample.pid)
             library = process.library_at(sample.pc) if process is not None else None
