@@ -36,7 +36,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """`only`: import that subcommand's module alone (the others are listed, without their options):
+    `profile` starts the user's program sooner without the language server's imports before it."""
     parser = argparse.ArgumentParser(
         prog="python -m pyserver",
         description="Numba Lens: diagnostics, types and debugging for Numba code.",
@@ -45,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="{" + ",".join(SUBCOMMANDS) + "}")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if only is not None and name != only:
+            continue
         module = importlib.import_module(module_name)
         module.add_arguments(sub_parser)
         sub_parser.set_defaults(_module=module)
@@ -52,8 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments[0] if arguments and arguments[0] in SUBCOMMANDS else None)
+    args = parser.parse_args(arguments)
     if args.command is None:
         parser.print_help()
         return 2

@@ -181,6 +181,15 @@ def on_compile(started: Callable[[Any], None], ended: Callable[[Any], None]) -> 
     event.register("numba:compile", Listener())
 
 
+def compiler_package_dirs() -> tuple[str, ...]:
+    """The folders of Numba's and llvmlite's packages (with a trailing separator): frames there are the
+    compiler's, not the code that asked for a compile."""
+    import llvmlite
+    import numba
+
+    return tuple(os.path.dirname(os.path.abspath(m.__file__ or "")) + os.sep for m in (numba, llvmlite))
+
+
 def llvmlite_library_path() -> str:
     """The file of the loaded libllvmlite, whose JIT debug descriptor the profiler reads."""
     from llvmlite.binding import ffi

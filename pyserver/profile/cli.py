@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"pyserver profile: command not found: {command[0]}", file=sys.stderr)
             return 2
         started = time.monotonic()
-        # Imported while the program starts (numpy among them): the program does not wait for them.
+        # Imported while the program starts: the program does not wait for them.
         from pyserver.profile import formats, report
         from pyserver.profile.jitmap import JitMap
         from pyserver.profile.sampler import Sampler
@@ -112,7 +112,19 @@ def run(args: argparse.Namespace) -> int:
         jitmap = JitMap(folder)
         # Line tables are read while the program runs (on another core, mostly): less left for the end.
         stop_reading = threading.Event()
-        reader = threading.Thread(target=jitmap.prepare_lines, args=(stop_reading,), daemon=True)
+        sampled: set[int] = set()
+        counted = [0]
+
+        def sampled_so_far() -> set[int]:
+            # Only the objects that samples landed in need their line tables.
+            samples = sampler.samples[counted[0] :]
+            counted[0] += len(samples)
+            sampled.update(report.sampled_addresses(samples))
+            return sampled
+
+        reader = threading.Thread(
+            target=jitmap.prepare_lines, args=(stop_reading, sampled_so_far), daemon=True
+        )
         reader.start()
         try:
             status = _sample_until_exit(child, sampler)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import mmap
 import os
 import struct
 import sys
@@ -339,6 +340,63 @@ class _JitObjects:
         return written
 
 
+# One slot per thread that has compiled: (native thread id, the id of the compile it is in or 0).
+COMPILING_SLOTS = 256
+
+
+class _CompilingTable:
+    """Which compile each thread is in, in a file that the sampler maps too: it reads the table at each
+    tick and takes a compiling thread's sample from it, without stopping the thread (a compile runs a
+    deep Python stack, which is costly to stop and walk; where the compile was called from is known
+    here, at its start). Each value is one aligned 8-byte store, which the sampler cannot see torn."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.lock = threading.Lock()
+        self._open()
+        os.register_at_fork(after_in_child=self._open)  # a forked child gets a table of its own
+
+    def _open(self) -> None:
+        path = os.path.join(self.folder, f"compiling-{os.getpid()}.bin")
+        size = COMPILING_SLOTS * 16
+        with open(path + ".tmp", "wb+") as handle:
+            handle.write(b"\0" * size)
+            handle.flush()
+            self.map = mmap.mmap(handle.fileno(), size)
+        os.replace(path + ".tmp", path)
+        self.words = (ctypes.c_int64 * (2 * COMPILING_SLOTS)).from_buffer(self.map)
+        self.slots: dict[int, int] = {}
+
+    def set(self, compile_id: int) -> None:
+        tid = threading.get_native_id()
+        slot = self.slots.get(tid)
+        if slot is None:
+            with self.lock:
+                if len(self.slots) >= COMPILING_SLOTS:
+                    return  # this thread's compiles are sampled as any other code
+                slot = self.slots[tid] = len(self.slots)
+                self.words[2 * slot] = tid
+        self.words[2 * slot + 1] = compile_id
+
+
+def _calling_frames(package_dirs: tuple[str, ...]) -> list[list[Any]]:
+    """[path, name, line] of the Python frames that led to a compile, outermost first, up to the first
+    frame inside Numba (or llvmlite, or this hook): the code that called the function being compiled."""
+    frames: list[types.FrameType] = []
+    frame: types.FrameType | None = sys._getframe(1)
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.f_back
+    result: list[list[Any]] = []
+    for frame in reversed(frames):
+        code = frame.f_code
+        path = os.path.abspath(code.co_filename) if not code.co_filename.startswith("<") else code.co_filename
+        if path.startswith(package_dirs):
+            break
+        result.append([path, getattr(code, "co_qualname", code.co_name), frame.f_lineno])
+    return result
+
+
 def _signature(args: tuple[Any, ...]) -> str:
     return "(" + ", ".join(str(a) for a in args) + ")"
 
@@ -358,17 +416,23 @@ def install_numba_listener(folder: str) -> None:
 
     objects = _JitObjects(folder)
     objects.copy_new()
+    compiling = _CompilingTable(folder)
+    hook_package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    package_dirs = (*profile_lines.compiler_package_dirs(), hook_package)
+    compile_ids = iter(range(1, 1 << 62))
     compiles_path = os.path.join(folder, f"compiles-{os.getpid()}.jsonl")
     local = threading.local()
     write_lock = threading.Lock()
 
-    def stack() -> list[list[float]]:
+    def stack() -> list[list[Any]]:
         if not hasattr(local, "stack"):
             local.stack = []
-        result: list[list[float]] = local.stack
+        result: list[list[Any]] = local.stack
         return result
 
-    def record(data: dict[str, Any], seconds: float, objects_written: list[str]) -> None:
+    def record(
+        data: dict[str, Any], seconds: float, objects_written: list[str], ids: tuple[int, int, Any]
+    ) -> None:
         dispatcher = data.get("dispatcher")
         py_func = getattr(dispatcher, "py_func", None)
         code = getattr(py_func, "__code__", None)
@@ -391,24 +455,40 @@ def install_numba_listener(folder: str) -> None:
             # compiled from generated source, whose line tables name "<string>" but hold the user's lines).
             "objects": objects_written,
             "body_lines": sorted(set(lines[1:])),
+            # What the sampler's samples of this compile show: the code that called it (outermost
+            # compile only) and the compile it is nested in.
+            "id": ids[0],
+            "parent": ids[1],
+            "callers": ids[2],
         }
         with write_lock, open(compiles_path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(entry) + "\n")
 
     def started(data: dict[str, Any]) -> None:
-        stack().append([time.perf_counter(), 0.0])
+        frames = stack()
+        compile_id = next(compile_ids)
+        parent = frames[-1][2] if frames else 0
+        callers = None
+        if not frames:
+            try:
+                callers = _calling_frames(package_dirs)
+            except Exception:  # profiling must never break the user's compile: no callers then
+                callers = []
+        frames.append([time.perf_counter(), 0.0, compile_id, parent, callers])
+        compiling.set(compile_id)
 
     def ended(data: dict[str, Any]) -> None:
         try:
             frames = stack()
             if not frames:
                 return
-            start, nested = frames.pop()
+            start, nested, compile_id, parent, callers = frames.pop()
+            compiling.set(parent)
             total = time.perf_counter() - start
             if frames:
                 frames[-1][1] += total
             written = objects.copy_new()
-            record(data, max(total - nested, 0.0), written)
+            record(data, max(total - nested, 0.0), written, (compile_id, parent, callers))
         except Exception as exc:  # profiling must never break the user's program
             print(f"numba-lens: a compile was not recorded: {exc!r}", file=sys.stderr)
 

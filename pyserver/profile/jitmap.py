@@ -14,6 +14,7 @@ import os
 import re
 import struct
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +48,11 @@ class Compile:
     last_line: int | None
     objects: tuple[str, ...] = ()
     body_lines: frozenset[int] = frozenset()
+    id: int = 0  # numbered in its process from 1; 0 when the hook did not number it
+    parent: int = 0  # the compile this one ran inside, else 0
+    callers: tuple[
+        tuple[str, str, int | None], ...
+    ] = ()  # (path, name, line) outermost first; outermost compile only
 
 
 _DECODE_ESCAPE = re.compile(r"_([0-9a-f]{2})")
@@ -100,6 +106,9 @@ def load_compiles(folder: str) -> list[Compile]:
                         raw.get("last_line"),
                         tuple(raw.get("objects") or ()),
                         frozenset(raw.get("body_lines") or ()),
+                        int(raw.get("id") or 0),
+                        int(raw.get("parent") or 0),
+                        tuple((str(p), str(n), ln) for p, n, ln in raw.get("callers") or ()),
                     )
                 )
     return result
@@ -132,6 +141,8 @@ class JitMap:
         self._line_addresses: list[int] = []
         self._lines_ready = False
         self._raw_rows: dict[str, list[tuple[int, str, int]]] = {}  # per object, read once
+        self._object_code: dict[str, list[tuple[int, int]]] = {}  # per object, its code's [start, end)
+        self._object_of: dict[int, str] = {}  # a function's start -> the object it is in
         self.compiles: list[Compile] = []
         self._by_mangled: dict[str, Compile] = {}
 
@@ -166,6 +177,7 @@ class JitMap:
         }
         for index, base in bases.items():
             self._code.append((base, elf.get_section(index).data()))
+            self._object_code.setdefault(path, []).append((base, base + elf.get_section(index)["sh_size"]))
         self._code.sort()
         self._code_starts = [start for start, _ in self._code]
         for section in elf.iter_sections():
@@ -181,6 +193,7 @@ class JitMap:
                     continue
                 start = bases[index] + symbol["st_value"]
                 self.functions.append(self._describe(symbol.name, start, start + max(symbol["st_size"], 1)))
+                self._object_of[start] = path
 
     def _describe(self, symbol: str, start: int, end: int) -> JitFunction:
         wrapper = symbol.startswith(("_ZN7cpython", "cfunc.")) or not symbol.startswith("_ZN")
@@ -208,28 +221,45 @@ class JitMap:
 
     # ------------------------------------------------------------------------------------ line tables
 
-    def finish(self) -> None:
-        """Load every object (again, with line tables): called once, after sampling."""
+    def finish(self, addresses: set[int] | None = None) -> None:
+        """Load every object (again, with line tables): called once, after sampling. `addresses`: the
+        code addresses that samples hold; only the objects holding one need their line tables (each
+        object's rows end its sequences, so rows left out never answer for another object's address)."""
         self.add_objects()
         self._refresh_compiles()
         self.functions = [self._describe(f.symbol, f.start, f.end) for f in self.functions]
+        ordered = sorted(addresses) if addresses is not None else None
         rows: list[tuple[int, str, int]] = []
         for path in sorted(self._loaded):
-            rows.extend(self._line_rows_of(path))
+            if ordered is None or self._holds_any(path, ordered):
+                rows.extend(self._line_rows_of(path))
         rows.sort()
         self._line_rows = rows
         self._line_addresses = [r[0] for r in rows]
         self._lines_ready = True
 
-    def prepare_lines(self, stop: threading.Event) -> None:
+    def _holds_any(self, path: str, ordered: list[int]) -> bool:
+        """Does the object's code hold one of `ordered` (sorted addresses)?"""
+        for start, end in self._object_code.get(path, ()):
+            index = bisect.bisect_left(ordered, start)
+            if index < len(ordered) and ordered[index] < end:
+                return True
+        return False
+
+    def prepare_lines(self, stop: threading.Event, sampled: Callable[[], set[int]] | None = None) -> None:
         """Reads the line tables of objects as they are written, until `stop` is set: run in a thread
-        while the program runs, so that little is left to do once it ends. `finish` comes after."""
+        while the program runs, so that little is left to do once it ends. `finish` comes after.
+        `sampled`: the code addresses sampled so far; then only the objects holding one are read."""
         while not stop.wait(0.05):
             self.add_objects()
-            for path in sorted(glob.glob(os.path.join(self.folder, "jit-*.o"))):
+            unread = [p for p in sorted(self._loaded) if p not in self._raw_rows]
+            if not unread:
+                continue
+            ordered = sorted(sampled()) if sampled is not None else None
+            for path in unread:
                 if stop.is_set():
                     return
-                if path not in self._raw_rows:
+                if ordered is None or self._holds_any(path, ordered):
                     self._raw_rows[path] = self._read_line_rows(path)
 
     def _line_rows_of(self, path: str) -> list[tuple[int, str, int]]:
@@ -325,6 +355,11 @@ class JitMap:
         if line <= 0 or not path:
             return None
         return path, line
+
+    def owner(self, function: JitFunction) -> Compile | None:
+        """The compile that registered the object holding `function` (a wrapper's, say)."""
+        name = os.path.basename(self._object_of.get(function.start, ""))
+        return next((c for c in self.compiles if name and name in c.objects), None)
 
     def enclosing_compile(self, path: str, line: int) -> Compile | None:
         """The compiled Python function whose source holds (path, line): names prange bodies and inlining."""

@@ -43,24 +43,6 @@ class CodeInfo:
         return self.known_lines[instruction]
 
 
-def _varint(data: bytes, position: int) -> tuple[int, int]:
-    shift = value = 0
-    while True:
-        byte = data[position]
-        position += 1
-        value |= (byte & 63) << shift
-        shift += 6
-        if shift > 30:  # no line or column is that far: not a table (memory read after it was freed)
-            raise IndexError("varint too long")
-        if not byte & 64:
-            return value, position
-
-
-def _signed_varint(data: bytes, position: int) -> tuple[int, int]:
-    value, position = _varint(data, position)
-    return (-(value >> 1) if value & 1 else value >> 1), position
-
-
 # A function's lines lie at or after its first line (a module's first instruction is on line 0).
 MAX_LINES_AFTER_FIRST = 1 << 20
 
@@ -80,33 +62,45 @@ def line_from_table(table: bytes, first_line: int, instruction: int) -> int | No
 
 def table_is_sound(table: bytes, first_line: int, code_units: int | None = None) -> bool:
     """Does the whole table walk to its end with every line in the code's range, its entries covering
-    exactly the code's `code_units` instructions (when known)?"""
-    line, position, covered = first_line, 0, 0
+    exactly the code's `code_units` instructions (when known)? (Varints read inline: this runs for every
+    new code object the sampler sees.)"""
+    line, position, covered, end = first_line, 0, 0, len(table)
+    highest = first_line + MAX_LINES_AFTER_FIRST
     try:
-        while position < len(table):
+        while position < end:
             header = table[position]
             position += 1
             if not header & 128:
                 return False  # every entry starts with its high bit set
             code = (header >> 3) & 15
             covered += (header & 7) + 1
-            delta = 0
-            if code == 14:
-                delta, position = _signed_varint(table, position)
-                for _ in range(3):
-                    _, position = _varint(table, position)
-            elif code == 13:
-                delta, position = _signed_varint(table, position)
-            elif code in (10, 11, 12):
-                delta, position = code - 10, position + 2
-            elif code != 15:
+            if code < 10:  # short forms: a column byte, same line
                 position += 1
-            line += delta
-            if code != 15 and line != 0 and not first_line <= line < first_line + MAX_LINES_AFTER_FIRST:
+                continue
+            if code == 15:  # no location
+                continue
+            if code < 13:  # one-line forms
+                line += code - 10
+                position += 2
+            else:  # 13: no column, 14: long form; a signed varint line delta (then 3 varints for 14)
+                for varint in range(1 if code == 13 else 4):
+                    shift = value = 0
+                    while True:
+                        byte = table[position]
+                        position += 1
+                        value |= (byte & 63) << shift
+                        shift += 6
+                        if shift > 30:  # no line or column is that far: memory read after it was freed
+                            return False
+                        if not byte & 64:
+                            break
+                    if varint == 0:
+                        line += -(value >> 1) if value & 1 else value >> 1
+            if line != 0 and not first_line <= line < highest:
                 return False
     except IndexError:
         return False
-    return position == len(table) and (code_units is None or covered == code_units)
+    return position == end and (code_units is None or covered == code_units)
 
 
 def line_from_pairs(table: bytes, first_line: int, instruction: int) -> int | None:
@@ -144,34 +138,38 @@ def pairs_are_sound(table: bytes, first_line: int, code_bytes: int) -> bool:
 
 
 def _walk_table(table: bytes, first_line: int, instruction: int) -> int | None:
-    line = first_line
-    address = 0
-    position = 0
-    while position < len(table):
+    """The line of the entry covering `instruction` (None: no location). Varints read inline: a
+    report looks up every frame's line, and module code has long tables."""
+    line, address, position, end = first_line, 0, 0, len(table)
+    while position < end:
         header = table[position]
         position += 1
         code = (header >> 3) & 15
         length = (header & 7) + 1
-        delta: int | None
-        if code == 15:  # no location
-            delta = None
-        elif code == 14:  # long form
-            delta, position = _signed_varint(table, position)
-            _, position = _varint(table, position)  # end line delta
-            _, position = _varint(table, position)  # column + 1
-            _, position = _varint(table, position)  # end column + 1
-        elif code == 13:  # no column
-            delta, position = _signed_varint(table, position)
-        elif code in (10, 11, 12):  # one-line forms
-            delta = code - 10
-            position += 2
-        else:  # short forms
-            delta = 0
+        located = True
+        if code < 10:  # short forms: a column byte, same line
             position += 1
-        if delta is not None:
-            line += delta
+        elif code == 15:  # no location
+            located = False
+        elif code < 13:  # one-line forms
+            line += code - 10
+            position += 2
+        else:  # 13: no column, 14: long form; a signed varint line delta (then 3 varints for 14)
+            for varint in range(1 if code == 13 else 4):
+                shift = value = 0
+                while True:
+                    byte = table[position]
+                    position += 1
+                    value |= (byte & 63) << shift
+                    shift += 6
+                    if shift > 30:  # no line or column is that far: not a table
+                        raise IndexError("varint too long")
+                    if not byte & 64:
+                        break
+                if varint == 0:
+                    line += -(value >> 1) if value & 1 else value >> 1
         if address <= instruction < address + length:
-            return line if delta is not None else None
+            return line if located else None
         address += length
     return None
 

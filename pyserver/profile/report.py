@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from pyserver.profile.jitmap import JitFunction, JitMap
+from pyserver.profile.jitmap import Compile, JitFunction, JitMap
 from pyserver.profile.pyframes import CodeInfo
 from pyserver.profile.sampler import Sample, Sampler
 
@@ -47,6 +47,9 @@ class Resolver:
         self.cwd = cwd
         self.codes: dict[tuple[int, ...], CodeInfo | None] = {}
         self.processes = {p.pid: p for p in sampler.processes_seen}
+        self.compiles = {(c.pid, c.id): c for c in jitmap.compiles if c.id}
+        self._python_frames: dict[tuple[tuple[int, ...], int], Frame] = {}
+        self._compile_frames: dict[Frame, bool] = {}
         for process in sampler.processes_seen:
             if process.stacks is not None:
                 self.codes.update(process.stacks.codes)
@@ -114,22 +117,57 @@ class Resolver:
         """Innermost first."""
         frames = []
         for key, instruction in sample.python:
-            info = self.codes.get(key)
-            if info is None:
-                frames.append(Frame(None, None, "<unknown Python frame>", False))
-                continue
-            path = info.path
-            if not path.startswith("<") and not os.path.isabs(path):
-                path = os.path.normpath(os.path.join(self.cwd, path))
-            frames.append(Frame(path, info.line_of(instruction), info.name, False))
+            frame = self._python_frames.get((key, instruction))
+            if frame is None:
+                frame = self._python_frames[(key, instruction)] = self._python_frame(key, instruction)
+            frames.append(frame)
+        return frames
+
+    def _python_frame(self, key: tuple[int, ...], instruction: int) -> Frame:
+        info = self.codes.get(key)
+        if info is None:
+            return Frame(None, None, "<unknown Python frame>", False)
+        path = info.path
+        if not path.startswith("<") and not os.path.isabs(path):
+            path = os.path.normpath(os.path.join(self.cwd, path))
+        return Frame(path, info.line_of(instruction), info.name, False)
+
+    def compile_frames(self, sample: Sample) -> list[Frame]:
+        """Outermost first: the code that called the outermost compile, then each compile down to the
+        sample's, each on its function's first line (the decorator's, or the `def`)."""
+        chain: list[Compile] = []
+        compile_id = sample.compile_id
+        while compile_id and len(chain) < 64:
+            compiled = self.compiles.get((sample.pid, compile_id))
+            if compiled is None:  # ended with the program, before its compile was written
+                chain.append(Compile(sample.pid, None, None, "", 0.0, None, None, None))
+                break
+            chain.append(compiled)
+            compile_id = compiled.parent
+        frames = [Frame(path, line, name, False) for path, name, line in chain[-1].callers]
+        for compiled in reversed(chain):
+            if compiled.name is None:
+                frames.append(Frame(None, None, "<a Numba compile>", False))
+            else:
+                name = f"{compiled.name} [compile]"
+                frames.append(Frame(compiled.path, compiled.first_line, name, False, compiled.signature))
         return frames
 
     def resolve(self, sample: Sample, phase: str | None = None) -> Resolved:
         """`phase`: "start-up" or "shut-down" for a main thread's sample with no Python frame, before
         its first Python frame or after its last (the interpreter starting or finalising)."""
+        if sample.compile_id:
+            return Resolved(sample, self.compile_frames(sample), True)
         python = self.python_frames(sample)
         jitted = self.jitted_frames(sample)
         frames = list(reversed(python)) + list(reversed(jitted))
+        wrapper = self.jitmap.function_at(sample.pc) if not frames else None
+        if wrapper is not None:
+            # Only a wrapper's code (a prange body's gufunc loop, say): jitted, with no line of its own,
+            # in the code compiled for the function whose compile registered it.
+            owner = self.jitmap.owner(wrapper)
+            path, signature = (owner.path, owner.signature) if owner is not None else (None, None)
+            frames = [Frame(path, None, wrapper.name, True, signature)]
         if not frames:
             process = self.processes.get(sample.pid)
             library = process.library_at(sample.pc) if process is not None else None
@@ -139,19 +177,25 @@ class Resolver:
                 frames = [Frame(library, None, f"<Python {phase}: {os.path.basename(library)}>", False)]
             else:  # native code with no Python frame: a threading layer's wait, say
                 frames = [Frame(library, None, f"<{os.path.basename(library)}>", False)]
-        compiling = any(
-            f.path is not None
-            and f.path.endswith(os.path.join("numba", "core", "dispatcher.py"))
-            and "compile" in f.function
-            for f in python
-        )
+        compiling = any(self._in_compile(f) for f in python)
         return Resolved(sample, frames, compiling)
+
+    def _in_compile(self, frame: Frame) -> bool:
+        """Is this Numba's dispatcher compiling (a sample from before its compile event, say)?"""
+        found = self._compile_frames.get(frame)
+        if found is None:
+            found = self._compile_frames[frame] = (
+                frame.path is not None
+                and frame.path.endswith(os.path.join("numba", "core", "dispatcher.py"))
+                and "compile" in frame.function
+            )
+        return found
 
 
 def build(
     sampler: Sampler, jitmap: JitMap, cwd: str, duration: float, rate_hz: float
 ) -> tuple[dict[str, Any], list[Resolved]]:
-    jitmap.finish()
+    jitmap.finish(sampled_addresses(sampler.samples))
     resolver = Resolver(sampler, jitmap, cwd)
     resolved = []
     unresolved = 0
@@ -159,7 +203,7 @@ def build(
     readable = {p.pid for p in sampler.processes_seen if p.stacks is not None}
     for sample in sampler.samples:
         phase = None
-        if sample.python:
+        if sample.python or sample.compile_id:
             python_seen.add(sample.tid)
         elif sample.tid == sample.pid and sample.pid in readable:
             phase = "shut-down" if sample.tid in python_seen else "start-up"
@@ -247,6 +291,16 @@ def build(
         "pause_median_us": round(1e6 * statistics.median(sampler.pauses), 1) if sampler.pauses else None,
     }
     return profile, resolved
+
+
+def sampled_addresses(samples: list[Sample]) -> set[int]:
+    """The code addresses samples hold: each program counter and each candidate return address."""
+    addresses = set()
+    for sample in samples:
+        if sample.pc:
+            addresses.add(sample.pc)
+        addresses.update(address for _, address in sample.candidates)
+    return addresses
 
 
 def _thread_label(thread: Any, root_pid: int) -> str:

@@ -8,6 +8,9 @@ What a sample keeps, for `report` to resolve once the run is over (when every JI
   code), with their depth: candidate return addresses into jitted code, which is how a sample taken in
   libm or in Numba's runtime below a jitted function still lands on the jitted line that called it;
 - the Python frames (code object and instruction), innermost first.
+A thread that is inside a Numba compile (the hook keeps a table of them, `inproc._CompilingTable`) is
+not stopped: its sample is the compile's id, and the report shows it under the code that called the
+compile (known to the hook at the compile's start), on the compiled function's first line.
 Threads that sleep (state other than R) are not sampled: the profile is of time on the CPU.
 """
 
@@ -15,12 +18,12 @@ from __future__ import annotations
 
 import bisect
 import json
+import mmap
 import os
+import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from pyserver.profile import DEFAULT_RATE_HZ as DEFAULT_RATE_HZ
 from pyserver.profile.ptrace import Memory, ThreadStop
@@ -37,6 +40,7 @@ class Sample:
     pc: int
     candidates: tuple[tuple[int, int], ...]  # (depth in bytes from the stack pointer, address)
     python: tuple[tuple[tuple[int, ...], int], ...]  # (code key, instruction index), innermost first
+    compile_id: int = 0  # the Numba compile the thread was in (the process's own numbering), else 0
 
 
 @dataclass
@@ -46,8 +50,23 @@ class Process:
     stacks: PythonStacks | None = None
     python_unavailable: str | None = "no layout yet"
     thread_states: dict[int, int] = field(default_factory=dict)
-    executable: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.uint64))
+    executable: list[tuple[int, int]] = field(default_factory=list)  # anonymous [start, end), sorted
     libraries: list[tuple[int, int, str]] = field(default_factory=list)
+    compiling: mmap.mmap | None = None  # the hook's table of the compile each thread is in
+    maps_read_round = -1  # the sampling round that last read the mappings
+    maps_stale = True  # new code or a new process since: read them again before they are used
+
+    def compiling_threads(self) -> dict[int, int]:
+        """Thread id -> the id of the compile it is in, for the threads in one now."""
+        if self.compiling is None:
+            return {}
+        words = struct.unpack(f"<{len(self.compiling) // 8}q", self.compiling[:])  # one moment's copy
+        return {words[i]: words[i + 1] for i in range(0, len(words), 2) if words[i + 1]}
+
+    def maps(self, address: int) -> bool:
+        """Is `address` in an executable mapping seen so far?"""
+        index = bisect.bisect_right(self.executable, (address, 1 << 64)) - 1
+        return (index >= 0 and address < self.executable[index][1]) or self.library_at(address) is not None
 
     def library_at(self, address: int) -> str | None:
         index = bisect.bisect_right(self.libraries, (address, 1 << 64, "")) - 1
@@ -116,9 +135,16 @@ class Sampler:
                 process = self.processes[pid] = Process(pid, Memory(pid))
             if process.stacks is None:
                 self._load_layout(process)
-            anonymous, files = _executable_mappings(pid)
-            if files:  # a process that is exiting has no mappings left: keep the last ones seen
-                process.executable, process.libraries = anonymous, files
+            if process.compiling is None:
+                process.compiling = _map_compiling_table(self.folder, pid)
+            process.maps_stale = True  # read before the next stopped sample needs them
+
+    def _read_mappings(self, process: Process) -> None:
+        process.maps_read_round = self.rounds
+        process.maps_stale = False
+        anonymous, files = _executable_mappings(process.pid)
+        if files:  # a process that is exiting has no mappings left: keep the last ones seen
+            process.executable, process.libraries = anonymous, files
 
     def _load_layout(self, process: Process) -> None:
         path = os.path.join(self.folder, f"layout-{process.pid}.json")
@@ -179,8 +205,14 @@ class Sampler:
             except OSError:
                 continue
             self._states_fresh = False
+            compiling = process.compiling_threads()
             for tid in tids:
                 if not _running(process.pid, tid):
+                    continue
+                compile_id = compiling.get(tid)
+                if compile_id is not None:
+                    self._note_thread(process.pid, tid, python=True)
+                    self.samples.append(Sample(process.pid, tid, now, 0, (), (), compile_id))
                     continue
                 sample = self._sample_thread(process, tid, now)
                 if sample is not None:
@@ -222,11 +254,26 @@ class Sampler:
             self.pauses.append(resumed - paused_from)
         if chain and process.stacks is not None:
             python = tuple(process.stacks.resolve_chain(chain, headers))
+        self._note_thread(process.pid, tid, bool(python))
+        if process.maps_stale or (not process.maps(pc) and process.maps_read_round != self.rounds):
+            # Code mapped since the last refresh (a library the program just loaded, whose threads run
+            # at once: a threading layer's workers): read the mappings again, or this sample has no name.
+            self._read_mappings(process)
+        return Sample(process.pid, tid, now, pc, _candidates(stack, process.executable), python)
+
+    def _note_thread(self, pid: int, tid: int, python: bool) -> None:
         if tid not in self.threads:
-            self.threads[tid] = ThreadInfo(process.pid, tid, _thread_name(process.pid, tid))
+            self.threads[tid] = ThreadInfo(pid, tid, _thread_name(pid, tid))
         if python:
             self.threads[tid].python = True
-        return Sample(process.pid, tid, now, pc, _candidates(stack, process.executable), python)
+
+
+def _map_compiling_table(folder: str, pid: int) -> mmap.mmap | None:
+    try:
+        with open(os.path.join(folder, f"compiling-{pid}.bin"), "rb") as handle:
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None  # not written yet (Numba not imported), or not a Python process
 
 
 def _running(pid: int, tid: int) -> bool:
@@ -247,35 +294,40 @@ def _thread_name(pid: int, tid: int) -> str:
         return "?"
 
 
-def _executable_mappings(pid: int) -> tuple[np.ndarray, list[tuple[int, int, str]]]:
+def _executable_mappings(pid: int) -> tuple[list[tuple[int, int]], list[tuple[int, int, str]]]:
     """The executable mappings: [start, end) of those backed by no file (where LLVM's JIT puts code),
     and (start, end, path) of the files (to name the library a native sample is in)."""
     anonymous = []
     files = []
     try:
-        with open(f"/proc/{pid}/maps", encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                fields = line.split(maxsplit=5)
-                if len(fields) < 5 or "x" not in fields[1]:
-                    continue
-                start, end = (int(v, 16) for v in fields[0].split("-"))
-                path = fields[5].strip() if len(fields) == 6 else ""
-                if path.startswith("/"):
-                    files.append((start, end, path))
-                elif not path.startswith("[v"):  # [vdso], [vsyscall]
-                    anonymous.append((start, end))
+        with open(f"/proc/{pid}/maps", "rb") as handle:
+            text = handle.read()
     except OSError:
-        pass
-    return np.array(sorted(anonymous), dtype=np.uint64).reshape(-1, 2), sorted(files)
+        text = b""
+    for line in text.split(b"\n"):
+        # "start-end perms offset device inode  name": the permissions' third letter is x or -.
+        space = line.find(b" ")
+        if space < 0 or line[space + 3 : space + 4] != b"x":
+            continue
+        fields = line.split(maxsplit=5)
+        start, end = (int(v, 16) for v in fields[0].split(b"-"))
+        name = fields[5].strip() if len(fields) == 6 else b""
+        if name.startswith((b"/", b"[v")):  # a file, or the kernel's [vdso] and [vsyscall]
+            files.append((start, end, name.decode(errors="replace")))
+        else:
+            anonymous.append((start, end))
+    return sorted(anonymous), sorted(files)
 
 
-def _candidates(stack: bytes, executable: np.ndarray) -> tuple[tuple[int, int], ...]:
-    if not stack or len(executable) == 0:
+def _candidates(stack: bytes, executable: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    if not stack or not executable:
         return ()
-    words = np.frombuffer(stack[: len(stack) // 8 * 8], dtype="<u8")
-    index = np.searchsorted(executable[:, 0], words, side="right") - 1
-    valid = index >= 0
-    inside = np.zeros(len(words), dtype=bool)
-    inside[valid] = words[valid] < executable[index[valid], 1]
-    positions = np.nonzero(inside)[0]
-    return tuple((int(p) * 8, int(words[p])) for p in positions)
+    low, high = executable[0][0], executable[-1][1]
+    words = struct.unpack(f"<{len(stack) // 8}Q", stack[: len(stack) // 8 * 8])
+    found = []
+    for position, word in enumerate(words):
+        if low <= word < high:  # most words (numbers, heap and stack pointers) stop here
+            index = bisect.bisect_right(executable, (word, 1 << 64)) - 1
+            if index >= 0 and word < executable[index][1]:
+                found.append((position * 8, word))
+    return tuple(found)

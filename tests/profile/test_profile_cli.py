@@ -75,6 +75,19 @@ def test_compile_time_reported_apart(workload_profile: Profile) -> None:
     assert {("hot", "(int64)"), ("spread", "(int64)"), ("background", "(int64)")} <= set(compiles)
     assert all(c["seconds"] > 0 for c in compiles.values())
     assert data["compiling_samples"] > 0  # samples under Numba's compiler, counted apart
+    # A sample taken inside a compile lands on the compiled function's first line (its decorator), named
+    # "<function> [compile]", under the code that called it: spread's parallel compile takes ~1 s.
+    source = program.read_text().splitlines()
+    compile_lines = [e for e in data["lines"] if e["function"].endswith(" [compile]")]
+    assert any(e["function"] == "spread [compile]" and e["path"] == str(program) for e in compile_lines)
+    for entry in compile_lines:
+        if entry["path"] == str(program):
+            name = entry["function"].removesuffix(" [compile]")
+            assert source[entry["line"]].startswith(f"def {name}("), entry
+            assert source[entry["line"] - 1].startswith("@njit"), entry
+    functions = {(f["name"], f["path"]): f for f in data["functions"]}
+    spread_compile = functions[("spread [compile]", str(program))]
+    assert not spread_compile["jitted"] and spread_compile["signature"] == "(int64)"
 
 
 def test_text_output_to_stdout_by_default(tmp_path: Path) -> None:
@@ -113,6 +126,15 @@ def test_crash_mid_run_speedscope_with_python_callers(tmp_path: Path) -> None:
     nested = [s for s in main["samples"] if s and s[-1] in spin]
     assert nested
     assert all(any(f in caller for f in s[:-1]) and s[0] in module for s in nested)
+    # Samples taken while `spin` compiles (its first call, on line CALL): <module> -> caller (line
+    # CALL) -> "spin [compile]" on its decorator's line.
+    decorator_line = line_of(program, "def spin(") - 1
+    compiling = {
+        i for i, f in enumerate(frames) if f["name"] == "spin [compile]" and f.get("line") == decorator_line
+    }
+    assert compiling
+    in_compile = [s for s in main["samples"] if s and s[-1] in compiling]
+    assert in_compile and all(any(f in caller for f in s[:-1]) and s[0] in module for s in in_compile)
 
 
 def test_profiler_killed_leaves_no_process(tmp_path: Path) -> None:
