@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pyserver.analysis.worker.discover.discovery import OVERLOAD_KINDS
+
 KERNEL_KINDS = ("vectorize", "guvectorize")
 _ARRAY_TEXT = re.compile(r"^(readonly )?array\((\w+), (\d+)d, ([CFA])\)$")
 
@@ -70,7 +72,7 @@ def how_to_get_types(kind: str, name: str, params: list[str], options: dict[str,
             f", or run your program or tests once with signature recording ({RECORD_HINT}): every loop "
             "the run compiles is recorded."
         )
-    if kind in ("overload", "overload-method"):
+    if kind in OVERLOAD_KINDS:
         return (
             f"An `@{kind.replace('-', '_')}` implementation is typed from the calls that resolve to it: call "
             f"the function it implements from a checked jitted function, or record a run ({RECORD_HINT})."
@@ -125,7 +127,7 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
             f"the workspace shows its types), or record real calls with {RECORD_HINT}: every loop the run "
             "compiles is recorded."
         )
-    if kind in ("overload", "overload-method"):
+    if kind in OVERLOAD_KINDS:
         return (
             "Call the function it implements from a checked jitted function, or record real calls with "
             f"{RECORD_HINT}."
@@ -139,9 +141,6 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
 
 # --------------------------------------------------------------------------------------------------
 # @overload implementations: typed from the calls that resolved to them
-
-OVERLOAD_KINDS = ("overload", "overload-method")
-
 
 def _implementation(typing_function: Any, args: tuple[Any, ...]) -> Any:
     """The implementation the typing function returns for these argument types (None: it declines)."""
@@ -186,7 +185,8 @@ def type_overloads(analyzer: Any, run: Any) -> None:
                         )
                     except (ValueError, KeyError, TypeError):
                         continue
-                    found.append((args, "recorded"))
+                    # the implementation's compiled types; the typing function takes the call's
+                    found.append((numba_api.overload_call_types(args), "recorded"))
         for args in numba_api.overload_calls(code.co_filename, name):
             found.append((args, "caller"))
         seen: set[tuple[Any, ...]] = set()
@@ -198,9 +198,14 @@ def type_overloads(analyzer: Any, run: Any) -> None:
             if implementation is None:
                 continue
             dispatcher = numba_api.nopython_dispatcher(implementation)
+            # Numba compiles the implementation for the call's types folded through its own parameters
+            # (a default as Omitted, `*args` as one tuple), never for the call's types as they are.
+            signature = numba_api.implementation_signature(dispatcher, args)
+            if signature is None:
+                continue  # the call does not fit the implementation: no signature, never an error of ours
             run.records[name] = numba_api.Recorded(implementation, dispatcher, "jit", [], {})
             try:
-                analyzer.run_candidate(run, name, Candidate(args, None, source))
+                analyzer.run_candidate(run, name, Candidate(signature, None, source))
             finally:
                 run.records.pop(name, None)
 
