@@ -403,6 +403,15 @@ def infer(
                 locals=getattr(dispatcher, "locals", {}),
                 pipeline_class=Pipeline,
             )
+        except errors.ForceLiteralArg as exc:
+            # numba.literally: the dispatcher compiles again with the requested arguments as the literals
+            # of the values it was called with. Argument types carry no values (an omitted argument's
+            # OmittedArg has no literal either: Numba fails on it), so these types give no types.
+            names = ", ".join(_param_name(py_func, i) for i in sorted(exc.requested_args))
+            result.unknown_reason = (
+                f"Numba compiles it for the literal value of {names} (numba.literally), and these argument "
+                "types do not carry the value"
+            )
         except errors.NumbaError as exc:
             result.errors.append(error_info(exc, filename))
         except Exception as exc:  # an internal error of Numba's passes on odd code: say so, never crash
@@ -420,6 +429,14 @@ def infer(
     ]
     result.elapsed_ms = (time.perf_counter() - started) * 1000.0
     return result
+
+
+def _param_name(py_func: Any, index: int) -> str:
+    try:
+        names = list(inspect.signature(py_func).parameters)
+    except (TypeError, ValueError):
+        names = []
+    return f"`{names[index]}`" if index < len(names) else f"#{index}"
 
 
 def warm_up() -> None:
