@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+CHECK = [sys.executable, "-m", "pyserver", "check", "--format", "json"]
 
 FILES = {
     "pkg/__init__.py": """\
@@ -84,8 +85,7 @@ def test_a_submodule_stays_an_attribute_of_its_package(tmp_path: Path) -> None:
     assert plain.returncode == 0, plain.stderr  # fine in plain Python
     # the package module first (its slice leaves sys.modules when the next file loads), then the test
     checked = subprocess.run(
-        [sys.executable, "-m", "pyserver", "check", "--format", "json"]
-        + ["pkg/backend/__init__.py", "pkg/tests/test_core.py"],
+        [*CHECK, "pkg/backend/__init__.py", "pkg/tests/test_core.py"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+CHECK = [sys.executable, "-m", "pyserver", "check", "--format", "json", "--variables"]
 
 SOURCE = """
 import numpy as np
@@ -77,8 +78,7 @@ def test_inlined_copies_compare_by_rank_and_a_real_difference_stays(tmp_path: Pa
     # ours, with the types for `outer` passed in by a Python caller
     (tmp_path / "inlined.py").write_text(SOURCE + "\n\nouter(np.ones(3), 0)\n")
     checked = subprocess.run(
-        [sys.executable, "-m", "pyserver", "check", "--format", "json", "--variables", "--root", str(tmp_path)]
-        + [str(tmp_path / "inlined.py")],
+        [*CHECK, "--root", str(tmp_path), str(tmp_path / "inlined.py")],
         capture_output=True,
         text=True,
         timeout=300,
@@ -109,7 +109,10 @@ def test_inlined_copies_compare_by_rank_and_a_real_difference_stays(tmp_path: Pa
     outer = next(f for f in tampered["functions"] if f["name"] == "outer")
     (tampered_signature,) = [s for s in outer["signatures"] if s["args"] == truth_signature["args"]]
     for variable in tampered_signature["variables"]:
-        if variable["ssa_name"].endswith("_start") and variable.get("numba_type", variable["type"]) == "int64":
+        if (
+            variable["ssa_name"].endswith("_start")
+            and variable.get("numba_type", variable["type"]) == "int64"
+        ):
             variable["type"] = variable["numba_type"] = "float64"
     figures = compare.compare(truth, tampered, tampered)
     assert figures.wrong_types == 2, figures.differences  # first sight and after record

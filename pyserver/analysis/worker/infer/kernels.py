@@ -142,6 +142,7 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
 # --------------------------------------------------------------------------------------------------
 # @overload implementations: typed from the calls that resolved to them
 
+
 def _implementation(typing_function: Any, args: tuple[Any, ...]) -> Any:
     """The implementation the typing function returns for these argument types (None: it declines)."""
     try:
