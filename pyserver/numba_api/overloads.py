@@ -33,6 +33,11 @@ def install_overload_capture() -> None:
     def build_impl(self: Any, cache_key: Any, args: Any, kws: Any) -> Any:
         typing_function: Any = getattr(self, "_overload_func", None)
         code = getattr(typing_function, "__code__", None)
+        if code is not None and _library_file(code.co_filename):
+            # @register_jitable: Numba's own typing function returns the workspace function itself,
+            # which is what compiles: its calls are kept under that function
+            typing_function = getattr(self, "key", None)
+            code = getattr(typing_function, "__code__", None)
         if code is not None and not kws and not _library_file(code.co_filename):
             key = (code.co_filename, str(typing_function.__qualname__))
             calls = _overload_calls.get(key)

@@ -1,7 +1,8 @@
 """@overload typing functions are typing-time Python: their implementation is what Numba compiles, for
 the call's types folded through the implementation's own parameters (a default as Omitted, `*args` as
 one tuple). A call that passes fewer arguments than the implementation has, or a `*args` overload, is no
-error of the checked code; the typing-time decorators that make nothing jitted are never analysed."""
+error of the checked code; the typing-time decorators that make nothing jitted are never analysed, and a
+@register_jitable function, which is jitted, is typed from the jitted calls that reach it."""
 
 from __future__ import annotations
 
@@ -72,6 +73,10 @@ def use(cdf: "float64[:]", n: "int64"):
     b = draw(cdf, n)
     c = interp(cdf, cdf, 1.0)
     return a, b, c, cdf.total_of(), cdf.first_of, plus_one(n), twice(n)
+
+
+def main():
+    print(twice(2.5))  # Python calling it runs Python: no compile, no signature
 """
 
 
@@ -91,5 +96,9 @@ def test_overload_implementations_folded_and_typing_time_functions_not_jitted(ws
     (interp_signature,) = by_name["ol_interp"].signatures
     assert interp_signature.args == ["StarArgTuple(array(float64, 1d, A), array(float64, 1d, A), float64)"]
     assert interp_signature.ok and interp_signature.return_type == "float64"
+    # @register_jitable is jitted: typed from the jitted call that reaches it, never from Python's
+    assert [(tuple(s.args), s.return_type, s.source) for s in by_name["twice"].signatures] == [
+        (("int64",), "int64", "caller")
+    ]
     (use_signature,) = by_name["use"].signatures
     assert use_signature.ok, [d.message for d in result.diagnostics]
