@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyserver.analysis.api import TYPED_FROM_JITTED_CALLS
 from pyserver.lsp.views import AnalysedDocument, FunctionView, first_line, function_views
 
 MAX_SIGNATURES_SHOWN = 2
@@ -108,7 +109,8 @@ def code_lenses(
                 )
             )
         typed = view.info is not None and view.info.signatures
-        if typed and function.kind not in ("overload", "overload-method"):  # no IR of its own
+        # an @overload has no IR of its own; a @register_jitable function's types come from its callers'
+        if typed and function.kind not in TYPED_FROM_JITTED_CALLS:
             for title, command in IR_COMMANDS:
                 lenses.append(Lens(line, title, command, [{"uri": uri, "line": function.def_line - 1}]))
     return lenses
