@@ -77,6 +77,7 @@ class Inference:
     # Set when these types cannot be inferred as they stand and nothing is wrong with the code: the
     # function asks for literal arguments (numba.literally) whose values the signature does not carry.
     unknown_reason: str | None = None
+    literal_request: frozenset[int] = frozenset()  # the arguments numba.literally asked for (their indices)
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """`numba.literally`: Numba's dispatcher catches `ForceLiteralArg` and compiles again with the requested
 arguments as the literals of the values it was called with. Argument types carry no values, so the
 analysis says such a signature's types are unknown, with the reason: never an error of the code, never
-the non-literal types' variables. A jitted caller passes a constant as a literal type: that types."""
+the non-literal types' variables; a jitted caller that passes its own argument is asked for it as a
+literal in turn (unknown too). A jitted caller passes a constant as a literal type: that types."""
 
 from __future__ import annotations
 
@@ -21,6 +22,11 @@ def scaled(x, k):
 @njit
 def outer(x: "float64"):
     return scaled(x, 3)
+
+
+@njit
+def passes_its_own(x: "float64", k: "int64"):
+    return scaled(x, k)  # Numba asks for this function's own k as a literal in turn
 
 
 def main():
@@ -57,3 +63,6 @@ def test_literally_is_unknown_without_values_and_typed_from_a_jitted_caller(ws: 
     assert {name: numba_types[name] for name in ours} == ours
     (outer,) = function_named(result, "outer").signatures
     assert outer.ok and outer.return_type == "float64"
+    (passes,) = function_named(result, "passes_its_own").signatures
+    assert passes.mode == "unknown" and passes.error_count == 0 and not passes.variables
+    assert passes.unknown_reason is not None and "`k`" in passes.unknown_reason
