@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyserver.analysis.api import TYPED_FROM_JITTED_CALLS
+from pyserver.analysis.api import OVERLOAD_KINDS, TYPED_FROM_JITTED_CALLS
 from pyserver.lsp.views import AnalysedDocument, FunctionView, first_line, function_views
 
 MAX_SIGNATURES_SHOWN = 2
@@ -68,7 +68,7 @@ def debug_choices(kind: str) -> list[tuple[str, str]]:
     kernels run with gdb and debugpy, or as plain Python with the JIT off (every debugpy feature)."""
     if kind == "cuda":
         return [("Debug in CUDA simulator", "cudasim")]
-    if kind in ("overload", "overload-method"):
+    if kind in OVERLOAD_KINDS:
         return []  # an @overload function runs while Numba types its callers: debug those instead
     return [("Debug JIT function", "mixed"), ("Debug as Python", "python")]
 
