@@ -85,17 +85,72 @@ def _typed_signatures(
     return pairs
 
 
+# A variable of an inlined function (`inline="always"`, inline_closurecall) is renamed `<callee>_v<N>_<name>`
+# with N from a counter of the whole process: the same copy of `_join_row`'s `start` is `_join_row_v196_start`
+# in one process and `_join_row_v198_start` in another that inlined something else first, and with two calls
+# inlined, one process's v196 is the other's second copy. Inlining runs in the same order in both compiles of
+# the same function, so a copy is named by the rank of its N among that function's copies of that callee.
+_INLINED = re.compile(r"^(?P<callee>.+?)_v(?P<counter>\d+)_(?P<rest>.*)$")
+
+
+def _inlined_names(names: list[str]) -> tuple[dict[str, str], dict[str, int]]:
+    """name -> its name with the counter replaced by the copy's rank, and callee -> number of copies."""
+    counters: dict[str, set[int]] = {}
+    for name in names:
+        match = _INLINED.match(name)
+        if match:
+            counters.setdefault(match["callee"], set()).add(int(match["counter"]))
+    ranks = {callee: {n: rank for rank, n in enumerate(sorted(found))} for callee, found in counters.items()}
+    renamed = {}
+    for name in names:
+        match = _INLINED.match(name)
+        if match:
+            rank = ranks[match["callee"]][int(match["counter"])]
+            renamed[name] = f"{match['callee']}_v#{rank}_{match['rest']}"
+    return renamed, {callee: len(found) for callee, found in counters.items()}
+
+
+def _numba_types_by_our_names(ours: dict[str, Any], typemap: dict[str, str]) -> dict[str, list[str]]:
+    """Our variable's IR name -> the types Numba's typemap has for it: one, or for a copy of an inlined
+    function whose copies we do not all show (ranks would not line up), those of every copy of that name."""
+    our_names = [v["ssa_name"] for v in ours.get("variables", [])]
+    our_ranked, our_copies = _inlined_names(our_names)
+    numba_ranked, numba_copies = _inlined_names(list(typemap))
+    by_rank = {ranked: typemap[name] for name, ranked in numba_ranked.items()}
+    by_any_copy: dict[str, list[str]] = {}
+    for name, ranked in numba_ranked.items():
+        callee, _, rest = ranked.partition("_v#")
+        by_any_copy.setdefault(f"{callee}_{rest.partition('_')[2]}", []).append(typemap[name])
+    found: dict[str, list[str]] = {}
+    for name in our_names:
+        ranked = our_ranked.get(name)
+        if ranked is None:
+            if name in typemap:
+                found[name] = [typemap[name]]
+            continue
+        callee = _INLINED.match(name)["callee"]  # type: ignore[index]
+        if our_copies[callee] == numba_copies.get(callee):
+            if ranked in by_rank:
+                found[name] = [by_rank[ranked]]
+        else:
+            rest = ranked.partition("_v#")[2].partition("_")[2]
+            if f"{callee}_{rest}" in by_any_copy:
+                found[name] = by_any_copy[f"{callee}_{rest}"]
+    return found
+
+
 def _compare_types(
     where: str, ours: dict[str, Any], truth: dict[str, Any], run: str, figures: Figures, seen: set[str]
 ) -> None:
-    typemap = truth["typemap"]
+    numba_types = _numba_types_by_our_names(ours, truth["typemap"])
     for variable in ours.get("variables", []):
-        numba_type = typemap.get(variable["ssa_name"])
+        candidates = numba_types.get(variable["ssa_name"])
+        numba_type = None if not candidates else candidates[0]
         shown = normalised(variable.get("numba_type", variable["type"]))
         if numba_type is None or shown in UNKNOWN:
             continue
         numba_type = normalised(numba_type)
-        if shown == numba_type:
+        if shown == numba_type or shown in {normalised(t) for t in candidates or ()}:
             figures.hover_equal += 1
             continue
         line = (

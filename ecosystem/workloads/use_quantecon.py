@@ -9,6 +9,10 @@ def f(x):
     return x**3 - 2.0 * x - 5.0
 
 
+def f_prime(x):
+    return 3.0 * x**2 - 2.0
+
+
 P = np.array([[0.9, 0.1], [0.4, 0.6]])
 mc = qe.MarkovChain(P)
 stationary = mc.stationary_distributions
@@ -19,7 +23,7 @@ from numba import njit  # noqa: E402
 
 jf = njit(f)
 brentq(jf, 1.0, 3.0)
-newton(jf, 2.0)
+newton(jf, 2.0, njit(f_prime))  # quantecon's newton takes the derivative
 nelder_mead(njit(lambda x: -((x[0] - 1.0) ** 2) - (x[1] - 2.0) ** 2), np.array([0.0, 0.0]))
 R = np.array([[5.0, 10.0], [-1.0, -np.inf]])
 Q = np.array([[[0.5, 0.5], [0.0, 1.0]], [[0.0, 1.0], [0.5, 0.5]]])

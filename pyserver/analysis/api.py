@@ -8,6 +8,7 @@ results only (no Numba, no user code), so that nothing outside the worker names 
 
 from pyserver.analysis.worker.discover.discovery import (
     OVERLOAD_KINDS,
+    TYPED_FROM_JITTED_CALLS,
     JitFunction,
     find_jitted_functions,
     find_jitted_functions_in_tree,
@@ -27,6 +28,7 @@ from pyserver.analysis.worker.report.insight import type_hints
 __all__ = [
     "MAIN_BLOCK_REASON",
     "OVERLOAD_KINDS",
+    "TYPED_FROM_JITTED_CALLS",
     "JitFunction",
     "compiles_hover_markdown",
     "compiles_payload",

@@ -127,6 +127,7 @@ def _functions_json(functions: list[Any], base: Path, variables: bool = False) -
                         "mode": s.mode,
                         "source": s.source,
                         "ok": s.ok,
+                        **({"unknown_reason": s.unknown_reason} if s.unknown_reason else {}),
                         "lifted_loops": s.lifted_loops,
                         "callers": [
                             {"path": _display(c.path, base), "function": c.function, "line": c.line}

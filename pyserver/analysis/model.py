@@ -159,6 +159,8 @@ class SignatureResult:
     callers: list[CallerSite] = field(default_factory=list)  # for source "caller": the calls passing them
     # parallel=True only: each loop or array expression and what Numba's parfor pass made of it
     parallel_loops: list[ParallelLoop] = field(default_factory=list)
+    # mode "unknown": why these argument types give no types (not an error of the code)
+    unknown_reason: str | None = None
 
     @property
     def text(self) -> str:

@@ -179,7 +179,9 @@ def function_markdown(view: FunctionView, info: FunctionInfo | None, context: Ho
         if loop is not None:  # a ufunc/gufunc kernel: the loop as its decorator would declare it
             layout = function.options.get("layout")
             facts.insert(0, f"loop `{loop}`" + (f" with layout `{layout}`" if layout else ""))
-        if not signature.ok:
+        if signature.unknown_reason:
+            facts.append(f"types unknown: {signature.unknown_reason}")
+        elif not signature.ok:
             facts.append(f"{signature.error_count or 'has'} error{'s' if signature.error_count != 1 else ''}")
         if signature.inference_ms is not None:
             facts.append(f"type inference {signature.inference_ms:.0f} ms")

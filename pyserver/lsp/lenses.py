@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyserver.analysis.api import OVERLOAD_KINDS, TYPED_FROM_JITTED_CALLS
 from pyserver.lsp.views import AnalysedDocument, FunctionView, first_line, function_views
 
 MAX_SIGNATURES_SHOWN = 2
@@ -74,7 +75,7 @@ def debug_choices(kind: str) -> list[tuple[str, str]]:
     kernels run with gdb and debugpy, or as plain Python with the JIT off (every debugpy feature)."""
     if kind == "cuda":
         return [("Debug in CUDA simulator", "cudasim")]
-    if kind in ("overload", "overload-method"):
+    if kind in OVERLOAD_KINDS:
         return []  # an @overload function runs while Numba types its callers: debug those instead
     return [("Debug JIT function", "mixed"), ("Debug as Python", "python")]
 
@@ -121,7 +122,8 @@ def code_lenses(
                 )
             )
         typed = view.info is not None and view.info.signatures
-        if typed and function.kind not in ("overload", "overload-method"):  # no IR of its own
+        # an @overload has no IR of its own; a @register_jitable function's types come from its callers'
+        if typed and function.kind not in TYPED_FROM_JITTED_CALLS:
             for title, command in IR_COMMANDS:
                 lenses.append(Lens(line, title, command, [{"uri": uri, "line": function.def_line - 1}]))
     return lenses

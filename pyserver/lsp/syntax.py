@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from pyserver.analysis.api import JitFunction
+from pyserver.analysis.api import OVERLOAD_KINDS, JitFunction
 from pyserver.lsp.text import utf8_to_index
 from pyserver.lsp.views import cached_lines, parse_module
 
@@ -137,7 +137,7 @@ def _names(source: str, def_line: int) -> tuple[NameAt, ...]:
 
 
 def names_in(source: str, function: JitFunction) -> tuple[NameAt, ...]:
-    if function.kind in ("overload", "overload-method"):
+    if function.kind in OVERLOAD_KINDS:
         # Its types are those of the implementations it returns (pyserver.analysis.worker.infer.kernels): their names too.
         node = function_node(source, function.def_line)
         inner = (

@@ -3,7 +3,9 @@ it fails, then (only for parallel=True) the typed passes up to ParforPass. Never
 
 from __future__ import annotations
 
+import functools
 import inspect
+import operator
 import re
 import time
 import warnings
@@ -287,6 +289,9 @@ class LensTypeInference(FunctionPass):
                     infer.seed_type(name, ty)
                 infer.build_constraint()
                 propagate_errors = infer.propagate(raise_errors=False) or []
+                force_literal = [e for e in propagate_errors if isinstance(e, errors.ForceLiteralArg)]
+                if force_literal:  # a callee asks for literal arguments: as TypeInferer.propagate does
+                    raise functools.reduce(operator.or_, force_literal)
                 for exc in propagate_errors:
                     result.errors.append(error_info(exc, filename))
                 if not propagate_errors:
@@ -296,6 +301,8 @@ class LensTypeInference(FunctionPass):
                         result.errors.append(error_info(exc, filename))
                 if typemap is None:
                     typemap, restype, calltypes = infer.unify(raise_errors=False)
+            except errors.ForceLiteralArg:
+                raise  # to the dispatcher's retry (infer)
             except errors.NumbaError as exc:
                 result.errors.append(error_info(exc, filename))
         state.typemap = typemap or {}
@@ -433,6 +440,16 @@ def infer(
                 locals=getattr(dispatcher, "locals", {}),
                 pipeline_class=Pipeline,
             )
+        except errors.ForceLiteralArg as exc:
+            # numba.literally: the dispatcher compiles again with the requested arguments as the literals
+            # of the values it was called with. Argument types carry no values (an omitted argument's
+            # OmittedArg has no literal either: Numba fails on it), so these types give no types.
+            result.literal_request = frozenset(exc.requested_args)
+            names = ", ".join(_param_name(py_func, i) for i in sorted(exc.requested_args))
+            result.unknown_reason = (
+                f"Numba compiles it for the literal value of {names} (numba.literally), and these argument "
+                "types do not carry the value"
+            )
         except errors.NumbaError as exc:
             result.errors.append(error_info(exc, filename))
         except Exception as exc:  # an internal error of Numba's passes on odd code: say so, never crash
@@ -450,6 +467,26 @@ def infer(
     ]
     result.elapsed_ms = (time.perf_counter() - started) * 1000.0
     return result
+
+
+def force_literal_arguments(dispatcher: Any, requested: frozenset[int]) -> Exception:
+    """What a callee's dispatcher raises to its caller's typing when the callee asks for literal arguments
+    (Dispatcher.compile): Numba's typing of the caller maps them to the caller's own arguments, and asks
+    for those as literals in turn, or fails when a value is not an argument ("Cannot request literal
+    type"), as it does for the program."""
+
+    def folded(args: Any, kws: Any) -> Any:
+        return dispatcher._compiler.fold_argument_types(args, kws)[1]
+
+    return errors.ForceLiteralArg(requested, fold_arguments=folded)
+
+
+def _param_name(py_func: Any, index: int) -> str:
+    try:
+        names = list(inspect.signature(py_func).parameters)
+    except (TypeError, ValueError):
+        names = []
+    return f"`{names[index]}`" if index < len(names) else f"#{index}"
 
 
 def warm_up() -> None:

@@ -74,6 +74,10 @@ class Inference:
     elapsed_ms: float = 0.0
     list_element: Any | None = None  # see callee_list_element (only for that probe)
     parallel: list[ParforFact] | None = None  # parallel=True only: what the parfor pass made of the loops
+    # Set when these types cannot be inferred as they stand and nothing is wrong with the code: the
+    # function asks for literal arguments (numba.literally) whose values the signature does not carry.
+    unknown_reason: str | None = None
+    literal_request: frozenset[int] = frozenset()  # the arguments numba.literally asked for (their indices)
 
 
 @dataclass

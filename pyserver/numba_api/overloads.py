@@ -33,6 +33,11 @@ def install_overload_capture() -> None:
     def build_impl(self: Any, cache_key: Any, args: Any, kws: Any) -> Any:
         typing_function: Any = getattr(self, "_overload_func", None)
         code = getattr(typing_function, "__code__", None)
+        if code is not None and _library_file(code.co_filename):
+            # @register_jitable: Numba's own typing function returns the workspace function itself,
+            # which is what compiles: its calls are kept under that function
+            typing_function = getattr(self, "key", None)
+            code = getattr(typing_function, "__code__", None)
         if code is not None and not kws and not _library_file(code.co_filename):
             key = (code.co_filename, str(typing_function.__qualname__))
             calls = _overload_calls.get(key)
@@ -59,3 +64,26 @@ def _library_file(filename: str) -> bool:
 def nopython_dispatcher(py_func: Any) -> Any:
     """A lazy nopython dispatcher of a plain function (nothing compiles until something asks)."""
     return CPUDispatcher(py_func, targetoptions={"nopython": True})
+
+
+def overload_call_types(recorded: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The argument types a call site passed, from those an implementation compiled for: an omitted
+    argument was not passed (the typing function sees its Python default), a trailing `*args` tuple
+    was passed as its items."""
+    from numba.core import types as nbtypes
+
+    call = [a for a in recorded if not isinstance(a, nbtypes.Omitted)]
+    if call and isinstance(call[-1], nbtypes.StarArgTuple):
+        call = [*call[:-1], *call[-1].types]
+    return tuple(call)
+
+
+def implementation_signature(dispatcher: Any, call_types: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The signature Numba compiles an @overload implementation for at a call with these types: folded
+    through the implementation's own parameters (defaults as Omitted, `*args` as one tuple), as
+    `_OverloadFunctionTemplate` does through the implementation's dispatcher; None when they do not fit."""
+    try:
+        _pysig, folded = dispatcher._compiler.fold_argument_types(call_types, {})
+    except Exception:  # the implementation's parameters do not take these arguments: Numba would fail too
+        return None
+    return tuple(folded)

@@ -161,6 +161,27 @@ class _Encoder:
             return {"tuple": [self.value(v) for v in value]}
         raise _Unsupported(repr(value))
 
+    def structref(self, ty: Any) -> Encoded:
+        """A structref type as its class (importable) and the fields its constructor takes: a class may
+        add fields of its own in `__init__` (a meminfo, a pointer), so the fields stored are the shortest
+        tail of the type's fields that builds this very type again."""
+        cls = type(ty)
+        if cls is types.StructRef:
+            raise _Unsupported(str(ty))
+        fields = list(ty._fields)
+        for start in range(len(fields) + 1):
+            try:
+                rebuilt = cls(fields[start:])
+            except Exception:
+                continue
+            if rebuilt == ty:
+                return {
+                    "kind": "structref",
+                    "class": self.where(cls),
+                    "fields": [[name, self.encode(t)] for name, t in fields[start:]],
+                }
+        raise _Unsupported(str(ty))
+
     def encode(self, ty: Any) -> Encoded:
         if isinstance(ty, types.Dispatcher):
             return {"kind": "dispatcher", **self.where(ty.dispatcher.py_func)}
@@ -188,6 +209,8 @@ class _Encoder:
             place = self.where(methods[0])  # the class is found through one of its methods
             place["qualname"] = str(place["qualname"]).rpartition(".")[0]
             return {"kind": "jitclass_instance", "class": place}
+        if isinstance(ty, types.StructRef):
+            return self.structref(ty)
         if isinstance(ty, types.NumberClass):
             return {"kind": "number_class", "dtype": self.encode(ty.instance_type)}
         if isinstance(ty, types.DType):
@@ -317,6 +340,11 @@ def _decode(encoded: Encoded, decode: Callable[[Encoded], Any], find: Any, value
         if class_type is None:
             raise ValueError(f"{encoded['class']['qualname']} is not a jitclass here")
         return class_type.instance_type
+    if kind == "structref":
+        cls = find(encoded["class"])
+        if not (isinstance(cls, type) and issubclass(cls, types.StructRef)):
+            raise ValueError(f"{encoded['class']['qualname']} is not a structref type here")
+        return cls([(str(name), decode(field)) for name, field in encoded["fields"]])
     if kind == "number_class":
         return types.NumberClass(decode(encoded["dtype"]))
     if kind == "dtype":

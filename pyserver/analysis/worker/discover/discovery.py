@@ -41,9 +41,15 @@ _DECORATOR_KINDS: dict[str, str] = {
     "numba.core.extending.overload": "overload",
     "numba.extending.overload_method": "overload-method",
     "numba.core.extending.overload_method": "overload-method",
+    # @register_jitable: the function itself compiles when jitted code calls it (from Python it runs as
+    # Python), typed from those calls like an @overload's implementation
+    "numba.extending.register_jitable": "register-jitable",
+    "numba.core.extending.register_jitable": "register-jitable",
 }
 # Kinds whose decorated function is not itself compiled (it returns the implementation Numba compiles).
 OVERLOAD_KINDS = ("overload", "overload-method")
+# Kinds typed from the calls Numba's typing resolved to them (never from Python callers).
+TYPED_FROM_JITTED_CALLS = (*OVERLOAD_KINDS, "register-jitable")
 _JITCLASS_NAMES = {"numba.experimental.jitclass", "numba.jitclass", "numba.experimental.jitclass.jitclass"}
 
 # Options whose literal value is kept as a typed value; every other keyword is kept too (raw when it

@@ -255,13 +255,14 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                 args=args_text,
                 source=candidate.source,  # type: ignore[arg-type]
                 return_type=None if inference.return_type is None else str(inference.return_type),
-                mode="nopython",
-                ok=not inference.errors,
+                mode="unknown" if inference.unknown_reason else "nopython",
+                ok=not inference.errors and not inference.unknown_reason,
                 error_count=len(inference.errors),
                 variables=variables,
                 inference_ms=round(inference.elapsed_ms, 3),
                 exact=json.dumps(encoded, sort_keys=True) if encoded is not None else None,
                 call_types=call_types,
+                unknown_reason=inference.unknown_reason,
             )
         )
         result.diagnostics.extend(

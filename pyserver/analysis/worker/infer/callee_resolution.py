@@ -61,6 +61,8 @@ class CalleeResolution(InferenceMemo):
             inference = self._infer(record, args, None)
         finally:
             self._run.callee_depth -= 1
+        if inference.unknown_reason and inference.literal_request:  # numba.literally in the callee
+            raise numba_api.force_literal_arguments(dispatcher, inference.literal_request)
         if inference.errors:
             first = report.short_message(inference.errors[0].text)
             arg_text = ", ".join(str(a) for a in args)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pyserver.analysis.worker.discover.discovery import OVERLOAD_KINDS, TYPED_FROM_JITTED_CALLS
+
 KERNEL_KINDS = ("vectorize", "guvectorize")
 _ARRAY_TEXT = re.compile(r"^(readonly )?array\((\w+), (\d+)d, ([CFA])\)$")
 
@@ -70,7 +72,12 @@ def how_to_get_types(kind: str, name: str, params: list[str], options: dict[str,
             f", or run your program or tests once with signature recording ({RECORD_HINT}): every loop "
             "the run compiles is recorded."
         )
-    if kind in ("overload", "overload-method"):
+    if kind == "register-jitable":
+        return (
+            "A `@register_jitable` function is typed from the jitted calls that reach it (called from "
+            f"Python it runs as Python): call it from a checked jitted function, or record a run ({RECORD_HINT})."
+        )
+    if kind in OVERLOAD_KINDS:
         return (
             f"An `@{kind.replace('-', '_')}` implementation is typed from the calls that resolve to it: call "
             f"the function it implements from a checked jitted function, or record a run ({RECORD_HINT})."
@@ -125,7 +132,9 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
             f"the workspace shows its types), or record real calls with {RECORD_HINT}: every loop the run "
             "compiles is recorded."
         )
-    if kind in ("overload", "overload-method"):
+    if kind == "register-jitable":
+        return f"Call it from a checked jitted function, or record real calls with {RECORD_HINT}."
+    if kind in OVERLOAD_KINDS:
         return (
             "Call the function it implements from a checked jitted function, or record real calls with "
             f"{RECORD_HINT}."
@@ -139,8 +148,6 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
 
 # --------------------------------------------------------------------------------------------------
 # @overload implementations: typed from the calls that resolved to them
-
-OVERLOAD_KINDS = ("overload", "overload-method")
 
 
 def _implementation(typing_function: Any, args: tuple[Any, ...]) -> Any:
@@ -157,7 +164,8 @@ def _implementation(typing_function: Any, args: tuple[Any, ...]) -> Any:
 def type_overloads(analyzer: Any, run: Any) -> None:
     """Type each @overload / @overload_method function of the file once per argument types that reached it:
     recorded runs (the implementation's compiles) and calls typed by this analysis. The implementation's
-    types become the overload function's signatures, so its hover and lens show them."""
+    types become the overload function's signatures, so its hover and lens show them. A @register_jitable
+    function is its own implementation."""
     from pyserver import numba_api
     from pyserver.analysis.worker.signatures.signature_sources import Candidate
     from pyserver.record import store, types_codec
@@ -167,17 +175,18 @@ def type_overloads(analyzer: Any, run: Any) -> None:
         return
     relative = store.function_key(_relative(analyzer.root, run.path), "")
     for name, function in run.by_name.items():
-        if function.kind not in OVERLOAD_KINDS or function.nested:
+        if function.kind not in TYPED_FROM_JITTED_CALLS or function.nested:
             continue
+        jitable = function.kind == "register-jitable"
         typing_function = types_codec.walk_qualname(module, name)
         code = getattr(typing_function, "__code__", None)
         if code is None:
             continue
         found: list[tuple[tuple[Any, ...], str]] = []
-        prefix = f"{relative}{name}.<locals>."
+        prefix = f"{relative}{name}" if jitable else f"{relative}{name}.<locals>."
         for data in run.stores:
             for key in data.get("functions", {}):
-                if not key.startswith(prefix):
+                if key != prefix if jitable else not key.startswith(prefix):
                     continue
                 for entry in store.entries(data, key):
                     try:
@@ -186,7 +195,8 @@ def type_overloads(analyzer: Any, run: Any) -> None:
                         )
                     except (ValueError, KeyError, TypeError):
                         continue
-                    found.append((args, "recorded"))
+                    # the implementation's compiled types; the typing function takes the call's
+                    found.append((numba_api.overload_call_types(args), "recorded"))
         for args in numba_api.overload_calls(code.co_filename, name):
             found.append((args, "caller"))
         seen: set[tuple[Any, ...]] = set()
@@ -194,13 +204,18 @@ def type_overloads(analyzer: Any, run: Any) -> None:
             if args in seen:
                 continue
             seen.add(args)
-            implementation = _implementation(typing_function, args)
+            implementation = typing_function if jitable else _implementation(typing_function, args)
             if implementation is None:
                 continue
             dispatcher = numba_api.nopython_dispatcher(implementation)
+            # Numba compiles the implementation for the call's types folded through its own parameters
+            # (a default as Omitted, `*args` as one tuple), never for the call's types as they are.
+            signature = numba_api.implementation_signature(dispatcher, args)
+            if signature is None:
+                continue  # the call does not fit the implementation: no signature, never an error of ours
             run.records[name] = numba_api.Recorded(implementation, dispatcher, "jit", [], {})
             try:
-                analyzer.run_candidate(run, name, Candidate(args, None, source))
+                analyzer.run_candidate(run, name, Candidate(signature, None, source))
             finally:
                 run.records.pop(name, None)
 

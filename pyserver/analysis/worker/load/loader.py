@@ -429,18 +429,28 @@ class Loader:
         """Modules of other files that were loaded for their own analysis as a definitions-only slice leave
         sys.modules: a workspace module that imports one of them gets its top-level assignments (its
         `from m import X`), so it imports it afresh. A module stays in sys.modules while its own analysis
-        runs: Numba looks its globals up there by name when it lowers a function (IR views, callees)."""
+        runs: Numba looks its globals up there by name when it lowers a function (IR views, callees).
+
+        A forgotten package's submodules leave with it: Python imports a package before its submodules
+        and makes each an attribute of its package, so `import pkg.sub.mod` with `pkg.sub.mod` still in
+        sys.modules and `pkg.sub` gone would skip `pkg.sub`, and `pkg.sub` would be no attribute of `pkg`
+        as it is in plain Python once anything imported it."""
         for other, (name, module) in list(self._sliced.items()):
             if other == path:
                 continue
             del self._sliced[other]
             if sys.modules.get(name) is module:
-                del sys.modules[name]
-                self._stamps.pop(name, None)
-                parent, _, child = name.rpartition(".")
-                parent_module = sys.modules.get(parent) if parent else None
-                if parent_module is not None and getattr(parent_module, child, None) is module:
-                    delattr(parent_module, child)
+                below = [n for n in sys.modules if n.startswith(name + ".")]
+                for forgotten in [name, *below]:
+                    self._forget_module(forgotten)
+
+    def _forget_module(self, name: str) -> None:
+        module = sys.modules.pop(name, None)
+        self._stamps.pop(name, None)
+        parent, _, child = name.rpartition(".")
+        parent_module = sys.modules.get(parent) if parent else None
+        if module is not None and parent_module is not None and getattr(parent_module, child, None) is module:
+            delattr(parent_module, child)
 
     @staticmethod
     def _restore(name: str, previous: types.ModuleType | None) -> None:
