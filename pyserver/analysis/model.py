@@ -159,6 +159,9 @@ class SignatureResult:
     callers: list[CallerSite] = field(default_factory=list)  # for source "caller": the calls passing them
     # parallel=True only: each loop or array expression and what Numba's parfor pass made of it
     parallel_loops: list[ParallelLoop] = field(default_factory=list)
+    # Source "recorded" from a twin dispatcher (a parallel=True one and a serial one over the same Python
+    # function): {"parallel": bool}, the options of the dispatcher whose compile gave these types.
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def text(self) -> str:

@@ -42,6 +42,7 @@ _PARTS = (
     "probes",
     "signatures",
     "slices",
+    "typed_ir",
     "views",
 )
 
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from pyserver.numba_api.probes import *  # noqa: F403
     from pyserver.numba_api.signatures import *  # noqa: F403
     from pyserver.numba_api.slices import *  # noqa: F403
+    from pyserver.numba_api.typed_ir import *  # noqa: F403
     from pyserver.numba_api.views import *  # noqa: F403
 
 
