@@ -63,7 +63,16 @@ def _args(signature: dict[str, Any]) -> list[str]:
 
 
 def _functions_by_key(check: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(f["path"], f["name"]): f for f in check.get("functions", [])}
+    """(path, qualified name) -> the function; two `def`s of one name (in two branches of a factory) are
+    listed apart by check and merged here, as Numba's dump keys them by name too."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for function in check.get("functions", []):
+        key = (function["path"], function["name"])
+        if key in found:
+            found[key] = {**found[key], "signatures": found[key]["signatures"] + function["signatures"]}
+        else:
+            found[key] = function
+    return found
 
 
 def _short(signature: dict[str, Any]) -> str:

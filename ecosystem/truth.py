@@ -61,13 +61,32 @@ class CompileTimer:
         return code is not None and _under(code.co_filename, self.root)
 
 
+_KEPT: list[Any] = []  # every UFuncDispatcher made during the run (see _keep_kernel_dispatchers)
+
+
+def _keep_kernel_dispatchers() -> None:
+    """A gufunc built for target="parallel" keeps only the NumPy ufunc it made: its UFuncDispatcher (with
+    the compiles' typemaps) is freed at once. Keep each one alive, so that the dump below sees it."""
+    from numba.np.ufunc.ufuncbuilder import UFuncDispatcher
+
+    original = UFuncDispatcher.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        _KEPT.append(self)
+
+    UFuncDispatcher.__init__ = init
+
+
 def _dispatchers(root: str) -> list[Any]:
     """Jit dispatchers, and the dispatchers behind @vectorize/@guvectorize kernels (UFuncDispatcher)."""
     from numba.core.dispatcher import Dispatcher
     from numba.np.ufunc.ufuncbuilder import UFuncDispatcher
 
     found = []
-    for obj in gc.get_objects():
+    alive = gc.get_objects()
+    alive_ids = {id(obj) for obj in alive}
+    for obj in alive + [kept for kept in _KEPT if id(kept) not in alive_ids]:
         try:
             if isinstance(obj, (Dispatcher, UFuncDispatcher)):
                 code = obj.py_func.__code__
@@ -116,6 +135,7 @@ def main(argv: list[str]) -> int:
     base, root, out, program, *args = argv
     base, root = os.path.realpath(base), os.path.realpath(root)
     timer = CompileTimer(root)
+    _keep_kernel_dispatchers()
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
     status = "ok"

@@ -118,7 +118,8 @@ class Recorder:
                 store.add_note(
                     data, f"{key}: skipped ({', '.join(readable)}): cannot store {', '.join(bad)} exactly"
                 )
-                return
+                if typed is None:
+                    return  # else what it typed is kept, under its readable argument types
             entry = store.Entry(
                 readable,
                 encoded,

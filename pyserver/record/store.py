@@ -59,7 +59,7 @@ VERSION = 1
 @dataclass
 class Entry:
     args: list[str]
-    types: list[dict[str, Any]]
+    types: list[dict[str, Any]] | None  # None: no exact encoding; kept only for what the compile typed
     ok: bool
     seconds: float | None = None
     at: float | None = None
@@ -74,7 +74,7 @@ class Entry:
     parallel: bool | None = None  # compiled by a parallel=True dispatcher
 
     def key(self) -> str:
-        return json.dumps(self.types, sort_keys=True)
+        return _identity(self.types, self.args)
 
     def to_json(self) -> dict[str, Any]:
         raw: dict[str, Any] = {"args": self.args, "types": self.types, "ok": self.ok}
@@ -100,6 +100,11 @@ _OPTIONAL = (
 )
 # What a compile typed: a later recording of a changed function's text replaces them.
 _TYPED = ("returns", "variables", "first_line", "source_hash")
+
+
+def _identity(types: Any, args: Any) -> str:
+    """Two compiles are one entry when their exact types are equal; without them, their readable ones."""
+    return json.dumps(types if types is not None else {"args": args}, sort_keys=True)
 
 
 def function_key(relative_path: str, qualname: str) -> str:
@@ -140,10 +145,20 @@ def load(path: str | Path) -> dict[str, Any]:
 
 
 def entries(data: dict[str, Any], key: str) -> list[Entry]:
+    """The entries of `key` with exact argument types (those the analysis can type again)."""
+    return [e for e in typed_entries(data, key, inexact=False) if e.types is not None]
+
+
+def typed_entries(data: dict[str, Any], key: str, inexact: bool = True) -> list[Entry]:
+    """The entries of `key`; with `inexact`, also those whose argument types could not be stored exactly
+    but whose compile's types (`variables`) were kept."""
     found = []
     for raw in data.get("functions", {}).get(key, []):
-        if isinstance(raw, dict) and isinstance(raw.get("types"), list) and isinstance(raw.get("args"), list):
-            entry = Entry([str(a) for a in raw["args"]], raw["types"], bool(raw.get("ok", True)))
+        if not isinstance(raw, dict) or not isinstance(raw.get("args"), list):
+            continue
+        exact = isinstance(raw.get("types"), list)
+        if exact or (inexact and raw.get("types") is None and isinstance(raw.get("variables"), list)):
+            entry = Entry([str(a) for a in raw["args"]], raw["types"] if exact else None, bool(raw.get("ok", True)))
             for name in ("seconds", "at"):
                 if isinstance(raw.get(name), int | float):
                     setattr(entry, name, float(raw[name]))
@@ -171,7 +186,7 @@ def merge(data: dict[str, Any], key: str, entry: Entry) -> bool:
     existing = functions.setdefault(key, [])
     for raw in existing:
         if (
-            json.dumps(raw.get("types"), sort_keys=True) == entry.key()
+            _identity(raw.get("types"), raw.get("args")) == entry.key()
             and raw.get("kernel") == entry.kernel
             and raw.get("parallel") == entry.parallel
         ):

@@ -113,7 +113,7 @@ def add_recorded_types(
     for data in stores:
         for key in data.get("functions", {}):
             if key.startswith(prefix):
-                entries = [e for e in store.entries(data, key) if e.variables is not None and e.ok]
+                entries = [e for e in store.typed_entries(data, key) if e.variables is not None and e.ok]
                 recorded.setdefault(key[len(prefix) :], []).extend(entries)
     recorded = {name: entries for name, entries in recorded.items() if entries}
     if not recorded:

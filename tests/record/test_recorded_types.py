@@ -1,0 +1,205 @@
+"""A recorded compile is a full source of types: `record` keeps Numba's typemap of every compile, and
+`check` shows it for functions it cannot type again by itself (a closure made by a factory, an @overload
+implementation, a @stencil kernel, twin dispatchers), while the function's text is unchanged. The
+truth is Numba's own: the program dumps the typemap of every dispatcher of its file after it ran."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+
+PROGRAM = '''
+import gc
+import json
+import sys
+
+import numpy as np
+from numba import njit, prange, stencil
+from numba.core.dispatcher import Dispatcher
+from numba.extending import overload
+
+
+def make_polynomial(coefficients):
+    coeffs = np.asarray(coefficients, dtype=np.float64)
+
+    @njit
+    def evaluate(x):
+        acc = 0.0
+        for c in coeffs[::-1]:
+            acc = acc * x + c
+        return acc
+
+    return evaluate
+
+
+def clip_scalar(x, lo, hi):
+    return min(max(x, lo), hi)
+
+
+@overload(clip_scalar)
+def ol_clip_scalar(x, lo, hi):
+    def impl(x, lo, hi):
+        low = max(x, lo)
+        return min(low, hi)
+
+    return impl
+
+
+@njit
+def clip_all(values, lo, hi):
+    out = np.empty_like(values)
+    for i in range(values.size):
+        out[i] = clip_scalar(values[i], lo, hi)
+    return out
+
+
+@stencil
+def smooth(a):
+    return (a[-1] + a[0] + a[1]) / 3.0
+
+
+def total(v):
+    s = 0.0
+    for i in prange(v.shape[0]):
+        s += v[i] * 2.0
+    return s
+
+
+total_parallel = njit(parallel=True)(total)
+total_serial = njit(total)
+
+
+if __name__ == "__main__":
+    poly = make_polynomial([1.0, 0.0, 1.0])
+    poly(3.0)
+    clip_all(np.linspace(-2.0, 2.0, 9), -1.0, 1.0)
+    smooth(np.arange(10.0))
+    values = np.arange(100.0)
+    total_parallel(values)
+    total_serial(values)
+    truth = []
+    dispatchers = []
+    for obj in gc.get_objects():
+        try:
+            if isinstance(obj, Dispatcher) and obj.py_func.__code__.co_filename == __file__:
+                dispatchers.append(obj)
+        except ReferenceError:  # a dead weak proxy
+            continue
+    for obj in dispatchers:
+        for sig, cres in obj.overloads.items():
+            truth.append({
+                "name": obj.py_func.__qualname__,
+                "parallel": bool(obj.targetoptions.get("parallel")),
+                "args": [str(a) for a in sig],
+                "returns": str(cres.signature.return_type),
+                "typemap": {k: str(t) for k, t in cres.type_annotation.typemap.items()},
+            })
+    json.dump(truth, sys.stdout)
+'''
+
+
+def pyserver(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pyserver", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=ENV,
+    )
+
+
+def check(cwd: Path) -> dict[str, Any]:
+    proc = pyserver(cwd, "check", "prog.py", "--format", "json", "--variables")
+    assert proc.stdout, proc.stderr
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def functions(result: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    return [f for f in result["functions"] if f["name"] == name]
+
+
+def signatures(result: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    return [s for f in functions(result, name) for s in f["signatures"]]
+
+
+def recorded(tmp_path: Path) -> list[dict[str, Any]]:
+    (tmp_path / "prog.py").write_text(PROGRAM)
+    proc = pyserver(tmp_path, "record", "--", sys.executable, "prog.py")
+    assert proc.returncode == 0, proc.stderr
+    truth: list[dict[str, Any]] = json.loads(proc.stdout)
+    return truth
+
+
+def test_closures_overload_implementations_stencils_and_twins_show_numbas_types(tmp_path: Path) -> None:
+    truth = recorded(tmp_path)
+    names = {t["name"] for t in truth}
+    assert {
+        "make_polynomial.<locals>.evaluate",
+        "ol_clip_scalar.<locals>.impl",
+        "clip_all",
+        "total",
+    } <= names
+    assert sum(t["name"] == "total" for t in truth) == 2  # the parallel and the serial dispatcher
+    result = check(tmp_path)
+    compared = 0
+    for compiled in truth:
+        ours = [s for s in signatures(result, compiled["name"]) if s["args"] == compiled["args"]]
+        twin = compiled["name"] == "total"
+        if twin:  # two entries: each dispatcher's compile with its own types
+            ours = [s for s in ours if s.get("options", {}).get("parallel", False) == compiled["parallel"]] or [
+                s for s in ours if "options" not in s
+            ]
+        assert ours, (compiled["name"], compiled["args"], signatures(result, compiled["name"]))
+        signature = ours[0]
+        assert signature["variables"], signature
+        for variable in signature["variables"]:
+            numba_type = compiled["typemap"].get(variable["ssa_name"])
+            if numba_type is not None:
+                assert variable["numba_type"] == numba_type, (compiled["name"], variable)
+                compared += 1
+        assert signature["return_type"] == compiled["returns"]
+    assert compared >= 15
+    # The closure and the overload's implementation are checked only from their recorded compiles.
+    [closure] = signatures(result, "make_polynomial.<locals>.evaluate")
+    assert closure["source"] == "recorded"
+    variables = {v["ssa_name"]: v for v in closure["variables"]}
+    assert variables["acc"]["line"] == PROGRAM.splitlines().index("        acc = 0.0") + 1
+    [implementation] = signatures(result, "ol_clip_scalar.<locals>.impl")
+    assert implementation["args"] == ["float64", "float64", "float64"]
+    # Twin dispatchers stay two signatures, one per dispatcher.
+    assert len([s for s in signatures(result, "total") if s["args"] == ["array(float64, 1d, C)"]]) == 2
+    # The stencil's kernel: typed when the program applied it (Numba's typing of the kernel).
+    [kernel] = signatures(result, "smooth")
+    assert kernel["args"] == ["array(float64, 1d, C)"]
+    assert kernel["return_type"] == "array(float64, 1d, C)"
+    assert {v["name"]: v["type"] for v in kernel["variables"]}["a"] == "array(float64, 1d, C)"
+
+
+def test_an_edited_function_shows_unknown_and_a_moved_one_keeps_its_types(tmp_path: Path) -> None:
+    recorded(tmp_path)
+    before = check(tmp_path)
+    [impl_before] = signatures(before, "ol_clip_scalar.<locals>.impl")
+    # A line above everything moves every function; the closure's body changes.
+    edited = "# a comment above\n" + PROGRAM.replace("acc = acc * x + c", "acc = acc * x + c * 1.0")
+    (tmp_path / "prog.py").write_text(edited)
+    after = check(tmp_path)
+    assert not any(s["variables"] for s in signatures(after, "make_polynomial.<locals>.evaluate"))
+    notes = [
+        d
+        for d in after["diagnostics"]
+        if d["code"] == "no-signature" and d["function"] == "make_polynomial.<locals>.evaluate"
+    ]
+    assert notes and "recorded for an older version of this function" in notes[0]["message"]
+    [impl_after] = signatures(after, "ol_clip_scalar.<locals>.impl")
+    lines_before = {v["ssa_name"]: v["line"] for v in impl_before["variables"]}
+    lines_after = {v["ssa_name"]: v["line"] for v in impl_after["variables"]}
+    assert lines_after == {name: line + 1 for name, line in lines_before.items()}
+    assert [v["numba_type"] for v in impl_after["variables"]] == [v["numba_type"] for v in impl_before["variables"]]
