@@ -40,9 +40,7 @@ from pyserver.numba_api.inference_model import (
     ErrorInfo,
     Inference,
     ReturnSite,
-    VariableInfo,
     WarningInfo,
-    source_name,
 )
 from pyserver.numba_api.parfors import LensParforReport
 from pyserver.numba_api.typed_ir import typed_variables

@@ -40,7 +40,11 @@ def statements(blocks: Iterable[Any], into_parfors: bool = False) -> Iterator[An
 
 
 def typed_variables(
-    blocks: Iterable[Any], typemap: dict[str, Any], def_line: int, arg_names: Iterable[str], into_parfors: bool = False
+    blocks: Iterable[Any],
+    typemap: dict[str, Any],
+    def_line: int,
+    arg_names: Iterable[str],
+    into_parfors: bool = False,
 ) -> list[VariableInfo]:
     """The user's variables (no `$` temporaries), each SSA version once, with the lines that read it."""
     all_statements = list(statements(blocks, into_parfors))
@@ -67,7 +71,15 @@ def typed_variables(
         line = def_line if is_arg else stmt.loc.line
         is_phi = isinstance(stmt.value, ir.Expr) and stmt.value.op == "phi"
         found.append(
-            VariableInfo(source_name(name), name, ty, line, is_arg or name in names, sorted(reads.get(name, ())), is_phi)
+            VariableInfo(
+                source_name(name),
+                name,
+                ty,
+                line,
+                is_arg or name in names,
+                sorted(reads.get(name, ())),
+                is_phi,
+            )
         )
     return found
 

@@ -32,7 +32,7 @@ class Recorder:
         self.root = os.path.realpath(root)
         # The notebook whose kernel this is: functions defined in its cells are recorded under it.
         self.notebook = os.path.realpath(notebook) if notebook else None
-        self.seen: set[tuple[str, str, bool, str | None]] = set()
+        self.seen: set[tuple[str, str, bool, str | None, bool]] = set()
         # Per thread: the compiles under way, each [start, seconds spent in nested compiles]. Compiles
         # nest (typing a call compiles the callee): a compile's own time leaves its callees' out.
         self._local = threading.local()
@@ -240,12 +240,14 @@ def _install_stencil_hook(recorder: Recorder) -> None:
             typed = typed_ir.typed_ir_record(
                 kernel_ir.blocks, typemap, real_return, kernel_ir.func_id, types_codec.readable
             )
-            recorder.on_compile_end(kernel_ir.func_id.func, tuple(argtys), False, kernel="stencil", typed=typed)
+            recorder.on_compile_end(
+                kernel_ir.func_id.func, tuple(argtys), False, kernel="stencil", typed=typed
+            )
         except Exception as exc:  # recording must never break the user's program
             _warn(exc)
         return result
 
-    StencilFunc.get_return_type = get_return_type
+    StencilFunc.get_return_type = get_return_type  # type: ignore[method-assign]
 
 
 def _install_kernel_hooks(recorder: Recorder) -> None:

@@ -158,7 +158,9 @@ def typed_entries(data: dict[str, Any], key: str, inexact: bool = True) -> list[
             continue
         exact = isinstance(raw.get("types"), list)
         if exact or (inexact and raw.get("types") is None and isinstance(raw.get("variables"), list)):
-            entry = Entry([str(a) for a in raw["args"]], raw["types"] if exact else None, bool(raw.get("ok", True)))
+            entry = Entry(
+                [str(a) for a in raw["args"]], raw["types"] if exact else None, bool(raw.get("ok", True))
+            )
             for name in ("seconds", "at"):
                 if isinstance(raw.get(name), int | float):
                     setattr(entry, name, float(raw[name]))

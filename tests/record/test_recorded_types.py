@@ -14,7 +14,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
 
-PROGRAM = '''
+PROGRAM = """
 import gc
 import json
 import sys
@@ -101,7 +101,7 @@ if __name__ == "__main__":
                 "typemap": {k: str(t) for k, t in cres.type_annotation.typemap.items()},
             })
     json.dump(truth, sys.stdout)
-'''
+"""
 
 
 def pyserver(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -154,9 +154,9 @@ def test_closures_overload_implementations_stencils_and_twins_show_numbas_types(
         ours = [s for s in signatures(result, compiled["name"]) if s["args"] == compiled["args"]]
         twin = compiled["name"] == "total"
         if twin:  # two entries: each dispatcher's compile with its own types
-            ours = [s for s in ours if s.get("options", {}).get("parallel", False) == compiled["parallel"]] or [
-                s for s in ours if "options" not in s
-            ]
+            ours = [
+                s for s in ours if s.get("options", {}).get("parallel", False) == compiled["parallel"]
+            ] or [s for s in ours if "options" not in s]
         assert ours, (compiled["name"], compiled["args"], signatures(result, compiled["name"]))
         signature = ours[0]
         assert signature["variables"], signature
@@ -202,4 +202,6 @@ def test_an_edited_function_shows_unknown_and_a_moved_one_keeps_its_types(tmp_pa
     lines_before = {v["ssa_name"]: v["line"] for v in impl_before["variables"]}
     lines_after = {v["ssa_name"]: v["line"] for v in impl_after["variables"]}
     assert lines_after == {name: line + 1 for name, line in lines_before.items()}
-    assert [v["numba_type"] for v in impl_after["variables"]] == [v["numba_type"] for v in impl_before["variables"]]
+    assert [v["numba_type"] for v in impl_after["variables"]] == [
+        v["numba_type"] for v in impl_before["variables"]
+    ]

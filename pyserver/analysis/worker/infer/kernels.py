@@ -182,7 +182,8 @@ def type_overloads(analyzer: Any, run: Any) -> None:
                 for entry in store.entries(data, key):
                     try:
                         args = tuple(
-                            types_codec.decode(e, analyzer.recorded_objects.resolve) for e in entry.types
+                            types_codec.decode(e, analyzer.recorded_objects.resolve)
+                            for e in entry.types or ()
                         )
                     except (ValueError, KeyError, TypeError):
                         continue
