@@ -6,10 +6,19 @@ truth is Numba's own: the program dumps the typemap of every dispatcher of its f
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
+
+from pyserver.analysis.engine import AnalysisEngine
+from pyserver.lsp.hover import HoverContext, hover
+from pyserver.lsp.inlay import inlay_hints
+from pyserver.lsp.lenses import code_lenses
+from pyserver.lsp.views import AnalysedDocument
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
@@ -130,16 +139,26 @@ def signatures(result: dict[str, Any], name: str) -> list[dict[str, Any]]:
     return [s for f in functions(result, name) for s in f["signatures"]]
 
 
-def recorded(tmp_path: Path) -> list[dict[str, Any]]:
-    (tmp_path / "prog.py").write_text(PROGRAM)
-    proc = pyserver(tmp_path, "record", "--", sys.executable, "prog.py")
+@pytest.fixture(scope="module")
+def recorded_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    """The program recorded once: its folder (with .numba-lens/signatures.json) and Numba's truth."""
+    folder = tmp_path_factory.mktemp("recorded")
+    (folder / "prog.py").write_text(PROGRAM)
+    proc = pyserver(folder, "record", "--", sys.executable, "prog.py")
     assert proc.returncode == 0, proc.stderr
     truth: list[dict[str, Any]] = json.loads(proc.stdout)
-    return truth
+    return folder, truth
 
 
-def test_closures_overload_implementations_stencils_and_twins_show_numbas_types(tmp_path: Path) -> None:
-    truth = recorded(tmp_path)
+def copy_of(recorded_run: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> Path:
+    shutil.copytree(recorded_run[0], tmp_path / "run")
+    return tmp_path / "run"
+
+
+def test_closures_overload_implementations_stencils_and_twins_show_numbas_types(
+    recorded_run: tuple[Path, list[dict[str, Any]]],
+) -> None:
+    folder, truth = recorded_run
     names = {t["name"] for t in truth}
     assert {
         "make_polynomial.<locals>.evaluate",
@@ -148,7 +167,7 @@ def test_closures_overload_implementations_stencils_and_twins_show_numbas_types(
         "total",
     } <= names
     assert sum(t["name"] == "total" for t in truth) == 2  # the parallel and the serial dispatcher
-    result = check(tmp_path)
+    result = check(folder)
     compared = 0
     for compiled in truth:
         ours = [s for s in signatures(result, compiled["name"]) if s["args"] == compiled["args"]]
@@ -183,14 +202,16 @@ def test_closures_overload_implementations_stencils_and_twins_show_numbas_types(
     assert {v["name"]: v["type"] for v in kernel["variables"]}["a"] == "array(float64, 1d, C)"
 
 
-def test_an_edited_function_shows_unknown_and_a_moved_one_keeps_its_types(tmp_path: Path) -> None:
-    recorded(tmp_path)
-    before = check(tmp_path)
+def test_an_edited_function_shows_unknown_and_a_moved_one_keeps_its_types(
+    recorded_run: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    folder = copy_of(recorded_run, tmp_path)
+    before = check(folder)
     [impl_before] = signatures(before, "ol_clip_scalar.<locals>.impl")
     # A line above everything moves every function; the closure's body changes.
     edited = "# a comment above\n" + PROGRAM.replace("acc = acc * x + c", "acc = acc * x + c * 1.0")
-    (tmp_path / "prog.py").write_text(edited)
-    after = check(tmp_path)
+    (folder / "prog.py").write_text(edited)
+    after = check(folder)
     assert not any(s["variables"] for s in signatures(after, "make_polynomial.<locals>.evaluate"))
     notes = [
         d
@@ -204,4 +225,31 @@ def test_an_edited_function_shows_unknown_and_a_moved_one_keeps_its_types(tmp_pa
     assert lines_after == {name: line + 1 for name, line in lines_before.items()}
     assert [v["numba_type"] for v in impl_after["variables"]] == [
         v["numba_type"] for v in impl_before["variables"]
+    ]
+
+
+def test_the_editor_shows_recorded_types_in_hovers_hints_and_lenses(
+    recorded_run: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    folder = copy_of(recorded_run, tmp_path)
+    path = folder / "prog.py"
+    engine = AnalysisEngine(folder, timeout_s=300.0)
+    try:
+        result = engine.analyze(path, PROGRAM)
+    finally:
+        engine.close()
+    document = AnalysedDocument(path.as_uri(), str(path), PROGRAM, 1, result)
+    lines = PROGRAM.splitlines()
+    acc_line = lines.index("            acc = acc * x + c")  # 0-based, inside the closure
+    answer = hover(PROGRAM, document, acc_line, lines[acc_line].index("acc"), HoverContext())
+    assert answer is not None and "float64" in answer.markdown
+    low_line = lines.index("        low = max(x, lo)")  # inside the overload's implementation
+    hints = inlay_hints(
+        PROGRAM, document, low_line, low_line, variable_types=True, return_types=True, max_length=60
+    )
+    assert [h.label for h in hints if h.kind == "type"] == [": float64"]
+    lenses = code_lenses(path.as_uri(), PROGRAM, document, busy=False, trusted=True)
+    closure_decorator = lines.index("    def evaluate(x):") - 1  # a lens sits on the first decorator
+    assert any(lens.line == closure_decorator and "float64" in lens.title for lens in lenses), [
+        (lens.line, lens.title) for lens in lenses
     ]
