@@ -294,6 +294,7 @@ def _install_kernel_hooks(recorder: Recorder) -> None:
                     kernel="vectorize" if layout is None else "guvectorize",
                     layout=layout,
                     return_type=return_type,
+                    typed=None if result is None else _typed(result[0]),
                 )
             except Exception as exc:  # recording must never break the user's program
                 _warn(exc)

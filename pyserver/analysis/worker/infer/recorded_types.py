@@ -22,6 +22,7 @@ from pyserver.analysis.worker.report import report
 from pyserver.record import store
 
 STALE_REASON = "recorded for an older version of this function"
+RECORDED_KINDS = ("stencil", "vectorize", "guvectorize")  # a recorded entry's `kernel`, as a function's kind
 
 
 @dataclass
@@ -172,7 +173,7 @@ def _info_for(result: FileResult, qualname: str, place: Place, entry: store.Entr
         line=place.def_line,
         end_line=place.end_line,
         decorator_line=place.first_line,
-        kind="stencil" if entry is not None and entry.kernel == "stencil" else "njit",
+        kind=entry.kernel if entry is not None and entry.kernel in RECORDED_KINDS else "njit",
         options={"parallel": True} if entry is not None and entry.parallel else {},
     )
     result.functions.append(info)
