@@ -18,6 +18,7 @@ from typing import Any
 
 from pyserver.analysis import codes
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, Range, SignatureResult, VariableType
+from pyserver.analysis.worker.infer.kernels import OVERLOAD_KINDS
 from pyserver.analysis.worker.report import report
 from pyserver.record import store
 
@@ -130,6 +131,7 @@ def add_recorded_types(
                 stale.append("(" + ", ".join(entry.args) + ")")
                 continue
             info = _info_for(result, qualname, place, entry)
+            _share_overload_signatures(result, qualname, info)
             parallel = bool(info.options.get("parallel"))
             twin = entry.parallel is not None or parallel  # which dispatcher compiled it matters
             if any(
@@ -158,6 +160,21 @@ def add_recorded_types(
             info = _info_for(result, qualname, candidates[0], None)
             if not any(s.variables for s in info.signatures):
                 result.diagnostics.append(_stale_note(result.path, qualname, candidates[0], stale))
+
+
+def _share_overload_signatures(result: FileResult, qualname: str, info: FunctionInfo) -> None:
+    """An @overload's implementation (`ol_f.<locals>.impl`) listed under its own name shows every signature
+    its typing function has (recorded, and from the jitted callers the analysis typed): those are the
+    implementation's types, its variables on its own lines."""
+    owner_name, _, leaf = qualname.rpartition(".<locals>.")
+    if not owner_name or "." in leaf:
+        return
+    owner = next((f for f in result.functions if f.name == owner_name and f.kind in OVERLOAD_KINDS), None)
+    if owner is None:
+        return
+    for signature in owner.signatures:
+        if signature.variables and not any(s.args == signature.args for s in info.signatures):
+            info.signatures.append(signature)
 
 
 def _info_for(result: FileResult, qualname: str, place: Place, entry: store.Entry | None) -> FunctionInfo:
