@@ -87,10 +87,15 @@ def _typed_signatures(
         return []
     pairs = []
     for truth_signature in truth_function["signatures"]:
-        for ours in function.get("signatures", []):
-            if _args(ours) == _args(truth_signature) and ours.get("variables"):
-                pairs.append((ours, truth_signature))
-                break
+        same = [
+            s
+            for s in function.get("signatures", [])
+            if _args(s) == _args(truth_signature) and s.get("variables")
+        ]
+        # Of twin dispatchers' signatures, the one recorded from the same dispatcher (`options`) first.
+        same.sort(key=lambda s: s.get("options", {}).get("parallel") != truth_signature.get("parallel"))
+        if same:
+            pairs.append((same[0], truth_signature))
     return pairs
 
 

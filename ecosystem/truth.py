@@ -114,10 +114,13 @@ def dump(root: str, base: str) -> list[dict[str, Any]]:
                 "signatures": [],
             },
         )
+        # Twin dispatchers (a parallel=True and a serial one over the same function) compile apart: each
+        # signature says which dispatcher compiled it.
+        parallel = bool((getattr(dispatcher, "targetoptions", None) or {}).get("parallel"))
         for sig, cres in list(dispatcher.overloads.items()):
             args = [str(t) for t in getattr(sig, "args", sig)]  # a UFuncDispatcher keys by Signature
-            if any(s["args"] == args for s in entry["signatures"]):
-                continue  # a twin dispatcher (parallel and serial) over the same function
+            if any(s["args"] == args and s["parallel"] == parallel for s in entry["signatures"]):
+                continue
             annotation = getattr(cres, "type_annotation", None)
             typemap = getattr(annotation, "typemap", None) or {}
             entry["signatures"].append(
@@ -125,6 +128,7 @@ def dump(root: str, base: str) -> list[dict[str, Any]]:
                     "args": args,
                     "return_type": str(cres.signature.return_type),
                     "objectmode": bool(getattr(cres, "objectmode", False)),
+                    "parallel": parallel,
                     "typemap": {str(name): str(ty) for name, ty in typemap.items()},
                 }
             )

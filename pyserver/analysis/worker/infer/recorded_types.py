@@ -142,6 +142,10 @@ def add_recorded_types(
             variables = _variables(entry, place)
             if not variables:
                 continue
+            if twin:  # the analysis's own signature of these types is its dispatcher's: say which
+                for same in info.signatures:
+                    if same.args == entry.args and not same.options:
+                        same.options = {"parallel": parallel}
             info.signatures.append(
                 SignatureResult(
                     args=list(entry.args),
