@@ -36,37 +36,37 @@ from numba.experimental import jitclass
 from numba.extending import overload
 
 
-def make_polynomial(coefficients):
-    coeffs = np.asarray(coefficients, dtype=np.float64)
+def make_weighted_sum(weights):
+    w = np.asarray(weights, dtype=np.float64)
 
     @njit
-    def evaluate(x):
-        acc = 0.0
-        for c in coeffs[::-1]:
-            acc = acc * x + c
-        return acc
+    def weighted(values):
+        total = 0.0
+        for i in range(w.size):
+            total += w[i] * values[i]
+        return total
 
-    return evaluate
-
-
-def clip_scalar(x, lo, hi):
-    return min(max(x, lo), hi)
+    return weighted
 
 
-@overload(clip_scalar)
-def ol_clip_scalar(x, lo, hi):
-    def impl(x, lo, hi):
-        low = max(x, lo)
-        return min(low, hi)
+def saturate(x, limit):
+    return min(x / limit, 1.0)
+
+
+@overload(saturate)
+def ol_saturate(x, limit):
+    def impl(x, limit):
+        ratio = x / limit
+        return min(ratio, 1.0)
 
     return impl
 
 
 @njit
-def clip_all(values, lo, hi):
+def saturate_all(values, limit):
     out = np.empty_like(values)
     for i in range(values.size):
-        out[i] = clip_scalar(values[i], lo, hi)
+        out[i] = saturate(values[i], limit)
     return out
 
 
@@ -103,9 +103,9 @@ def bump(counter, n):
 
 
 if __name__ == "__main__":
-    poly = make_polynomial([1.0, 0.0, 1.0])
-    poly(3.0)
-    clip_all(np.linspace(-2.0, 2.0, 9), -1.0, 1.0)
+    weighted = make_weighted_sum([1.0, 2.0, 3.0])
+    weighted(np.ones(3))
+    saturate_all(np.linspace(0.0, 4.0, 9), 2.0)
     smooth(np.arange(10.0))
     values = np.arange(100.0)
     total_parallel(values)
@@ -186,9 +186,9 @@ def test_closures_overload_implementations_stencils_and_twins_show_numbas_types(
     folder, truth = recorded_run
     names = {t["name"] for t in truth}
     assert {
-        "make_polynomial.<locals>.evaluate",
-        "ol_clip_scalar.<locals>.impl",
-        "clip_all",
+        "make_weighted_sum.<locals>.weighted",
+        "ol_saturate.<locals>.impl",
+        "saturate_all",
         "total",
     } <= names
     assert sum(t["name"] == "total" for t in truth) == 2  # the parallel and the serial dispatcher
@@ -213,12 +213,12 @@ def test_closures_overload_implementations_stencils_and_twins_show_numbas_types(
         assert signature["return_type"] == plain(compiled["returns"])
     assert compared >= 15
     # The closure and the overload's implementation are checked only from their recorded compiles.
-    [closure] = signatures(result, "make_polynomial.<locals>.evaluate")
+    [closure] = signatures(result, "make_weighted_sum.<locals>.weighted")
     assert closure["source"] == "recorded"
     variables = {v["ssa_name"]: v for v in closure["variables"]}
-    assert variables["acc"]["line"] == PROGRAM.splitlines().index("        acc = 0.0") + 1
-    [implementation] = signatures(result, "ol_clip_scalar.<locals>.impl")
-    assert implementation["args"] == ["float64", "float64", "float64"]
+    assert variables["total"]["line"] == PROGRAM.splitlines().index("        total = 0.0") + 1
+    [implementation] = signatures(result, "ol_saturate.<locals>.impl")
+    assert implementation["args"] == ["float64", "float64"]
     # A compile whose argument types cannot be stored exactly still shows what Numba typed.
     [bumped] = signatures(result, "bump")
     assert bumped["source"] == "recorded" and bumped["args"][0].startswith("instance.jitclass.Counter<")
@@ -237,19 +237,21 @@ def test_an_edited_function_shows_unknown_and_a_moved_one_keeps_its_types(
 ) -> None:
     folder = copy_of(recorded_run, tmp_path)
     before = check(folder)
-    [impl_before] = signatures(before, "ol_clip_scalar.<locals>.impl")
+    [impl_before] = signatures(before, "ol_saturate.<locals>.impl")
     # A line above everything moves every function; the closure's body changes.
-    edited = "# a comment above\n" + PROGRAM.replace("acc = acc * x + c", "acc = acc * x + c * 1.0")
+    edited = "# a comment above\n" + PROGRAM.replace(
+        "total += w[i] * values[i]", "total += w[i] * values[i] * 1.0"
+    )
     (folder / "prog.py").write_text(edited)
     after = check(folder)
-    assert not any(s["variables"] for s in signatures(after, "make_polynomial.<locals>.evaluate"))
+    assert not any(s["variables"] for s in signatures(after, "make_weighted_sum.<locals>.weighted"))
     notes = [
         d
         for d in after["diagnostics"]
-        if d["code"] == "no-signature" and d["function"] == "make_polynomial.<locals>.evaluate"
+        if d["code"] == "no-signature" and d["function"] == "make_weighted_sum.<locals>.weighted"
     ]
     assert notes and "recorded for an older version of this function" in notes[0]["message"]
-    [impl_after] = signatures(after, "ol_clip_scalar.<locals>.impl")
+    [impl_after] = signatures(after, "ol_saturate.<locals>.impl")
     lines_before = {v["ssa_name"]: v["line"] for v in impl_before["variables"]}
     lines_after = {v["ssa_name"]: v["line"] for v in impl_after["variables"]}
     assert lines_after == {name: line + 1 for name, line in lines_before.items()}
@@ -270,16 +272,16 @@ def test_the_editor_shows_recorded_types_in_hovers_hints_and_lenses(
         engine.close()
     document = AnalysedDocument(path.as_uri(), str(path), PROGRAM, 1, result)
     lines = PROGRAM.splitlines()
-    acc_line = lines.index("            acc = acc * x + c")  # 0-based, inside the closure
-    answer = hover(PROGRAM, document, acc_line, lines[acc_line].index("acc"), HoverContext())
+    total_line = lines.index("            total += w[i] * values[i]")  # 0-based, inside the closure
+    answer = hover(PROGRAM, document, total_line, lines[total_line].index("total"), HoverContext())
     assert answer is not None and "float64" in answer.markdown
-    low_line = lines.index("        low = max(x, lo)")  # inside the overload's implementation
+    low_line = lines.index("        ratio = x / limit")  # inside the overload's implementation
     hints = inlay_hints(
         PROGRAM, document, low_line, low_line, variable_types=True, return_types=True, max_length=60
     )
     assert [h.label for h in hints if h.kind == "type"] == [": float64"]
     lenses = code_lenses(path.as_uri(), PROGRAM, document, busy=False, trusted=True)
-    closure_decorator = lines.index("    def evaluate(x):") - 1  # a lens sits on the first decorator
+    closure_decorator = lines.index("    def weighted(values):") - 1  # a lens sits on the first decorator
     assert any(lens.line == closure_decorator and "float64" in lens.title for lens in lenses), [
         (lens.line, lens.title) for lens in lenses
     ]
