@@ -8,21 +8,18 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from record_helpers import pyserver
 
 from pyserver.analysis.engine import AnalysisEngine
 from pyserver.lsp.hover import HoverContext, hover
 from pyserver.lsp.inlay import inlay_hints
 from pyserver.lsp.lenses import code_lenses
 from pyserver.lsp.views import AnalysedDocument
-
-ROOT = Path(__file__).resolve().parents[2]
-ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
 
 PROGRAM = """
 import gc
@@ -136,17 +133,6 @@ def plain(text: str) -> str:
     """A type's text without the jitclass's address (`instance.jitclass.Counter#7f...<count:int64>`), as
     `record` spells it: an address means nothing in another process."""
     return re.sub(r"#[0-9a-f]+(?=<)", "", text)
-
-
-def pyserver(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pyserver", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=ENV,
-    )
 
 
 def check(cwd: Path) -> dict[str, Any]:
