@@ -63,7 +63,16 @@ def _args(signature: dict[str, Any]) -> list[str]:
 
 
 def _functions_by_key(check: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(f["path"], f["name"]): f for f in check.get("functions", [])}
+    """(path, qualified name) -> the function; two `def`s of one name (in two branches of a factory) are
+    listed apart by check and merged here, as Numba's dump keys them by name too."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for function in check.get("functions", []):
+        key = (function["path"], function["name"])
+        if key in found:
+            found[key] = {**found[key], "signatures": found[key]["signatures"] + function["signatures"]}
+        else:
+            found[key] = function
+    return found
 
 
 def _short(signature: dict[str, Any]) -> str:
@@ -78,10 +87,15 @@ def _typed_signatures(
         return []
     pairs = []
     for truth_signature in truth_function["signatures"]:
-        for ours in function.get("signatures", []):
-            if _args(ours) == _args(truth_signature) and ours.get("variables"):
-                pairs.append((ours, truth_signature))
-                break
+        same = [
+            s
+            for s in function.get("signatures", [])
+            if _args(s) == _args(truth_signature) and s.get("variables")
+        ]
+        # Of twin dispatchers' signatures, the one recorded from the same dispatcher (`options`) first.
+        same.sort(key=lambda s: s.get("options", {}).get("parallel") != truth_signature.get("parallel"))
+        if same:
+            pairs.append((same[0], truth_signature))
     return pairs
 
 

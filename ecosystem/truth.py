@@ -61,13 +61,32 @@ class CompileTimer:
         return code is not None and _under(code.co_filename, self.root)
 
 
+_KEPT: list[Any] = []  # every UFuncDispatcher made during the run (see _keep_kernel_dispatchers)
+
+
+def _keep_kernel_dispatchers() -> None:
+    """A gufunc built for target="parallel" keeps only the NumPy ufunc it made: its UFuncDispatcher (with
+    the compiles' typemaps) is freed at once. Keep each one alive, so that the dump below sees it."""
+    from numba.np.ufunc.ufuncbuilder import UFuncDispatcher
+
+    original = UFuncDispatcher.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        _KEPT.append(self)
+
+    UFuncDispatcher.__init__ = init
+
+
 def _dispatchers(root: str) -> list[Any]:
     """Jit dispatchers, and the dispatchers behind @vectorize/@guvectorize kernels (UFuncDispatcher)."""
     from numba.core.dispatcher import Dispatcher
     from numba.np.ufunc.ufuncbuilder import UFuncDispatcher
 
     found = []
-    for obj in gc.get_objects():
+    alive = gc.get_objects()
+    alive_ids = {id(obj) for obj in alive}
+    for obj in alive + [kept for kept in _KEPT if id(kept) not in alive_ids]:
         try:
             if isinstance(obj, (Dispatcher, UFuncDispatcher)):
                 code = obj.py_func.__code__
@@ -95,10 +114,13 @@ def dump(root: str, base: str) -> list[dict[str, Any]]:
                 "signatures": [],
             },
         )
+        # Twin dispatchers (a parallel=True and a serial one over the same function) compile apart: each
+        # signature says which dispatcher compiled it.
+        parallel = bool((getattr(dispatcher, "targetoptions", None) or {}).get("parallel"))
         for sig, cres in list(dispatcher.overloads.items()):
             args = [str(t) for t in getattr(sig, "args", sig)]  # a UFuncDispatcher keys by Signature
-            if any(s["args"] == args for s in entry["signatures"]):
-                continue  # a twin dispatcher (parallel and serial) over the same function
+            if any(s["args"] == args and s["parallel"] == parallel for s in entry["signatures"]):
+                continue
             annotation = getattr(cres, "type_annotation", None)
             typemap = getattr(annotation, "typemap", None) or {}
             entry["signatures"].append(
@@ -106,6 +128,7 @@ def dump(root: str, base: str) -> list[dict[str, Any]]:
                     "args": args,
                     "return_type": str(cres.signature.return_type),
                     "objectmode": bool(getattr(cres, "objectmode", False)),
+                    "parallel": parallel,
                     "typemap": {str(name): str(ty) for name, ty in typemap.items()},
                 }
             )
@@ -116,6 +139,7 @@ def main(argv: list[str]) -> int:
     base, root, out, program, *args = argv
     base, root = os.path.realpath(base), os.path.realpath(root)
     timer = CompileTimer(root)
+    _keep_kernel_dispatchers()
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
     status = "ok"

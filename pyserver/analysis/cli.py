@@ -139,6 +139,8 @@ def _functions_json(functions: list[Any], base: Path, variables: bool = False) -
                             if s.parallel_loops
                             else {}
                         ),
+                        # recorded from one of twin dispatchers (parallel=True and serial): which one
+                        **({"options": s.options} if s.options else {}),
                         **({"variables": _variables_json(s)} if variables else {}),
                     }
                     for s in function.signatures

@@ -161,6 +161,9 @@ class SignatureResult:
     parallel_loops: list[ParallelLoop] = field(default_factory=list)
     # mode "unknown": why these argument types give no types (not an error of the code)
     unknown_reason: str | None = None
+    # Source "recorded" from a twin dispatcher (a parallel=True one and a serial one over the same Python
+    # function): {"parallel": bool}, the options of the dispatcher whose compile gave these types.
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def text(self) -> str:

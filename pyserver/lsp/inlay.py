@@ -105,5 +105,7 @@ def inlay_hints(
         if parallel_loops and view.info is not None and view.info.options.get("parallel"):
             for line, col, label, text in parallel.hint_positions(source, view, first, last):
                 hints.append(Hint(line, col, "  " + label, "  " + label, (text,), "parallel"))
-    hints.sort(key=lambda hint: (hint.line, hint.col))
-    return hints
+    # One hint per place: a function nested in another (an @overload's implementation, typed both through
+    # its typing function and from its own recorded compiles) comes later and keeps its own.
+    unique = {(hint.line, hint.col, hint.kind): hint for hint in hints}
+    return sorted(unique.values(), key=lambda hint: (hint.line, hint.col))

@@ -97,9 +97,13 @@ def code_lenses(
     lenses: list[Lens] = []
     for view in function_views(source, analysed):
         function = view.current
-        if function.nested:
-            continue  # not reachable from the module: nothing to debug or compile on its own
         line = first_line(function) - 1
+        if function.nested:
+            # Not reachable from the module: nothing to debug or compile on its own. Its types, when a
+            # recorded run compiled it (a closure, an overload's implementation), are its status.
+            if trusted and not load_failed and view.info is not None and view.info.signatures:
+                lenses.append(Lens(line, status_title(view, busy), ""))
+            continue
         if not trusted:
             lenses.append(Lens(line, "Numba: types unavailable (workspace not trusted)", ""))
             continue

@@ -42,26 +42,10 @@ from pyserver.numba_api.inference_model import (
     ErrorInfo,
     Inference,
     ReturnSite,
-    VariableInfo,
     WarningInfo,
-    source_name,
 )
 from pyserver.numba_api.parfors import LensParforReport
-
-
-def _read_vars(stmt: Any) -> list[Any]:
-    """The variables a statement reads. A phi is not a read: it merges versions at a join, and the
-    statement that then uses the merged version is the read."""
-    if isinstance(stmt, ir.Assign):
-        value = stmt.value
-        if isinstance(value, ir.Var):
-            return [value]
-        if isinstance(value, ir.Expr):
-            return [] if value.op == "phi" else list(value.list_vars())
-        return []  # arg, const, global, freevar
-    if isinstance(stmt, ir.Del):
-        return []
-    return list(stmt.list_vars())
+from pyserver.numba_api.typed_ir import typed_variables
 
 
 class _Done:
@@ -78,41 +62,13 @@ def _collect(state: Any) -> Inference:
     code = getattr(state.func_id, "code", None)
     if code is not None:
         def_line = code.co_firstlineno
-    seen: set[str] = set()
     casts: dict[str, str] = {}
-    reads: dict[str, set[int]] = {}
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            line = stmt.loc.line if stmt.loc is not None else None
-            if line:
-                for var in _read_vars(stmt):
-                    reads.setdefault(var.name, set()).add(int(line))
+    result.variables.extend(typed_variables(func_ir.blocks.values(), typemap, def_line, arg_names))
     for block in func_ir.blocks.values():
         for stmt in block.body:
             if isinstance(stmt, ir.Assign):
-                name = stmt.target.name
                 if isinstance(stmt.value, ir.Expr) and stmt.value.op == "cast":
-                    casts[name] = stmt.value.value.name
-                if name.startswith("$") or "closure__locals__" in name or name in seen:
-                    continue
-                seen.add(name)
-                ty = typemap.get(name)
-                if ty is None:
-                    continue
-                is_arg = isinstance(stmt.value, ir.Arg)
-                line = def_line if is_arg else stmt.loc.line
-                is_phi = isinstance(stmt.value, ir.Expr) and stmt.value.op == "phi"
-                result.variables.append(
-                    VariableInfo(
-                        source_name(name),
-                        name,
-                        ty,
-                        line,
-                        is_arg or name in arg_names,
-                        sorted(reads.get(name, ())),
-                        is_phi,
-                    )
-                )
+                    casts[stmt.target.name] = stmt.value.value.name
             elif isinstance(stmt, ir.Return):
                 value = casts.get(stmt.value.name, stmt.value.name)
                 result.returns.append(ReturnSite(stmt.loc.line, typemap.get(value)))

@@ -10,6 +10,7 @@ crashes lose nothing), with its exact argument types, whether it compiled, and h
 
 from __future__ import annotations
 
+import linecache
 import os
 import re
 import sys
@@ -31,7 +32,7 @@ class Recorder:
         self.root = os.path.realpath(root)
         # The notebook whose kernel this is: functions defined in its cells are recorded under it.
         self.notebook = os.path.realpath(notebook) if notebook else None
-        self.seen: set[tuple[str, str, bool, str | None]] = set()
+        self.seen: set[tuple[str, str, bool, str | None, bool]] = set()
         # Per thread: the compiles under way, each [start, seconds spent in nested compiles]. Compiles
         # nest (typing a call compiles the callee): a compile's own time leaves its callees' out.
         self._local = threading.local()
@@ -86,13 +87,16 @@ class Recorder:
         kernel: str | None = None,
         layout: str | None = None,
         return_type: Any = None,
+        typed: dict[str, Any] | None = None,
+        parallel: bool = False,
     ) -> None:
+        """`typed`: what Numba typed in that compile (numba_api.typed_ir: returns, variables)."""
         relative = self.function_path(py_func)
         if relative is None or py_func is None:
             return
         key = store.function_key(relative, py_func.__qualname__)
         readable = [types_codec.readable(a) for a in args]
-        dedupe = (key, repr(readable), failed, kernel)
+        dedupe = (key, repr(readable), failed, kernel, parallel)
         if dedupe in self.seen:
             return
         self.seen.add(dedupe)
@@ -100,13 +104,22 @@ class Recorder:
         encoded_return = None
         if return_type is not None:
             encoded_return = types_codec.encode(return_type, root=self.root)
+        origin = "kernel" if relative == self.notebook_relative() else None
+        first_line = hashed = None
+        if typed is not None and origin is None:  # a notebook cell's lines are not the notebook's
+            code = py_func.__code__
+            first_line = code.co_firstlineno
+            hashed = store.source_hash(linecache.getlines(code.co_filename), first_line)
+        if hashed is None:
+            typed = None  # types that cannot be tied to the function's text are never shown
         with store.locked(self.signatures_path) as data:
             if encoded is None:
                 bad = [types_codec.readable(a) for a in args if types_codec.encode(a, root=self.root) is None]
                 store.add_note(
                     data, f"{key}: skipped ({', '.join(readable)}): cannot store {', '.join(bad)} exactly"
                 )
-                return
+                if typed is None:
+                    return  # else what it typed is kept, under its readable argument types
             entry = store.Entry(
                 readable,
                 encoded,
@@ -115,9 +128,17 @@ class Recorder:
                 at=round(time.time(), 3),
                 kernel=kernel,
                 layout=layout,
-                returns=None if encoded_return is None else types_codec.readable(return_type),
+                returns=(
+                    types_codec.readable(return_type)
+                    if encoded_return is not None
+                    else (typed or {}).get("returns")
+                ),
                 return_type=encoded_return,
-                origin="kernel" if relative == self.notebook_relative() else None,
+                origin=origin,
+                variables=None if typed is None else typed["variables"],
+                first_line=first_line,
+                source_hash=hashed,
+                parallel=parallel or None,
             )
             store.merge(data, key, entry)
 
@@ -162,8 +183,16 @@ def install(signatures_path: str, root: str, notebook: str | None = None) -> Rec
                 args = tuple(data.get("args") or ())
                 # Event.is_failed is inverted in Numba 0.68; a successful compile has added its overload
                 # by the time the event ends.
-                failed = args not in getattr(dispatcher, "overloads", {})
-                recorder.on_compile_end(getattr(dispatcher, "py_func", None), args, failed, seconds)
+                compiled = getattr(dispatcher, "overloads", {}).get(args)
+                options = getattr(dispatcher, "targetoptions", None) or {}
+                recorder.on_compile_end(
+                    getattr(dispatcher, "py_func", None),
+                    args,
+                    compiled is None,
+                    seconds,
+                    typed=None if compiled is None else _typed(compiled),
+                    parallel=bool(options.get("parallel")),
+                )
             except Exception as exc:  # recording must never break the user's program
                 _warn(exc)
 
@@ -171,12 +200,54 @@ def install(signatures_path: str, root: str, notebook: str | None = None) -> Rec
     # Kernels launched under the CUDA simulator compile nothing: their launches are recorded instead.
     install_simulator_hook(lambda py_func, args, failed: recorder.on_compile_end(py_func, args, failed))
     try:
+        _install_stencil_hook(recorder)
+    except Exception as exc:  # another Numba's internals: jitted functions are still recorded
+        print(f"numba-lens: stencil kernels are not recorded with this Numba: {exc!r}", file=sys.stderr)
+    try:
         _install_kernel_hooks(recorder)
     except Exception as exc:  # another Numba's internals: jitted functions are still recorded
         print(
             f"numba-lens: ufunc and gufunc loops are not recorded with this Numba: {exc!r}", file=sys.stderr
         )
     return recorder
+
+
+def _typed(compiled: Any) -> dict[str, Any] | None:
+    """What a compile typed (its typemap and return type), or None when it cannot be read."""
+    try:
+        from pyserver.numba_api import typed_ir
+
+        return typed_ir.compiled_types(compiled, types_codec.readable)
+    except Exception as exc:  # another Numba's internals: the signature is still recorded
+        _warn(exc)
+        return None
+
+
+def _install_stencil_hook(recorder: Recorder) -> None:
+    """A @stencil kernel is typed, never compiled through a dispatcher of its own (Numba compiles a
+    function generated from it): record each typing of the kernel, with its typemap."""
+    from numba.stencils.stencil import StencilFunc
+
+    original: Callable[..., Any] = StencilFunc.get_return_type
+
+    def get_return_type(self: Any, argtys: Any) -> Any:
+        result = original(self, argtys)
+        try:
+            from pyserver.numba_api import typed_ir
+
+            real_return, typemap = result[0], result[1]
+            kernel_ir = self.kernel_ir
+            typed = typed_ir.typed_ir_record(
+                kernel_ir.blocks, typemap, real_return, kernel_ir.func_id, types_codec.readable
+            )
+            recorder.on_compile_end(
+                kernel_ir.func_id.func, tuple(argtys), False, kernel="stencil", typed=typed
+            )
+        except Exception as exc:  # recording must never break the user's program
+            _warn(exc)
+        return result
+
+    StencilFunc.get_return_type = get_return_type  # type: ignore[method-assign]
 
 
 def _install_kernel_hooks(recorder: Recorder) -> None:
@@ -223,6 +294,7 @@ def _install_kernel_hooks(recorder: Recorder) -> None:
                     kernel="vectorize" if layout is None else "guvectorize",
                     layout=layout,
                     return_type=return_type,
+                    typed=None if result is None else _typed(result[0]),
                 )
             except Exception as exc:  # recording must never break the user's program
                 _warn(exc)

@@ -28,12 +28,22 @@ Optional fields (added later; readers must not require them):
 - `kernel`: "vectorize" or "guvectorize" for a ufunc or gufunc loop; `args` are then the kernel's
   argument types for that loop, `layout` the gufunc's layout ("(n),()->(n)"), `returns`/`return_type`
   a ufunc loop's return type.
+- What Numba typed in that compile, so that a function the analysis cannot type again by itself (a
+  closure whose cells exist only at run time, an @overload implementation, a kernel of a stencil) still
+  shows Numba's own types: `returns` (the return type, readable), `variables` (per variable: `name`,
+  `ssa_name`, `type`, `line`, and `literal`, `is_arg`, `used_lines`, `phi` when set, as the hover shows
+  them), `first_line` (the code object's first line: its first decorator or its `def`) and `source_hash`
+  (source_hash() of the function's text from that line): the types are used only while the text still
+  hashes the same. `parallel`: true for a compile of a parallel=True dispatcher, a separate entry from
+  a serial dispatcher's compile of the same function and argument types (twin dispatchers).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import inspect
 import json
 import os
 import tempfile
@@ -49,7 +59,7 @@ VERSION = 1
 @dataclass
 class Entry:
     args: list[str]
-    types: list[dict[str, Any]]
+    types: list[dict[str, Any]] | None  # None: no exact encoding; kept only for what the compile typed
     ok: bool
     seconds: float | None = None
     at: float | None = None
@@ -58,9 +68,13 @@ class Entry:
     returns: str | None = None
     return_type: dict[str, Any] | None = None
     origin: str | None = None  # "kernel": compiled in a notebook's kernel (a source of its own)
+    variables: list[dict[str, Any]] | None = None  # Numba's typemap of that compile, as the hover shows it
+    first_line: int | None = None
+    source_hash: str | None = None
+    parallel: bool | None = None  # compiled by a parallel=True dispatcher
 
     def key(self) -> str:
-        return json.dumps(self.types, sort_keys=True)
+        return _identity(self.types, self.args)
 
     def to_json(self) -> dict[str, Any]:
         raw: dict[str, Any] = {"args": self.args, "types": self.types, "ok": self.ok}
@@ -71,11 +85,43 @@ class Entry:
         return raw
 
 
-_OPTIONAL = ("seconds", "at", "kernel", "layout", "returns", "return_type", "origin")
+_OPTIONAL = (
+    "seconds",
+    "at",
+    "kernel",
+    "layout",
+    "returns",
+    "return_type",
+    "origin",
+    "variables",
+    "first_line",
+    "source_hash",
+    "parallel",
+)
+# What a compile typed: a later recording of a changed function's text replaces them.
+_TYPED = ("returns", "variables", "first_line", "source_hash")
+
+
+def _identity(types: Any, args: Any) -> str:
+    """Two compiles are one entry when their exact types are equal; without them, their readable ones."""
+    return json.dumps(types if types is not None else {"args": args}, sort_keys=True)
 
 
 def function_key(relative_path: str, qualname: str) -> str:
     return f"{Path(relative_path).as_posix()}::{qualname}"
+
+
+def source_hash(lines: list[str], first_line: int) -> str | None:
+    """A hash of the text of the function whose code starts on the 1-based `first_line` of a file's
+    `lines` (kept line ends): the block Python's `inspect` gives from that line. None when it has none."""
+    if not 0 < first_line <= len(lines):
+        return None
+    text = [line.rstrip("\r\n") + "\n" for line in lines[first_line - 1 :]]  # the same for CRLF files
+    try:
+        block = inspect.getblock(text)
+    except (SyntaxError, IndentationError, ValueError):
+        return None
+    return hashlib.sha256("".join(block).encode("utf-8")).hexdigest()[:16]
 
 
 def empty() -> dict[str, Any]:
@@ -99,10 +145,22 @@ def load(path: str | Path) -> dict[str, Any]:
 
 
 def entries(data: dict[str, Any], key: str) -> list[Entry]:
+    """The entries of `key` with exact argument types (those the analysis can type again)."""
+    return [e for e in typed_entries(data, key, inexact=False) if e.types is not None]
+
+
+def typed_entries(data: dict[str, Any], key: str, inexact: bool = True) -> list[Entry]:
+    """The entries of `key`; with `inexact`, also those whose argument types could not be stored exactly
+    but whose compile's types (`variables`) were kept."""
     found = []
     for raw in data.get("functions", {}).get(key, []):
-        if isinstance(raw, dict) and isinstance(raw.get("types"), list) and isinstance(raw.get("args"), list):
-            entry = Entry([str(a) for a in raw["args"]], raw["types"], bool(raw.get("ok", True)))
+        if not isinstance(raw, dict) or not isinstance(raw.get("args"), list):
+            continue
+        exact = isinstance(raw.get("types"), list)
+        if exact or (inexact and raw.get("types") is None and isinstance(raw.get("variables"), list)):
+            entry = Entry(
+                [str(a) for a in raw["args"]], raw["types"] if exact else None, bool(raw.get("ok", True))
+            )
             for name in ("seconds", "at"):
                 if isinstance(raw.get(name), int | float):
                     setattr(entry, name, float(raw[name]))
@@ -111,6 +169,14 @@ def entries(data: dict[str, Any], key: str) -> list[Entry]:
                     setattr(entry, name, raw[name])
             if isinstance(raw.get("return_type"), dict):
                 entry.return_type = raw["return_type"]
+            if isinstance(raw.get("variables"), list):
+                entry.variables = [v for v in raw["variables"] if isinstance(v, dict)]
+            if isinstance(raw.get("first_line"), int):
+                entry.first_line = raw["first_line"]
+            if isinstance(raw.get("source_hash"), str):
+                entry.source_hash = raw["source_hash"]
+            if raw.get("parallel") is True:
+                entry.parallel = True
             found.append(entry)
     return found
 
@@ -121,8 +187,17 @@ def merge(data: dict[str, Any], key: str, entry: Entry) -> bool:
     functions = data.setdefault("functions", {})
     existing = functions.setdefault(key, [])
     for raw in existing:
-        if json.dumps(raw.get("types"), sort_keys=True) == entry.key() and raw.get("kernel") == entry.kernel:
+        if (
+            _identity(raw.get("types"), raw.get("args")) == entry.key()
+            and raw.get("kernel") == entry.kernel
+            and raw.get("parallel") == entry.parallel
+        ):
             changed = False
+            moved = entry.first_line is not None and raw.get("first_line") not in (None, entry.first_line)
+            edited = entry.source_hash is not None and raw.get("source_hash") not in (None, entry.source_hash)
+            if moved or edited:
+                for name in _TYPED:  # the function's text changed since: its new types replace the old
+                    raw.pop(name, None)
             if entry.ok and not raw.get("ok", True):
                 raw["ok"] = True
                 if entry.seconds is not None:
@@ -149,7 +224,12 @@ def add_note(data: dict[str, Any], note: str) -> bool:
 def normalised(data: dict[str, Any]) -> dict[str, Any]:
     functions = {
         key: sorted(
-            value, key=lambda e: (json.dumps(e.get("args")), json.dumps(e.get("types"), sort_keys=True))
+            value,
+            key=lambda e: (
+                json.dumps(e.get("args")),
+                json.dumps(e.get("types"), sort_keys=True),
+                bool(e.get("parallel")),
+            ),
         )
         for key, value in sorted(data.get("functions", {}).items())
     }

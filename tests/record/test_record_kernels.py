@@ -6,12 +6,11 @@ writes a valid, empty file."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+from record_helpers import pyserver
 
 PROGRAM = """
 from collections import namedtuple
@@ -97,19 +96,6 @@ if __name__ == "__main__":
     dyn_sum(np.arange(6.0).reshape(2, 3), res)
     print(Builder(plain_norm).kernel(np.ones((2, 2))))
 """
-
-ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-
-
-def pyserver(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pyserver", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=ENV,
-    )
 
 
 def by_function(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:

@@ -25,7 +25,7 @@ from pyserver.analysis.model import (
     SignatureResult,
 )
 from pyserver.analysis.worker.discover.discovery import JitFunction, find_jitted_functions, place_created
-from pyserver.analysis.worker.infer import cuda_kernels, kernels, recompiles
+from pyserver.analysis.worker.infer import cuda_kernels, kernels, recompiles, recorded_types
 from pyserver.analysis.worker.infer.analysis_run import AnalysisRun, CutoffMemo, Memo
 from pyserver.analysis.worker.infer.callee_resolution import CalleeResolution
 from pyserver.analysis.worker.infer.diagnostics import (
@@ -208,6 +208,8 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                 result.diagnostics.append(self._no_signature(path, function, unusable.get(name, [])))
         cuda_kernels.refine(run, first_inference_diagnostic)  # CUDA's own mistakes
         kernels.type_overloads(self, run)  # @overload implementations, from the calls that reached them
+        # What the recorded compiles typed, for the functions and argument types not typed above.
+        recorded_types.add_recorded_types(result, self.root, source, index, stores)
         for name, record in records.items():  # recorded compiles, each recompile explained (recompiles.py)
             key = store.function_key(os.path.relpath(path, self.root), name)
             cached = bool(record.options.get("cache"))

@@ -191,7 +191,8 @@ def type_overloads(analyzer: Any, run: Any) -> None:
                 for entry in store.entries(data, key):
                     try:
                         args = tuple(
-                            types_codec.decode(e, analyzer.recorded_objects.resolve) for e in entry.types
+                            types_codec.decode(e, analyzer.recorded_objects.resolve)
+                            for e in entry.types or ()
                         )
                     except (ValueError, KeyError, TypeError):
                         continue
@@ -256,6 +257,8 @@ def add_recorded_only(load: Any, path: str, root: str, stores: list[dict[str, An
             if code is None or os.path.realpath(code.co_filename) != real:
                 continue  # not a plain function of this file (a dispatcher made at load is already known)
             entries = store.entries(data, key)
+            if any(e.kernel == "stencil" for e in entries):
+                continue  # a stencil's kernel: typed from its recorded compiles (recorded_types.py)
             kernel = next((e for e in entries if e.kernel), None)
             kind = kernel.kernel if kernel is not None and kernel.kernel in KERNEL_KINDS else "jit"
             options: dict[str, Any] = (

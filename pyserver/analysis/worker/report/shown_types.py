@@ -78,14 +78,7 @@ class ShownTypes:
 def variables(inference: numba_api.Inference, def_line: int) -> list[VariableType]:
     shown = []
     for variable in inference.variables:
-        ty = variable.type
-        literal = None
-        if numba_api.is_literal(ty):
-            literal = str(ty)
-            ty = numba_api.unliteral(ty)
-        text = str(ty)
-        if text in ("unknown", "undefined") or "undefined" in text:
-            text = "unknown"
+        text, literal = numba_api.shown_type(variable.type)
         # Numba places arguments on the decorator line; the contract puts them on the `def` line.
         line = def_line if variable.is_arg else variable.line
         shown.append(

@@ -279,7 +279,9 @@ class SignatureSources:
         for data in stores:
             for entry in store.entries(data, key):
                 try:
-                    args = tuple(types_codec.decode(e, self.recorded_objects.resolve) for e in entry.types)
+                    args = tuple(
+                        types_codec.decode(e, self.recorded_objects.resolve) for e in entry.types or ()
+                    )
                 except (ValueError, KeyError, TypeError):
                     if unusable is not None:
                         unusable.append("(" + ", ".join(entry.args) + ")")

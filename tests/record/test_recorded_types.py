@@ -1,0 +1,273 @@
+"""A recorded compile is a full source of types: `record` keeps Numba's typemap of every compile, and
+`check` shows it for functions it cannot type again by itself (a closure made by a factory, an @overload
+implementation, a @stencil kernel, twin dispatchers), while the function's text is unchanged. The
+truth is Numba's own: the program dumps the typemap of every dispatcher of its file after it ran."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from record_helpers import pyserver
+
+from pyserver.analysis.engine import AnalysisEngine
+from pyserver.lsp.hover import HoverContext, hover
+from pyserver.lsp.inlay import inlay_hints
+from pyserver.lsp.lenses import code_lenses
+from pyserver.lsp.views import AnalysedDocument
+
+PROGRAM = """
+import gc
+import json
+import sys
+
+import numpy as np
+from numba import int64, njit, prange, stencil
+from numba.core.dispatcher import Dispatcher
+from numba.experimental import jitclass
+from numba.extending import overload
+
+
+def make_weighted_sum(weights):
+    w = np.asarray(weights, dtype=np.float64)
+
+    @njit
+    def weighted(values):
+        total = 0.0
+        for i in range(w.size):
+            total += w[i] * values[i]
+        return total
+
+    return weighted
+
+
+def saturate(x, limit):
+    return min(x / limit, 1.0)
+
+
+@overload(saturate)
+def ol_saturate(x, limit):
+    def impl(x, limit):
+        ratio = x / limit
+        return min(ratio, 1.0)
+
+    return impl
+
+
+@njit
+def saturate_all(values, limit):
+    out = np.empty_like(values)
+    for i in range(values.size):
+        out[i] = saturate(values[i], limit)
+    return out
+
+
+@stencil
+def smooth(a):
+    return (a[-1] + a[0] + a[1]) / 3.0
+
+
+def total(v):
+    s = 0.0
+    for i in prange(v.shape[0]):
+        s += v[i] * 2.0
+    return s
+
+
+total_parallel = njit(parallel=True)(total)
+total_serial = njit(total)
+
+
+def make_counter_class():
+    @jitclass([("count", int64)])
+    class Counter:
+        def __init__(self):
+            self.count = 0
+
+    return Counter
+
+
+@njit
+def bump(counter, n):
+    for _ in range(n):
+        counter.count += 1
+    return counter.count
+
+
+if __name__ == "__main__":
+    weighted = make_weighted_sum([1.0, 2.0, 3.0])
+    weighted(np.ones(3))
+    saturate_all(np.linspace(0.0, 4.0, 9), 2.0)
+    smooth(np.arange(10.0))
+    values = np.arange(100.0)
+    total_parallel(values)
+    total_serial(values)
+    bump(make_counter_class()(), 3)
+    truth = []
+    dispatchers = []
+    for obj in gc.get_objects():
+        try:
+            if isinstance(obj, Dispatcher) and obj.py_func.__code__.co_filename == __file__:
+                dispatchers.append(obj)
+        except ReferenceError:  # a dead weak proxy
+            continue
+    for obj in dispatchers:
+        for sig, cres in obj.overloads.items():
+            truth.append({
+                "name": obj.py_func.__qualname__,
+                "parallel": bool(obj.targetoptions.get("parallel")),
+                "args": [str(a) for a in sig],
+                "returns": str(cres.signature.return_type),
+                "typemap": {k: str(t) for k, t in cres.type_annotation.typemap.items()},
+            })
+    json.dump(truth, sys.stdout)
+"""
+
+
+def plain(text: str) -> str:
+    """A type's text without the jitclass's address (`instance.jitclass.Counter#7f...<count:int64>`), as
+    `record` spells it: an address means nothing in another process."""
+    return re.sub(r"#[0-9a-f]+(?=<)", "", text)
+
+
+def check(cwd: Path) -> dict[str, Any]:
+    proc = pyserver(cwd, "check", "prog.py", "--format", "json", "--variables")
+    assert proc.stdout, proc.stderr
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def functions(result: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    return [f for f in result["functions"] if f["name"] == name]
+
+
+def signatures(result: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    return [s for f in functions(result, name) for s in f["signatures"]]
+
+
+@pytest.fixture(scope="module")
+def recorded_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    """The program recorded once: its folder (with .numba-lens/signatures.json) and Numba's truth."""
+    folder = tmp_path_factory.mktemp("recorded")
+    (folder / "prog.py").write_text(PROGRAM)
+    proc = pyserver(folder, "record", "--", sys.executable, "prog.py")
+    assert proc.returncode == 0, proc.stderr
+    truth: list[dict[str, Any]] = json.loads(proc.stdout)
+    return folder, truth
+
+
+def copy_of(recorded_run: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> Path:
+    shutil.copytree(recorded_run[0], tmp_path / "run")
+    return tmp_path / "run"
+
+
+def test_closures_overload_implementations_stencils_and_twins_show_numbas_types(
+    recorded_run: tuple[Path, list[dict[str, Any]]],
+) -> None:
+    folder, truth = recorded_run
+    names = {t["name"] for t in truth}
+    assert {
+        "make_weighted_sum.<locals>.weighted",
+        "ol_saturate.<locals>.impl",
+        "saturate_all",
+        "total",
+    } <= names
+    assert sum(t["name"] == "total" for t in truth) == 2  # the parallel and the serial dispatcher
+    # A jitclass made in a function: its instances' type cannot be stored exactly (no module-level name)
+    assert "bump" in names and "make_counter_class.<locals>.Counter.__init__" in names
+    result = check(folder)
+    compared = 0
+    for compiled in truth:
+        args = [plain(a) for a in compiled["args"]]
+        ours = [s for s in signatures(result, compiled["name"]) if s["args"] == args]
+        twin = compiled["name"] == "total"
+        if twin:  # two entries: each dispatcher's compile with its own types
+            ours = [s for s in ours if s["options"]["parallel"] == compiled["parallel"]]
+        assert ours, (compiled["name"], compiled["args"], signatures(result, compiled["name"]))
+        signature = ours[0]
+        assert signature["variables"], signature
+        for variable in signature["variables"]:
+            numba_type = compiled["typemap"].get(variable["ssa_name"])
+            if numba_type is not None:
+                assert variable["numba_type"] == plain(numba_type), (compiled["name"], variable)
+                compared += 1
+        assert signature["return_type"] == plain(compiled["returns"])
+    assert compared >= 15
+    # The closure and the overload's implementation are checked only from their recorded compiles.
+    [closure] = signatures(result, "make_weighted_sum.<locals>.weighted")
+    assert closure["source"] == "recorded"
+    variables = {v["ssa_name"]: v for v in closure["variables"]}
+    assert variables["total"]["line"] == PROGRAM.splitlines().index("        total = 0.0") + 1
+    [implementation] = signatures(result, "ol_saturate.<locals>.impl")
+    assert implementation["args"] == ["float64", "float64"]
+    # A compile whose argument types cannot be stored exactly still shows what Numba typed.
+    [bumped] = signatures(result, "bump")
+    assert bumped["source"] == "recorded" and bumped["args"][0].startswith("instance.jitclass.Counter<")
+    # Twin dispatchers stay two signatures, one per dispatcher.
+    twins = [s for s in signatures(result, "total") if s["args"] == ["array(float64, 1d, C)"]]
+    assert sorted(s["options"]["parallel"] for s in twins) == [False, True]
+    # The stencil's kernel: typed when the program applied it (Numba's typing of the kernel).
+    [kernel] = signatures(result, "smooth")
+    assert kernel["args"] == ["array(float64, 1d, C)"]
+    assert kernel["return_type"] == "array(float64, 1d, C)"
+    assert {v["name"]: v["type"] for v in kernel["variables"]}["a"] == "array(float64, 1d, C)"
+
+
+def test_an_edited_function_shows_unknown_and_a_moved_one_keeps_its_types(
+    recorded_run: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    folder = copy_of(recorded_run, tmp_path)
+    before = check(folder)
+    [impl_before] = signatures(before, "ol_saturate.<locals>.impl")
+    # A line above everything moves every function; the closure's body changes.
+    edited = "# a comment above\n" + PROGRAM.replace(
+        "total += w[i] * values[i]", "total += w[i] * values[i] * 1.0"
+    )
+    (folder / "prog.py").write_text(edited)
+    after = check(folder)
+    assert not any(s["variables"] for s in signatures(after, "make_weighted_sum.<locals>.weighted"))
+    notes = [
+        d
+        for d in after["diagnostics"]
+        if d["code"] == "no-signature" and d["function"] == "make_weighted_sum.<locals>.weighted"
+    ]
+    assert notes and "recorded for an older version of this function" in notes[0]["message"]
+    [impl_after] = signatures(after, "ol_saturate.<locals>.impl")
+    lines_before = {v["ssa_name"]: v["line"] for v in impl_before["variables"]}
+    lines_after = {v["ssa_name"]: v["line"] for v in impl_after["variables"]}
+    assert lines_after == {name: line + 1 for name, line in lines_before.items()}
+    assert [v["numba_type"] for v in impl_after["variables"]] == [
+        v["numba_type"] for v in impl_before["variables"]
+    ]
+
+
+def test_the_editor_shows_recorded_types_in_hovers_hints_and_lenses(
+    recorded_run: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    folder = copy_of(recorded_run, tmp_path)
+    path = folder / "prog.py"
+    engine = AnalysisEngine(folder, timeout_s=300.0)
+    try:
+        result = engine.analyze(path, PROGRAM)
+    finally:
+        engine.close()
+    document = AnalysedDocument(path.as_uri(), str(path), PROGRAM, 1, result)
+    lines = PROGRAM.splitlines()
+    total_line = lines.index("            total += w[i] * values[i]")  # 0-based, inside the closure
+    answer = hover(PROGRAM, document, total_line, lines[total_line].index("total"), HoverContext())
+    assert answer is not None and "float64" in answer.markdown
+    low_line = lines.index("        ratio = x / limit")  # inside the overload's implementation
+    hints = inlay_hints(
+        PROGRAM, document, low_line, low_line, variable_types=True, return_types=True, max_length=60
+    )
+    assert [h.label for h in hints if h.kind == "type"] == [": float64"]
+    lenses = code_lenses(path.as_uri(), PROGRAM, document, busy=False, trusted=True)
+    closure_decorator = lines.index("    def weighted(values):") - 1  # a lens sits on the first decorator
+    assert any(lens.line == closure_decorator and "float64" in lens.title for lens in lenses), [
+        (lens.line, lens.title) for lens in lenses
+    ]
