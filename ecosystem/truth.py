@@ -8,12 +8,19 @@ writes, with paths relative to BASE, per function, each
 compiled signature with Numba's typemap (`overloads[sig].type_annotation.typemap`: IR variable name ->
 type). It also times Numba's compiles of those functions: the duration of the outermost "numba:compile"
 events whose dispatcher is under ROOT (a callee compiled inside a caller's compile counts once, in its
-caller). Runs in the ecosystem venv, next to the package; this file is not part of pyserver.
+caller), in wall and in CPU seconds (the compiling thread's: LLVM compiles on it).
+
+With ECO_IMPORT_FIRST (a JSON list of module names) it imports those modules before the program: a
+module's functions with explicit signatures compile when it is imported. run.py uses that, in a fresh
+process with an empty cache and no recording, to time Numba compiling what `check` types: the
+signatures of every module it analysed, and those the workload makes. Runs in the ecosystem venv,
+next to the package; this file is not part of pyserver.
 """
 
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import os
 import runpy
@@ -37,7 +44,9 @@ class CompileTimer:
         self.root = root
         self.depth = 0
         self.started = 0.0
+        self.started_cpu = 0.0
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
         self.events = 0
         outer = self
 
@@ -45,12 +54,14 @@ class CompileTimer:
             def on_start(self, ev: Any) -> None:
                 if outer.depth == 0:
                     outer.started = time.perf_counter()
+                    outer.started_cpu = time.thread_time()
                 outer.depth += 1
 
             def on_end(self, ev: Any) -> None:
                 outer.depth -= 1
                 if outer.depth == 0 and outer._ours(ev):
                     outer.seconds += time.perf_counter() - outer.started
+                    outer.cpu_seconds += time.thread_time() - outer.started_cpu
                     outer.events += 1
 
         event.register("numba:compile", Listener())
@@ -119,6 +130,13 @@ def main(argv: list[str]) -> int:
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
     status = "ok"
+    imported, not_imported = [], []
+    for name in json.loads(os.environ.get("ECO_IMPORT_FIRST", "[]")):
+        try:
+            importlib.import_module(name)
+            imported.append(name)
+        except BaseException:  # a module that does not import in plain Python: nothing of it compiles
+            not_imported.append(name)
     started = time.perf_counter()
     try:
         runpy.run_path(program, run_name="__main__")
@@ -134,6 +152,9 @@ def main(argv: list[str]) -> int:
         "status": status,
         "run_s": run_s,
         "numba_compile_s": timer.seconds,
+        "numba_compile_cpu_s": timer.cpu_seconds,
+        "imported_first": imported,
+        "not_imported": not_imported,
         "numba_compile_events": timer.events,
         "functions": dump(root, base),
     }

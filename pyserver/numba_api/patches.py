@@ -5,16 +5,19 @@ typing (a callee resolver is in effect) or the function is one this package's pi
 - calls to workspace dispatchers are typed through the callee resolver, never compiled;
 - library dispatchers are typed by inference, not an LLVM compile;
 - successful call resolutions are remembered across functions;
-- Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads.
+- Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads;
+- an inline="always" callee's untyped IR is made once, not at every call site it is inlined into.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-from numba.core import ir, postproc, transforms, typing
+from numba.core import bytecode, ir, postproc, transforms, typing
 from numba.core import types as nbtypes
 from numba.core.dispatcher import _DispatcherBase
+from numba.core.inline_closurecall import InlineWorker
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
 
@@ -28,6 +31,7 @@ _original_get_overload = _DispatcherBase.get_overload
 _original_get_impl_key = _OverloadFunctionTemplate.get_impl_key
 _original_resolve_function_type = BaseContext.resolve_function_type
 _original_postprocessor_run = postproc.PostProcessor.run
+_original_inline_function = InlineWorker.inline_function
 _installed = False
 
 
@@ -174,6 +178,36 @@ def _lens_postprocessor_run(self: Any, *args: Any, **kwargs: Any) -> None:
     func_ir.generator_info = None
 
 
+# Numba runs an inline="always" callee's untyped passes again at every call site it inlines it into (and,
+# nested, at every site inside that callee): the same IR each time, for the same function, flags,
+# locals and contexts. While analysing, that IR is made once and each site inlines a copy of it under a
+# fresh unique name, as Numba's own run would name it (inline_ir copies the IR before changing it).
+_inline_irs: BoundedCache[tuple[Any, ...], Any] = bounded_cache("numba_api.inline_irs", 512)
+
+
+def _lens_inline_function(
+    self: Any, caller_ir: Any, block: Any, i: int, function: Any, arg_typs: Any = None
+) -> Any:
+    if current_callee_resolver() is None or arg_typs is not None:
+        return _original_inline_function(self, caller_ir, block, i, function, arg_typs)
+    self.flags.enable_ssa = False  # what run_untyped_passes does to the flags it is given
+    try:
+        local_types = tuple(sorted((name, str(ty)) for name, ty in (self.locals or {}).items()))
+        # a compile makes its own target context (a subtarget with its options): its kind is what counts
+        key = (function, id(self.typingctx), type(self.targetctx), repr(self.flags), local_types)
+        cached = _inline_irs.get(key)
+    except TypeError:  # an unhashable function object
+        return _original_inline_function(self, caller_ir, block, i, function, arg_typs)
+    if cached is None:
+        cached = self.run_untyped_passes(function)
+        _inline_irs[key] = cached
+    callee_ir = copy.copy(cached)
+    callee_ir.func_id = copy.copy(cached.func_id)
+    unique = next(bytecode.FunctionIdentity._unique_ids)
+    callee_ir.func_id.unique_name = f"{cached.func_id.func_qualname}${unique}"
+    return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars)
+
+
 def install() -> None:
     """Install the replacements (once per process; later calls do nothing)."""
     global _installed
@@ -186,3 +220,4 @@ def install() -> None:
     _DispatcherBase.get_call_template = _lens_get_call_template  # type: ignore[method-assign]
     ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
     postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]
+    InlineWorker.inline_function = _lens_inline_function  # type: ignore[method-assign]
