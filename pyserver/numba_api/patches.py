@@ -6,12 +6,15 @@ typing (a callee resolver is in effect) or the function is one this package's pi
 - library dispatchers are typed by inference, not an LLVM compile;
 - successful call resolutions are remembered across functions;
 - Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads;
-- an inline="always" callee's untyped IR is made once, not at every call site it is inlined into.
+- an inline="always" callee's untyped IR is made once, not at every call site it is inlined into, and
+  IR blocks are deep-copied faster (ir_copy.py: the same copies).
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from numba.core import bytecode, ir, postproc, transforms, typing
@@ -25,6 +28,7 @@ from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.numba_api.callees import callee_resolver_disabled, current_callee_resolver
 from pyserver.numba_api.core import LIFTED_DISPATCHERS
 from pyserver.numba_api.inference import infer, uses_light_postprocessing
+from pyserver.numba_api.ir_copy import deepcopy_block
 
 _original_get_call_template = _DispatcherBase.get_call_template
 _original_get_overload = _DispatcherBase.get_overload
@@ -183,12 +187,30 @@ def _lens_postprocessor_run(self: Any, *args: Any, **kwargs: Any) -> None:
 # locals and contexts. While analysing, that IR is made once and each site inlines a copy of it under a
 # fresh unique name, as Numba's own run would name it (inline_ir copies the IR before changing it).
 _inline_irs: BoundedCache[tuple[Any, ...], Any] = bounded_cache("numba_api.inline_irs", 512)
+_inline_memo_enabled = [True]  # off only to compare with Numba's own inlining (tests)
+
+
+@contextmanager
+def inline_memo_disabled() -> Iterator[None]:
+    """Numba's own inlining inside: each site runs the callee's untyped passes, blocks copied by
+    Python's deepcopy (to compare the two)."""
+    previous = _inline_memo_enabled[0]
+    fast_copy = ir.Block.__dict__.get("__deepcopy__")
+    _inline_memo_enabled[0] = False
+    if fast_copy is not None:
+        del ir.Block.__deepcopy__
+    try:
+        yield
+    finally:
+        _inline_memo_enabled[0] = previous
+        if fast_copy is not None:
+            ir.Block.__deepcopy__ = fast_copy  # type: ignore[attr-defined]
 
 
 def _lens_inline_function(
     self: Any, caller_ir: Any, block: Any, i: int, function: Any, arg_typs: Any = None
 ) -> Any:
-    if current_callee_resolver() is None or arg_typs is not None:
+    if current_callee_resolver() is None or arg_typs is not None or not _inline_memo_enabled[0]:
         return _original_inline_function(self, caller_ir, block, i, function, arg_typs)
     self.flags.enable_ssa = False  # what run_untyped_passes does to the flags it is given
     try:
@@ -221,3 +243,4 @@ def install() -> None:
     ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
     postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]
     InlineWorker.inline_function = _lens_inline_function  # type: ignore[method-assign]
+    ir.Block.__deepcopy__ = deepcopy_block  # type: ignore[attr-defined]
