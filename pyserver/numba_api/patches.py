@@ -2,7 +2,8 @@
 start; nothing is patched at import). Each replacement keeps Numba's behaviour unless the analysis is
 typing (a callee resolver is in effect) or the function is one this package's pipeline types:
 
-- calls to workspace dispatchers are typed through the callee resolver, never compiled;
+- calls to workspace dispatchers are typed through the callee resolver, never compiled, and a
+  `with objmode(...)` block's call by its declared output types, without its object-mode compile;
 - library dispatchers are typed by inference, not an LLVM compile;
 - successful call resolutions are remembered across functions;
 - Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads;
@@ -19,7 +20,7 @@ from typing import Any
 
 from numba.core import bytecode, ir, postproc, transforms, typing
 from numba.core import types as nbtypes
-from numba.core.dispatcher import _DispatcherBase
+from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
 from numba.core.inline_closurecall import InlineWorker
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
@@ -32,6 +33,7 @@ from pyserver.numba_api.ir_copy import deepcopy_block
 
 _original_get_call_template = _DispatcherBase.get_call_template
 _original_get_overload = _DispatcherBase.get_overload
+_original_objmode_call_template = ObjModeLiftedWith.get_call_template
 _original_get_impl_key = _OverloadFunctionTemplate.get_impl_key
 _original_resolve_function_type = BaseContext.resolve_function_type
 _original_postprocessor_run = postproc.PostProcessor.run
@@ -59,6 +61,19 @@ def _lens_get_call_template(self: Any, args: Any, kws: Any) -> Any:
     # Numba's own overload resolution picks among them (conversions, "no matching definition").
     template = typing.make_concrete_template(name, key=self.py_func.__name__, signatures=signatures)
     return template, pysig, folded, {}
+
+
+def _lens_objmode_call_template(dispatcher: Any, args: Any, kws: Any) -> Any:
+    """A `with objmode(...)` block's call, typed as Numba types it (its declared output types, its
+    arguments as Python objects) without the object-mode compile Numba does on the way, which lowers."""
+    if current_callee_resolver() is None or kws:
+        return _original_objmode_call_template(dispatcher, args, kws)
+    dispatcher._legalize_arg_types(args)
+    forced = [nbtypes.ffi_forced_object] * len(args)
+    name = dispatcher.py_func.__name__
+    signatures = [typing.signature(dispatcher.output_types, *forced)]
+    template = typing.make_concrete_template(f"CallTemplate({name})", key=name, signatures=signatures)
+    return template, None, forced, {}
 
 
 # Library functions (overload implementations, jitted helpers of other packages) are typed by the same
@@ -240,6 +255,7 @@ def install() -> None:
     _DispatcherBase.get_overload = _lens_get_overload  # type: ignore[method-assign]
     _OverloadFunctionTemplate.get_impl_key = _lens_get_impl_key  # type: ignore[method-assign]
     _DispatcherBase.get_call_template = _lens_get_call_template  # type: ignore[method-assign]
+    ObjModeLiftedWith.get_call_template = _lens_objmode_call_template  # type: ignore[method-assign]
     ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
     postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]
     InlineWorker.inline_function = _lens_inline_function  # type: ignore[method-assign]

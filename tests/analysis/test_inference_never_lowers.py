@@ -1,6 +1,6 @@
 """The analysis types, it never compiles to machine code: analysing a module whose jitted functions
-call jitted callees (inlined or not), @overload implementations, NumPy, typed containers and a
-parallel=True loop runs none of Numba's lowering passes and leaves no compiled overload behind. And
+call jitted callees (inlined or not), @overload implementations, NumPy, typed containers, a
+`with objmode` block and a parallel=True loop runs none of Numba's lowering passes and leaves no compiled overload behind. And
 what makes inlining cheaper while analysing (an inline="always" callee's untyped IR made once; IR blocks
 copied by ir_copy) gives the same inferences as Numba's own inlining."""
 
@@ -20,7 +20,7 @@ from pyserver.analysis.worker.infer.analyzer import Analyzer
 
 SOURCE = """
 import numpy as np
-from numba import njit, prange, typed
+from numba import njit, objmode, prange, typed
 from numba.extending import overload
 
 
@@ -71,6 +71,13 @@ def spread(v):
     return out
 
 
+@njit("float64(float64)")
+def with_objmode(x):
+    with objmode(y="float64"):
+        y = float(x) * 2.0
+    return y + 1.0
+
+
 @njit("float32(float32, float32)")
 def explicit(a, b):
     return sum_squares(a, b)
@@ -112,6 +119,7 @@ def test_the_analysis_never_lowers(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         typed
     )
     assert typed["explicit"] == ["float32"] and typed["norm"] == ["float64"], typed
+    assert typed["with_objmode"] == ["float64"], typed
     assert lowered == [], f"lowered during the analysis: {lowered}"
     for name, record in analyzer.loader.recorded.items():
         assert not record.dispatcher.overloads, f"{name} has a compiled overload"
