@@ -213,7 +213,7 @@ def inline_memo_disabled() -> Iterator[None]:
     fast_copy = ir.Block.__dict__.get("__deepcopy__")
     _inline_memo_enabled[0] = False
     if fast_copy is not None:
-        del ir.Block.__deepcopy__
+        delattr(ir.Block, "__deepcopy__")
     try:
         yield
     finally:
