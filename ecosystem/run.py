@@ -310,7 +310,7 @@ def _percent(part: int, whole: int) -> str:
 HEADER = (
     f"{'package':<22}{'version':<9}{'compiled':>9}{'found':>7}{'first':>7}{'after':>7}"
     f"{'false err':>10}{'wrong':>7}{'hover=':>8}{'sigs':>10}{'check s':>9}{'warm s':>8}{'numba s':>9}"
-    f"{'faster':>8}{'cpu x':>7}{'peak MB':>9}  run"
+    f"{'wall x':>8}{'faster':>8}{'peak MB':>9}  run"
 )
 
 
@@ -319,10 +319,10 @@ def ratio(numba: float, ours: float) -> float | None:
 
 
 def format_row(name: str, version: str, f: Figures, status: str = "") -> str:
-    faster = ratio(f.numba_same_s, f.analysis_s)
-    cpu = ratio(f.numba_same_cpu_s, f.analysis_cpu_s)
+    wall = ratio(f.numba_same_s, f.analysis_s)
+    faster = ratio(f.numba_same_cpu_s, f.analysis_cpu_s)  # the goal's ratio: CPU, steady under load
+    wall_text = f"{wall:.1f}x" if wall else "-"
     faster_text = f"{faster:.1f}x" if faster else "-"
-    cpu_text = f"{cpu:.1f}x" if cpu else "-"
     check_s = f"{f.check_s:.1f}" if f.check_s else "-"
     warm_s = f"{f.analysis_s:.1f}" if f.analysis_s else "-"
     sigs = f"{f.check_signatures}/{f.numba_signatures}"
@@ -330,7 +330,7 @@ def format_row(name: str, version: str, f: Figures, status: str = "") -> str:
     return (
         f"{name[:21]:<22}{version[:8]:<9}{f.compiled:>9}{f.found:>7}{f.typed_first:>7}{f.typed_after:>7}"
         f"{f.false_errors:>10}{f.wrong_types:>7}{f.hover_equal:>8}{sigs:>10}{check_s:>9}{warm_s:>8}"
-        f"{f.numba_same_s:>9.1f}{faster_text:>8}{cpu_text:>7}{peak:>9}  {status[:60]}"
+        f"{f.numba_same_s:>9.1f}{wall_text:>8}{faster_text:>8}{peak:>9}  {status[:60]}"
     )
 
 
@@ -363,23 +363,23 @@ def goals(packages: Figures, scripts: Figures, rows: list[Row]) -> list[tuple[st
                 scripts.typed_first >= 0.8 * scripts.compiled,
             )
         )
-    if packages.analysis_s:
+    if packages.analysis_cpu_s:
         # A package Numba compiles nothing of has no reference to be faster than.
         slow = [
             r.name
             for r in rows
             if r.version != "script"
-            and r.figures.numba_same_s
-            and (ratio(r.figures.numba_same_s, r.figures.analysis_s) or 0.0) < 10
+            and r.figures.numba_same_cpu_s
+            and (ratio(r.figures.numba_same_cpu_s, r.figures.analysis_cpu_s) or 0.0) < 10
         ]
-        total = ratio(packages.numba_same_s, packages.analysis_s) or 0.0
         cpu = ratio(packages.numba_same_cpu_s, packages.analysis_cpu_s) or 0.0
+        wall = ratio(packages.numba_same_s, packages.analysis_s) or 0.0
         out.append(
             (
                 "check of a package >= 10x faster than Numba compiling the same signatures "
-                "(warm analysis vs Numba's compiles, wall)",
-                f"total {total:.1f}x (CPU {cpu:.1f}x); below 10x: {', '.join(slow) or 'none'}",
-                not slow and total >= 10,
+                "(the warm worker's analysis vs Numba's compiles, CPU seconds)",
+                f"total {cpu:.1f}x (wall {wall:.1f}x); below 10x: {', '.join(slow) or 'none'}",
+                not slow and cpu >= 10,
             )
         )
     return out
