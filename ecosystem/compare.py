@@ -25,9 +25,15 @@ class Figures:
     false_errors: int = 0
     wrong_types: int = 0
     hover_equal: int = 0  # variables whose shown type equals Numba's (both runs, matched signatures)
-    check_s: float = 0.0  # wall time of check, after record
+    check_s: float = 0.0  # wall time of the check command, after record (start-up included)
     check_first_s: float = 0.0
-    numba_compile_s: float = 0.0
+    analysis_s: float = 0.0  # of which: the warm worker analysing the files (its "timing")
+    analysis_cpu_s: float = 0.0  # the worker's CPU time over those analyses
+    numba_compile_s: float = 0.0  # Numba compiling what the workload compiled (the truth run)
+    numba_same_s: float = 0.0  # Numba compiling what check typed (a fresh process, no cache)
+    numba_same_cpu_s: float = 0.0
+    check_signatures: int = 0  # signatures check typed (after record)
+    numba_signatures: int = 0  # signatures Numba compiled in the numba_same run
     peak_mb: float = 0.0
     differences: list[str] = field(default_factory=list)
 
@@ -40,11 +46,15 @@ class Figures:
             "false_errors",
             "wrong_types",
             "hover_equal",
+            "check_signatures",
+            "numba_signatures",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.check_s += other.check_s
         self.check_first_s += other.check_first_s
         self.numba_compile_s += other.numba_compile_s
+        for name in ("analysis_s", "analysis_cpu_s", "numba_same_s", "numba_same_cpu_s"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
         self.peak_mb = max(self.peak_mb, other.peak_mb)
         self.differences.extend(other.differences)
 

@@ -10,7 +10,10 @@ ecosystem/packages.txt, and for the scripts of ecosystem/scripts/ as a whole:
    truth.py, which dumps what Numba compiled: signatures and per-variable typemaps;
 3. runs `check --format json --variables` on the source twice: at first sight (no recording) and
    after record (with the recorded signatures);
-4. compares (compare.py) and prints one row per package and script, the total, the differences and
+4. times Numba compiling what `check` typed: truth.py again, in a fresh process with an empty cache and
+   no recording, importing every module `check` analysed (their explicit signatures compile at import)
+   before the workload (what it compiles);
+5. compares (compare.py) and prints one row per package and script, the total, the differences and
    the goals. Exit 1 when a goal fails (with --strict, also when a workload fails).
 """
 
@@ -126,6 +129,45 @@ def record_truth(
     return truth
 
 
+def numba_same(
+    src: Path, root: Path, program: Path, modules: list[str], out: Path, env: dict[str, str]
+) -> dict[str, Any]:
+    """Numba compiling the signatures check typed: a fresh process, an empty cache, no recording."""
+    cache = out.with_suffix(".cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    env = dict(env, NUMBA_CACHE_DIR=str(cache), ECO_IMPORT_FIRST=json.dumps(modules))
+    command = [PY, str(HERE / "truth.py"), str(src), str(root), str(out), str(program)]
+    timed(command, src, env, timeout=900)
+    shutil.rmtree(cache, ignore_errors=True)
+    try:
+        same: dict[str, Any] = json.loads(out.read_text())
+        return same
+    except (OSError, json.JSONDecodeError):
+        return {"functions": [], "numba_compile_s": 0.0, "numba_compile_cpu_s": 0.0}
+
+
+def module_names(check_result: dict[str, Any]) -> list[str]:
+    """The modules (paths relative to the source folder) that check analysed."""
+    paths = [f["path"] for f in check_result.get("files", []) if str(f["path"]).endswith(".py")]
+    return [p.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for p in paths]
+
+
+def speed(figures: Figures, after: dict[str, Any], same: dict[str, Any]) -> None:
+    """The speed figures of one check (after record) against Numba compiling the same signatures."""
+    timing = after.get("timing") or {}
+    figures.analysis_s = float(timing.get("analysis_s") or 0.0)
+    figures.analysis_cpu_s = float(timing.get("analysis_cpu_s") or 0.0)
+    figures.numba_same_s = float(same.get("numba_compile_s") or 0.0)
+    figures.numba_same_cpu_s = float(same.get("numba_compile_cpu_s") or 0.0)
+    figures.numba_signatures = sum(len(f["signatures"]) for f in same.get("functions", []))
+
+
+def typed_signatures(result: dict[str, Any], paths: set[str] | None = None) -> int:
+    return sum(
+        len(f["signatures"]) for f in result.get("functions", []) if paths is None or f["path"] in paths
+    )
+
+
 def importable(src: Path, paths: list[str], env: dict[str, str]) -> set[str]:
     """The package modules (paths relative to src) that import fine in plain Python."""
     modules = {p: p.removesuffix(".py").removesuffix("/__init__").replace("/", ".") for p in paths}
@@ -196,6 +238,16 @@ def run_package(package: Package) -> Row:
     figures.check_first_s, figures.check_s = first_s, after_s
     figures.numba_compile_s = truth.get("numba_compile_s", 0.0)
     figures.peak_mb = max(first_peak, after_peak)
+    same = numba_same(
+        src,
+        target,
+        HERE / "workloads" / f"use_{package.module}.py",
+        module_names(after),
+        work / "numba-same.json",
+        env,
+    )
+    speed(figures, after, same)
+    figures.check_signatures = typed_signatures(after)
     (work / "check-first.json").write_text(json.dumps(first, indent=1))
     (work / "check-after.json").write_text(json.dumps(after, indent=1))
     return Row(name, version, figures, truth.get("status", "?"))
@@ -234,9 +286,19 @@ def run_scripts(scripts: list[Path]) -> tuple[list[Row], Figures]:
         fine = {script.name} if truth.get("status") == "ok" else set()
         false_errors(figures, [first, after], fine)
         figures.numba_compile_s = truth.get("numba_compile_s", 0.0)
+        copy = src / script.name
+        same = numba_same(src, copy, copy, [], work / f"numba-same-{script.stem}.json", env)
+        figures.numba_same_s = float(same.get("numba_compile_s") or 0.0)
+        figures.numba_same_cpu_s = float(same.get("numba_compile_cpu_s") or 0.0)
+        figures.numba_signatures = sum(len(f["signatures"]) for f in same.get("functions", []))
+        figures.check_signatures = typed_signatures(after, {script.name})
         rows.append(Row(script.name, "script", figures, truth.get("status", "?")))
         total.add(figures)
+    # check sees the scripts at once: its time is the total's only
     total.check_first_s, total.check_s = first_s, after_s
+    timing = after.get("timing") or {}
+    total.analysis_s = float(timing.get("analysis_s") or 0.0)
+    total.analysis_cpu_s = float(timing.get("analysis_cpu_s") or 0.0)
     total.peak_mb = max(first_peak, after_peak)
     return rows, total
 
@@ -247,18 +309,28 @@ def _percent(part: int, whole: int) -> str:
 
 HEADER = (
     f"{'package':<22}{'version':<9}{'compiled':>9}{'found':>7}{'first':>7}{'after':>7}"
-    f"{'false err':>10}{'wrong':>7}{'hover=':>8}{'check s':>9}{'numba s':>9}{'faster':>8}{'peak MB':>9}  run"
+    f"{'false err':>10}{'wrong':>7}{'hover=':>8}{'sigs':>10}{'check s':>9}{'warm s':>8}{'numba s':>9}"
+    f"{'wall x':>8}{'faster':>8}{'peak MB':>9}  run"
 )
 
 
+def ratio(numba: float, ours: float) -> float | None:
+    return numba / ours if numba and ours else None
+
+
 def format_row(name: str, version: str, f: Figures, status: str = "") -> str:
-    faster = f"{f.numba_compile_s / f.check_s:.1f}x" if f.check_s and f.numba_compile_s else "-"
+    wall = ratio(f.numba_same_s, f.analysis_s)
+    faster = ratio(f.numba_same_cpu_s, f.analysis_cpu_s)  # the goal's ratio: CPU, steady under load
+    wall_text = f"{wall:.1f}x" if wall else "-"
+    faster_text = f"{faster:.1f}x" if faster else "-"
     check_s = f"{f.check_s:.1f}" if f.check_s else "-"
+    warm_s = f"{f.analysis_s:.1f}" if f.analysis_s else "-"
+    sigs = f"{f.check_signatures}/{f.numba_signatures}"
     peak = f"{f.peak_mb:.0f}" if f.peak_mb else "-"
     return (
         f"{name[:21]:<22}{version[:8]:<9}{f.compiled:>9}{f.found:>7}{f.typed_first:>7}{f.typed_after:>7}"
-        f"{f.false_errors:>10}{f.wrong_types:>7}{f.hover_equal:>8}{check_s:>9}{f.numba_compile_s:>9.1f}"
-        f"{faster:>8}{peak:>9}  {status[:60]}"
+        f"{f.false_errors:>10}{f.wrong_types:>7}{f.hover_equal:>8}{sigs:>10}{check_s:>9}{warm_s:>8}"
+        f"{f.numba_same_s:>9.1f}{wall_text:>8}{faster_text:>8}{peak:>9}  {status[:60]}"
     )
 
 
@@ -291,20 +363,23 @@ def goals(packages: Figures, scripts: Figures, rows: list[Row]) -> list[tuple[st
                 scripts.typed_first >= 0.8 * scripts.compiled,
             )
         )
-    if packages.check_s:
+    if packages.analysis_cpu_s:
+        # A package Numba compiles nothing of has no reference to be faster than.
         slow = [
             r.name
             for r in rows
             if r.version != "script"
-            and r.figures.check_s
-            and r.figures.numba_compile_s / r.figures.check_s < 10
+            and r.figures.numba_same_cpu_s
+            and (ratio(r.figures.numba_same_cpu_s, r.figures.analysis_cpu_s) or 0.0) < 10
         ]
-        ratio = packages.numba_compile_s / packages.check_s
+        cpu = ratio(packages.numba_same_cpu_s, packages.analysis_cpu_s) or 0.0
+        wall = ratio(packages.numba_same_s, packages.analysis_s) or 0.0
         out.append(
             (
-                "check of a package >= 10x faster than Numba compiling the same signatures",
-                f"total {ratio:.1f}x; below 10x: {', '.join(slow) or 'none'}",
-                not slow,
+                "check of a package >= 10x faster than Numba compiling the same signatures "
+                "(the warm worker's analysis vs Numba's compiles, CPU seconds)",
+                f"total {cpu:.1f}x (wall {wall:.1f}x); below 10x: {', '.join(slow) or 'none'}",
+                not slow and cpu >= 10,
             )
         )
     return out

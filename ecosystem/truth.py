@@ -8,12 +8,20 @@ writes, with paths relative to BASE, per function, each
 compiled signature with Numba's typemap (`overloads[sig].type_annotation.typemap`: IR variable name ->
 type). It also times Numba's compiles of those functions: the duration of the outermost "numba:compile"
 events whose dispatcher is under ROOT (a callee compiled inside a caller's compile counts once, in its
-caller). Runs in the ecosystem venv, next to the package; this file is not part of pyserver.
+caller), in wall and in CPU seconds (the compiling thread's: LLVM compiles on it).
+
+With ECO_IMPORT_FIRST (a JSON list of module names) it first compiles a warm-up function (as the
+analysis worker types one at its start; not timed), then imports those modules before the program: a
+module's functions with explicit signatures compile when it is imported. run.py uses that, in a fresh
+process with an empty cache and no recording, to time Numba compiling what `check` types: the
+signatures of every module it analysed, and those the workload makes. Runs in the ecosystem venv,
+next to the package; this file is not part of pyserver.
 """
 
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import os
 import runpy
@@ -37,7 +45,9 @@ class CompileTimer:
         self.root = root
         self.depth = 0
         self.started = 0.0
+        self.started_cpu = 0.0
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
         self.events = 0
         outer = self
 
@@ -45,12 +55,14 @@ class CompileTimer:
             def on_start(self, ev: Any) -> None:
                 if outer.depth == 0:
                     outer.started = time.perf_counter()
+                    outer.started_cpu = time.thread_time()
                 outer.depth += 1
 
             def on_end(self, ev: Any) -> None:
                 outer.depth -= 1
                 if outer.depth == 0 and outer._ours(ev):
                     outer.seconds += time.perf_counter() - outer.started
+                    outer.cpu_seconds += time.thread_time() - outer.started_cpu
                     outer.events += 1
 
         event.register("numba:compile", Listener())
@@ -135,6 +147,32 @@ def dump(root: str, base: str) -> list[dict[str, Any]]:
     return sorted(functions.values(), key=lambda f: (f["path"], f["line"], f["qualname"]))
 
 
+def warm_up() -> None:
+    """Compile once what the analysis worker types once at its start (its warm-up: the usual NumPy
+    operations), outside ROOT so it is not timed: Numba's one-time costs of a first compile in a process
+    are then left out as the warm worker's are, and both sides are timed warm."""
+    import numba
+    import numpy as np
+
+    def warm(a, b, n):  # the same operations as pyserver's warm-up
+        total = 0.0
+        for i in range(n):
+            total += a[i] * 2.0
+        out = np.empty_like(a)
+        out2 = np.zeros_like(a)
+        grid = np.zeros((n, n))
+        ones = np.ones(n)
+        empty = np.empty(n, dtype=np.float64)
+        steps = np.arange(n)
+        stats = a.sum() + a.min() + a.max() + a.mean() + np.sum(b) + b.sum()
+        shaped = b.shape[0] + b.T.shape[1] + a.size + len(a)
+        maths = np.sqrt(a) + np.exp(a) + np.abs(a) + np.log(a + 1.0)
+        copied = a.copy()
+        return total, out, out2, grid, ones, empty, steps, stats, shaped, maths, copied, np.dot(a, a)
+
+    numba.njit(warm)(np.ones(3), np.ones((3, 3)), 3)
+
+
 def main(argv: list[str]) -> int:
     base, root, out, program, *args = argv
     base, root = os.path.realpath(base), os.path.realpath(root)
@@ -143,6 +181,15 @@ def main(argv: list[str]) -> int:
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
     status = "ok"
+    if "ECO_IMPORT_FIRST" in os.environ:
+        warm_up()
+    imported, not_imported = [], []
+    for name in json.loads(os.environ.get("ECO_IMPORT_FIRST", "[]")):
+        try:
+            importlib.import_module(name)
+            imported.append(name)
+        except BaseException:  # a module that does not import in plain Python: nothing of it compiles
+            not_imported.append(name)
     started = time.perf_counter()
     try:
         runpy.run_path(program, run_name="__main__")
@@ -158,6 +205,9 @@ def main(argv: list[str]) -> int:
         "status": status,
         "run_s": run_s,
         "numba_compile_s": timer.seconds,
+        "numba_compile_cpu_s": timer.cpu_seconds,
+        "imported_first": imported,
+        "not_imported": not_imported,
         "numba_compile_events": timer.events,
         "functions": dump(root, base),
     }

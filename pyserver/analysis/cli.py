@@ -12,6 +12,8 @@ import argparse
 import json
 import os
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="definitions: run only the top-level statements that defining the jitted functions needs "
         "(default); full: run each module's whole top level, as an import would",
     )
+
+
+@dataclass
+class Timing:
+    """Where a check's time went (the JSON output's "timing"): the worker's start (an interpreter that
+    imports Numba and warms up), then the analysis of the files by that warm worker, which is what an
+    editor waits for after a save (its worker is already warm)."""
+
+    worker_start_s: float = 0.0
+    analysis_s: float = 0.0  # wall time of the files' analyses, worker start excluded
+    analysis_cpu_s: float | None = 0.0  # the worker's CPU time over them (None: it restarted, unknown)
+    analyses: int = 0  # files analysed, a file analysed again (its callers changed) counted again
+
+    def analysed(self, engine: Any, analyse: Any) -> Any:
+        """Run one analysis and count its wall and the worker's CPU time."""
+        pid_before, cpu_before = engine.worker_pid, engine.worker_cpu_s()
+        started = time.perf_counter()
+        try:
+            return analyse()
+        finally:
+            self.analysis_s += time.perf_counter() - started
+            self.analyses += 1
+            cpu_after = engine.worker_cpu_s()
+            restarted = engine.worker_pid != pid_before
+            if cpu_before is None or cpu_after is None or restarted or self.analysis_cpu_s is None:
+                self.analysis_cpu_s = None
+            else:
+                self.analysis_cpu_s += cpu_after - cpu_before
+
+    def to_json(self) -> dict[str, Any]:
+        cpu = None if self.analysis_cpu_s is None else round(self.analysis_cpu_s, 3)
+        return {
+            "worker_start_s": round(self.worker_start_s, 3),
+            "analysis_s": round(self.analysis_s, 3),
+            "analysis_cpu_s": cpu,
+            "analyses": self.analyses,
+        }
 
 
 def collect_files(paths: list[str]) -> tuple[list[Path], list[str]]:
@@ -308,6 +347,7 @@ def run(args: argparse.Namespace) -> int:
     )
     results: list[FileResult] = []
     analysed: dict[str, int] = {}  # real path -> index in results
+    timing = Timing()
     try:
         for file in files:
             try:
@@ -323,13 +363,22 @@ def run(args: argparse.Namespace) -> int:
                 continue  # nothing for Numba here: do not execute it
             if engine.worker_pid is None:
                 # A missing, broken or unsupported Numba is a usage problem (exit 2), not a finding.
+                starting = time.perf_counter()
                 verdict = numba_verdict(engine.start().get("numba"))
+                timing.worker_start_s += time.perf_counter() - starting
                 if not verdict.usable or verdict.status == "newer":
                     print(f"pyserver check: {verdict.message}", file=sys.stderr)
                 if not verdict.usable:
                     return 2
             analysed[os.path.realpath(file)] = len(results)
-            results.append(analyse_notebook(engine, file) if is_notebook_path(file) else engine.analyze(file))
+            results.append(
+                timing.analysed(
+                    engine,
+                    lambda file=file: (
+                        analyse_notebook(engine, file) if is_notebook_path(file) else engine.analyze(file)
+                    ),
+                )
+            )
         # A jitted function called from a file checked after its own gets that caller's argument types:
         # check its file again (mostly answered from the worker's cache) until no caller's types change.
         changed = [r.callers_changed for r in results]
@@ -339,10 +388,13 @@ def run(args: argparse.Namespace) -> int:
                 break
             changed = []
             for stale_path in stale:
-                again = (
-                    analyse_notebook(engine, Path(stale_path))
-                    if is_notebook_path(stale_path)
-                    else engine.analyze(stale_path)
+                again = timing.analysed(
+                    engine,
+                    lambda stale_path=stale_path: (
+                        analyse_notebook(engine, Path(stale_path))
+                        if is_notebook_path(stale_path)
+                        else engine.analyze(stale_path)
+                    ),
                 )
                 results[analysed[stale_path]] = again
                 changed.append(again.callers_changed)
@@ -369,6 +421,7 @@ def run(args: argparse.Namespace) -> int:
             "diagnostics": [_diagnostic_json(d, base) for d in diagnostics],
             "functions": _functions_json(functions, base, variables=args.variables),
             "files": _files_json(results, base),
+            "timing": timing.to_json(),
         }
         print(json.dumps(payload, indent=2))
     elif args.format == "sarif":

@@ -104,6 +104,11 @@ class AnalysisEngine:
         worker = self._worker_box[0]
         return worker.pid if worker is not None and worker.process.poll() is None else None
 
+    def worker_cpu_s(self) -> float | None:
+        """CPU seconds the current worker has used since it started (None: no worker, or unreadable)."""
+        worker = self._worker_box[0]
+        return worker.cpu_s() if worker is not None and worker.process.poll() is None else None
+
     def start(self) -> dict[str, Any]:
         """Start the worker now (it imports Numba and warms up) and wait until it is ready."""
         if not self.trusted:

@@ -49,6 +49,16 @@ class WorkerProcess:
         except (OSError, ValueError, IndexError):
             return 0.0
 
+    def cpu_s(self) -> float | None:
+        """CPU seconds (user and system) the worker has used so far; None once it cannot be read."""
+        try:
+            with open(f"/proc/{self.pid}/stat") as handle:
+                # the command name (field 2) may hold spaces: count the fields after its closing bracket
+                fields = handle.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+
     def kill(self) -> None:
         # The worker leads its own session (start_new_session): its group holds whatever the user's module
         # forked or spawned at import, which must not outlive it. A group id is not reused while a member

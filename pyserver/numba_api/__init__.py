@@ -37,6 +37,7 @@ _PARTS = (
     "decorator_hooks",
     "inference",
     "inference_model",
+    "ir_copy",
     "overloads",
     "parfors",
     "probes",
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from pyserver.numba_api.decorator_hooks import *  # noqa: F403
     from pyserver.numba_api.inference import *  # noqa: F403
     from pyserver.numba_api.inference_model import *  # noqa: F403
+    from pyserver.numba_api.ir_copy import *  # noqa: F403
     from pyserver.numba_api.overloads import *  # noqa: F403
     from pyserver.numba_api.parfors import *  # noqa: F403
     from pyserver.numba_api.probes import *  # noqa: F403

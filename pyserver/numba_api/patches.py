@@ -2,19 +2,26 @@
 start; nothing is patched at import). Each replacement keeps Numba's behaviour unless the analysis is
 typing (a callee resolver is in effect) or the function is one this package's pipeline types:
 
-- calls to workspace dispatchers are typed through the callee resolver, never compiled;
+- calls to workspace dispatchers are typed through the callee resolver, never compiled, and a
+  `with objmode(...)` block's call by its declared output types, without its object-mode compile;
 - library dispatchers are typed by inference, not an LLVM compile;
 - successful call resolutions are remembered across functions;
-- Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads.
+- Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads;
+- an inline="always" callee's untyped IR is made once, not at every call site it is inlined into, and
+  IR blocks are deep-copied faster (ir_copy.py: the same copies).
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from numba.core import ir, postproc, transforms, typing
+from numba.core import bytecode, ir, postproc, transforms, typing
 from numba.core import types as nbtypes
-from numba.core.dispatcher import _DispatcherBase
+from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
+from numba.core.inline_closurecall import InlineWorker
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
 
@@ -22,12 +29,15 @@ from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.numba_api.callees import callee_resolver_disabled, current_callee_resolver
 from pyserver.numba_api.core import LIFTED_DISPATCHERS
 from pyserver.numba_api.inference import infer, uses_light_postprocessing
+from pyserver.numba_api.ir_copy import deepcopy_block
 
 _original_get_call_template = _DispatcherBase.get_call_template
 _original_get_overload = _DispatcherBase.get_overload
+_original_objmode_call_template = ObjModeLiftedWith.get_call_template
 _original_get_impl_key = _OverloadFunctionTemplate.get_impl_key
 _original_resolve_function_type = BaseContext.resolve_function_type
 _original_postprocessor_run = postproc.PostProcessor.run
+_original_inline_function = InlineWorker.inline_function
 _installed = False
 
 
@@ -51,6 +61,19 @@ def _lens_get_call_template(self: Any, args: Any, kws: Any) -> Any:
     # Numba's own overload resolution picks among them (conversions, "no matching definition").
     template = typing.make_concrete_template(name, key=self.py_func.__name__, signatures=signatures)
     return template, pysig, folded, {}
+
+
+def _lens_objmode_call_template(dispatcher: Any, args: Any, kws: Any) -> Any:
+    """A `with objmode(...)` block's call, typed as Numba types it (its declared output types, its
+    arguments as Python objects) without the object-mode compile Numba does on the way, which lowers."""
+    if current_callee_resolver() is None or kws:
+        return _original_objmode_call_template(dispatcher, args, kws)
+    dispatcher._legalize_arg_types(args)
+    forced = [nbtypes.ffi_forced_object] * len(args)
+    name = dispatcher.py_func.__name__
+    signatures = [typing.signature(dispatcher.output_types, *forced)]
+    template = typing.make_concrete_template(f"CallTemplate({name})", key=name, signatures=signatures)
+    return template, None, forced, {}
 
 
 # Library functions (overload implementations, jitted helpers of other packages) are typed by the same
@@ -174,6 +197,54 @@ def _lens_postprocessor_run(self: Any, *args: Any, **kwargs: Any) -> None:
     func_ir.generator_info = None
 
 
+# Numba runs an inline="always" callee's untyped passes again at every call site it inlines it into (and,
+# nested, at every site inside that callee): the same IR each time, for the same function, flags,
+# locals and contexts. While analysing, that IR is made once and each site inlines a copy of it under a
+# fresh unique name, as Numba's own run would name it (inline_ir copies the IR before changing it).
+_inline_irs: BoundedCache[tuple[Any, ...], Any] = bounded_cache("numba_api.inline_irs", 512)
+_inline_memo_enabled = [True]  # off only to compare with Numba's own inlining (tests)
+
+
+@contextmanager
+def inline_memo_disabled() -> Iterator[None]:
+    """Numba's own inlining inside: each site runs the callee's untyped passes, blocks copied by
+    Python's deepcopy (to compare the two)."""
+    previous = _inline_memo_enabled[0]
+    fast_copy = ir.Block.__dict__.get("__deepcopy__")
+    _inline_memo_enabled[0] = False
+    if fast_copy is not None:
+        delattr(ir.Block, "__deepcopy__")
+    try:
+        yield
+    finally:
+        _inline_memo_enabled[0] = previous
+        if fast_copy is not None:
+            ir.Block.__deepcopy__ = fast_copy  # type: ignore[attr-defined]
+
+
+def _lens_inline_function(
+    self: Any, caller_ir: Any, block: Any, i: int, function: Any, arg_typs: Any = None
+) -> Any:
+    if current_callee_resolver() is None or arg_typs is not None or not _inline_memo_enabled[0]:
+        return _original_inline_function(self, caller_ir, block, i, function, arg_typs)
+    self.flags.enable_ssa = False  # what run_untyped_passes does to the flags it is given
+    try:
+        local_types = tuple(sorted((name, str(ty)) for name, ty in (self.locals or {}).items()))
+        # a compile makes its own target context (a subtarget with its options): its kind is what counts
+        key = (function, id(self.typingctx), type(self.targetctx), repr(self.flags), local_types)
+        cached = _inline_irs.get(key)
+    except TypeError:  # an unhashable function object
+        return _original_inline_function(self, caller_ir, block, i, function, arg_typs)
+    if cached is None:
+        cached = self.run_untyped_passes(function)
+        _inline_irs[key] = cached
+    callee_ir = copy.copy(cached)
+    callee_ir.func_id = copy.copy(cached.func_id)
+    unique = next(bytecode.FunctionIdentity._unique_ids)
+    callee_ir.func_id.unique_name = f"{cached.func_id.func_qualname}${unique}"
+    return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars)
+
+
 def install() -> None:
     """Install the replacements (once per process; later calls do nothing)."""
     global _installed
@@ -184,5 +255,8 @@ def install() -> None:
     _DispatcherBase.get_overload = _lens_get_overload  # type: ignore[method-assign]
     _OverloadFunctionTemplate.get_impl_key = _lens_get_impl_key  # type: ignore[method-assign]
     _DispatcherBase.get_call_template = _lens_get_call_template  # type: ignore[method-assign]
+    ObjModeLiftedWith.get_call_template = _lens_objmode_call_template  # type: ignore[method-assign]
     ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
     postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]
+    InlineWorker.inline_function = _lens_inline_function  # type: ignore[method-assign]
+    ir.Block.__deepcopy__ = deepcopy_block  # type: ignore[attr-defined]

@@ -206,6 +206,7 @@ class Loader:
         self.root = os.path.realpath(str(root))
         self.recorded: dict[tuple[str, str], numba_api.Recorded] = {}
         self._workspace_files: dict[str, bool] = {}  # path -> under the root (realpath is slow)
+        self._real_folders: dict[str, str] = {}  # folder -> its realpath (many files share one)
         self._library_prefixes = tuple(
             {os.path.join(p, "lib", "") for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
         )
@@ -256,12 +257,24 @@ class Loader:
         ):
             known = self._workspace_files[path] = False  # the interpreter's own files: skip realpath
         if known is None:
-            real = os.path.realpath(path)
+            real = self._real_path(path)
             known = (real == self.root or real.startswith(self.root + os.sep)) and not (
                 set(Path(real).relative_to(self.root).parts) & _EXCLUDED_PARTS
             )
             self._workspace_files[path] = known
         return known
+
+    def _real_path(self, path: str) -> str:
+        """os.path.realpath(path), resolving each folder once (a module's first analysis looks at the
+        files of every module imported so far: hundreds, in a few dozen folders)."""
+        folder, name = os.path.split(path)
+        if not os.path.isabs(path) or name in ("", ".", ".."):
+            return os.path.realpath(path)
+        real_folder = self._real_folders.get(folder)
+        if real_folder is None:
+            real_folder = self._real_folders[folder] = os.path.realpath(folder)
+        joined = os.path.join(real_folder, name)
+        return os.path.realpath(joined) if os.path.islink(joined) else joined
 
     def is_workspace_function(self, func: Any) -> bool:
         code = getattr(func, "__code__", None)

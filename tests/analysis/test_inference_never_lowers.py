@@ -1,0 +1,212 @@
+"""The analysis types, it never compiles to machine code: analysing a module whose jitted functions
+call jitted callees (inlined or not), @overload implementations, NumPy, typed containers, a
+`with objmode` block and a parallel=True loop runs none of Numba's lowering passes and leaves no compiled overload behind. And
+what makes inlining cheaper while analysing (an inline="always" callee's untyped IR made once; IR blocks
+copied by ir_copy) gives the same inferences as Numba's own inlining."""
+
+from __future__ import annotations
+
+import copy
+import io
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pyserver import numba_api
+from pyserver.analysis.worker.infer.analyzer import Analyzer
+
+SOURCE = """
+import numpy as np
+from numba import njit, objmode, prange, typed
+from numba.extending import overload
+
+
+def clamp(x, low, high):
+    return min(max(x, low), high)
+
+
+@overload(clamp)
+def clamp_impl(x, low, high):
+    def impl(x, low, high):
+        return min(max(x, low), high)
+    return impl
+
+
+@njit(inline="always")
+def square(x):
+    y = x * x
+    return y
+
+
+@njit(inline="always")
+def sum_squares(a, b):
+    return square(a) + square(b)
+
+
+@njit
+def norm(v):
+    total = 0.0
+    for i in range(v.shape[0]):
+        total += square(v[i])
+    return np.sqrt(total)
+
+
+@njit
+def caller(v, scale):
+    n = norm(v) * scale
+    both = sum_squares(n, scale) + sum_squares(scale, n)
+    items = typed.List()
+    items.append(clamp(both, 0.0, 1.0))
+    return np.empty_like(v) + items[0]
+
+
+@njit(parallel=True)
+def spread(v):
+    out = np.zeros_like(v)
+    for i in prange(v.shape[0]):
+        out[i] = square(v[i])
+    return out
+
+
+@njit("float64(float64)")
+def with_objmode(x):
+    with objmode(y="float64"):
+        y = float(x) * 2.0
+    return y + 1.0
+
+
+@njit("float32(float32, float32)")
+def explicit(a, b):
+    return sum_squares(a, b)
+
+
+v = np.arange(4.0)
+caller(v, 2.0)
+spread(v)
+"""
+
+
+def _lowering_counter(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from numba.core import object_mode_passes, typed_passes
+
+    lowered: list[str] = []
+    for cls in (typed_passes.NativeLowering, object_mode_passes.ObjectModeBackEnd):
+        original = cls.run_pass
+
+        def run_pass(self: Any, state: Any, original: Any = original) -> Any:
+            lowered.append(state.func_id.func_qualname)
+            return original(self, state)
+
+        monkeypatch.setattr(cls, "run_pass", run_pass)
+    return lowered
+
+
+def test_the_analysis_never_lowers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "never_lowers.py"
+    path.write_text(SOURCE)
+    cwd = os.getcwd()
+    analyzer = Analyzer(tmp_path)
+    lowered = _lowering_counter(monkeypatch)
+    try:
+        result = analyzer.analyze(str(path), SOURCE)
+    finally:
+        os.chdir(cwd)
+    typed = {f.name: [s.return_type for s in f.signatures] for f in result.functions}
+    assert typed["caller"] == ["array(float64, 1d, C)"] and typed["spread"] == ["array(float64, 1d, C)"], (
+        typed
+    )
+    assert typed["explicit"] == ["float32"] and typed["norm"] == ["float64"], typed
+    assert typed["with_objmode"] == ["float64"], typed
+    assert lowered == [], f"lowered during the analysis: {lowered}"
+    for name, record in analyzer.loader.recorded.items():
+        assert not record.dispatcher.overloads, f"{name} has a compiled overload"
+
+
+def _outcome(inference: Any) -> dict[str, Any]:
+    def plain(text: str) -> str:  # an inlined variable's name holds a per-process counter (foo_v12_x)
+        return re.sub(r"_v\d+_", "_v_", text)
+
+    return {
+        "return": str(inference.return_type),
+        "errors": [(e.kind, " ".join(e.text.split()), e.line) for e in inference.errors],
+        "variables": sorted(
+            (plain(v.name), plain(v.ssa_name), str(v.type), v.line) for v in inference.variables
+        ),
+        "call_types": sorted((line, name, sig) for line, name, sig in inference.call_types),
+    }
+
+
+def test_inlining_memo_gives_numbas_inferences(tmp_path: Path) -> None:
+    path = tmp_path / "inlining.py"
+    path.write_text(SOURCE)
+    cwd = os.getcwd()
+    analyzer = Analyzer(tmp_path)
+    compared = 0
+    try:
+        analyzer.analyze(str(path), SOURCE)
+        for memo in list(analyzer.memo.values()):
+            record = analyzer.loader.recorded.get(memo.function)
+            if record is None or memo.function[0] != str(path):
+                continue
+            with numba_api.patches.inline_memo_disabled():
+                with numba_api.callee_resolver(analyzer.resolve_callee):
+                    numba_own = numba_api.infer(record.dispatcher, memo.inference.args, None)
+            assert _outcome(memo.inference) == _outcome(numba_own), memo.function[1]
+            compared += 1
+    finally:
+        os.chdir(cwd)
+    assert compared >= 5
+
+
+def _walk_pairs(generic: Any, fast: Any, original: Any, seen: dict[int, int]) -> None:
+    """The same structure: same classes, same atoms, an object shared with the original exactly where
+    deepcopy shares it, and the same aliasing inside the copy."""
+    assert type(generic) is type(fast)
+    if id(generic) in seen:
+        assert seen[id(generic)] == id(fast)
+        return
+    seen[id(generic)] = id(fast)
+    if generic is original:
+        assert fast is original
+        return
+    assert fast is not original or isinstance(original, (str, int, float, type(None)))
+    if isinstance(generic, dict):
+        assert list(generic) == list(fast)
+        for key in generic:
+            _walk_pairs(generic[key], fast[key], original[key], seen)
+    elif isinstance(generic, (list, tuple)):
+        assert len(generic) == len(fast)
+        for a, b, c in zip(generic, fast, original, strict=True):
+            _walk_pairs(a, b, c, seen)
+    elif hasattr(generic, "__dict__") and not isinstance(generic, type):
+        _walk_pairs(vars(generic), vars(fast), vars(original), seen)
+    else:
+        assert generic == fast
+
+
+def test_ir_blocks_copy_like_deepcopy() -> None:
+    from numba.core import compiler, ir
+
+    def sample(a, b):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += a[i] * b
+        pair = (s, a)
+        table = {1: 2.0}
+        return pair, [x for x in range(3)], table, "text"
+
+    func_ir = compiler.run_frontend(sample)
+    fast_copy = ir.Block.__dict__.get("__deepcopy__")
+    for block in func_ir.blocks.values():
+        with numba_api.patches.inline_memo_disabled():
+            generic = copy.deepcopy(block)
+        fast = numba_api.deepcopy_block(block, {})
+        _walk_pairs(generic, fast, block, {})
+        dumped = [io.StringIO(), io.StringIO()]
+        generic.dump(dumped[0])
+        fast.dump(dumped[1])
+        assert dumped[0].getvalue() == dumped[1].getvalue()
+    assert ir.Block.__dict__.get("__deepcopy__") is fast_copy
