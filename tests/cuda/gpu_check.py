@@ -50,7 +50,9 @@ def run_corpus() -> tuple[int, int, int, list[str]]:
                 try:
                     module.main()
                 except Exception as error:  # a program this GPU's numba-cuda refuses is reported, not fatal
-                    differences.append(f"{path.name}: main() failed on the GPU: {type(error).__name__}: {error}")
+                    differences.append(
+                        f"{path.name}: main() failed on the GPU: {type(error).__name__}: {error}"
+                    )
                     continue
                 programs += 1
             for info in result.functions:

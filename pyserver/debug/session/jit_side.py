@@ -74,10 +74,11 @@ class PythonLocalsUnderGdb:
 
     side: JitSide
     thread_id: int
+    gdb_thread: str
     index: int
 
     def variables(self, args: dict[str, Any]) -> list[dict[str, Any]]:
-        return self.side.python_locals(self.thread_id, self.index)
+        return self.side.python_locals(self.thread_id, self.gdb_thread, self.index)
 
 
 class JitSide:
@@ -301,7 +302,7 @@ class JitSide:
             frames.append(frame)
         return frames
 
-    def python_locals(self, thread_id: int, index: int) -> list[dict[str, Any]]:
+    def python_locals(self, thread_id: int, gdb_thread: str, index: int) -> list[dict[str, Any]]:
         """Locals of a Python frame below jitted code (a `<module>` frame: its globals), read from
         memory by gdb: repr() where memory gives it, items and fields as children (python_values.py)."""
         try:
@@ -312,7 +313,15 @@ class JitSide:
         if "error" in data:
             self._session.client.log(f"Python locals unavailable: {data['error']}")
             return []
-        return dap_variables(self._session.handles, list(data.get("locals", [])))
+
+        def typed(name: str, found: dict[str, Any]) -> dict[str, Any]:
+            return self.with_reference(
+                self.values.typed_container(
+                    gdb_thread, str(found.get("type", "")), int(found["address"]), name
+                )
+            )
+
+        return dap_variables(self._session.handles, list(data.get("locals", [])), typed)
 
     # --- scopes, variables, evaluate -------------------------------------------------------------
     def with_reference(self, item: dict[str, Any]) -> dict[str, Any]:
@@ -331,7 +340,7 @@ class JitSide:
                 for scope in self.values.frame_scopes(frame.gdb_thread, frame.level)
             ]
         if frame.kind is FrameKind.PYTHON_UNDER_GDB:
-            source = PythonLocalsUnderGdb(self, frame.thread_id, frame.level)
+            source = PythonLocalsUnderGdb(self, frame.thread_id, frame.gdb_thread, frame.level)
             return [
                 {
                     "name": "Locals (read-only)",

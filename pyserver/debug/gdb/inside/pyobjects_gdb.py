@@ -367,11 +367,67 @@ def describe(obj, depth=0):
     fields = _instance_fields(obj)
     if fields is None:
         return {"value": f"<{name} object>", "type": name, "exact": False}
+    try:
+        typed = numba_typed_container(fields)
+    except (LookupError, gdb.MemoryError) as exc:
+        return {"value": f"<unavailable: {exc}>", "type": name, "exact": False}
+    if typed is not None:
+        return {"value": f"<{name} object>", "type": name, "exact": False, **typed}
     children = []
     for key, value in fields:
         if type_name(key) == "str":
             children.append({"name": unicode_text(key), **describe(value, depth + 1)})
     return {"value": f"<{name} object>", "type": name, "exact": False, "children": children}
+
+
+# A numba.typed List or Dict: the attribute holding its Numba type, and that type's class name.
+NUMBA_TYPED_ATTRIBUTES = {"_list_type": "ListType", "_dict_type": "DictType"}
+NRT_MEMINFO_TYPE = "_nrt_python._MemInfo"  # the boxed meminfo held in `_opaque`
+
+
+def numba_typed_container(fields):
+    """A numba.typed List or Dict among an instance's fields: {"numba": {"type", "address"}} with its
+    Numba type's name (the type object's `name`, the text Numba writes into DWARF) and the address of
+    its NB_List or NB_Dict, for the adapter to decode as it decodes jitted frames; an empty untyped
+    List as `[]`; None when the fields are not a typed container's. Errors name what was unreadable."""
+    by_name = {unicode_text(key): value for key, value in fields if type_name(key) == "str"}
+    attribute = next((a for a in NUMBA_TYPED_ATTRIBUTES if a in by_name), None)
+    if attribute is None:
+        return None
+    numba_type = by_name[attribute]
+    if type_name(numba_type) == "NoneType" and "_opaque" not in by_name:
+        if attribute == "_list_type":  # List() before its first item: no type yet, no items
+            return {"value": "[]"}
+        return None
+    if type_name(numba_type) != NUMBA_TYPED_ATTRIBUTES[attribute] or "_opaque" not in by_name:
+        return None
+    opaque = by_name["_opaque"]
+    if type_name(opaque) != NRT_MEMINFO_TYPE:
+        return None
+    type_fields = _instance_fields(numba_type) or []
+    type_text = next(
+        (
+            unicode_text(value)
+            for key, value in type_fields
+            if type_name(key) == "str" and unicode_text(key) == "name" and type_name(value) == "str"
+        ),
+        None,
+    )
+    if type_text is None:
+        raise LookupError("element type unknown (the Numba type's name is unreadable)")
+    # MemInfoObject: PyObject_HEAD, then NRT_MemInfo*; NRT_MemInfo: refct, dtor, dtor_info, data,
+    # size. Its data is the one pointer to the NB_List / NB_Dict (numba/typed's boxing).
+    word = _pointer_size()
+    meminfo = _word(int(opaque) + gdb.lookup_type("PyObject").sizeof)
+    if meminfo == 0:
+        raise LookupError("typed container has no meminfo")
+    data, size = _word(meminfo + 3 * word), _word(meminfo + 4 * word)
+    if data == 0 or size != word:
+        raise LookupError("typed container's meminfo does not hold one pointer")
+    address = _word(data)
+    if address == 0:
+        raise LookupError("typed container has no payload")
+    return {"numba": {"type": type_text, "address": address}}
 
 
 def _container(name, value, children, count):
