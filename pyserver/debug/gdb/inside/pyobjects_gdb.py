@@ -11,7 +11,6 @@ import struct
 
 import gdb  # type: ignore[import-not-found]
 
-
 # Per process: gdb's types of the debuggee's libpython and its symbols' addresses do not change while it
 # runs; looking them up again for every frame and object was most of a stack's cost.
 _static = {"pid": None, "types": {}, "fields": {}, "symbols": {}}
