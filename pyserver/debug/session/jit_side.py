@@ -40,6 +40,7 @@ from pyserver.debug.session.common import (
 from pyserver.debug.session.debuggee import kill
 from pyserver.debug.session.jit_breakpoints import GdbBreakpoints
 from pyserver.debug.session.jit_events import GdbEvents, holds_gil, run_python_in_program
+from pyserver.debug.session.jit_prefetch import StopPrefetch
 from pyserver.debug.session.python_values import dap_variables
 from pyserver.debug.session.side import AbsentSide, FrameKind, FrameRef, StepKind
 from pyserver.debug.session.stop import StopOwner
@@ -98,6 +99,8 @@ class JitSide:
             gdb, session.client.log, live_versions=session.debuggee.existing_live_versions_file()
         )
         session.stop.on_move(self.values.reset)
+        self.prefetch = StopPrefetch(session.client.log)
+        session.stop.on_move(self.prefetch.forget)
         session.threads.use_native_ids()
 
     # --- recording (reverse debugging) -----------------------------------------------------------
@@ -219,7 +222,9 @@ class JitSide:
         if gdb_thread is None:
             raise DapError(f"Unknown thread {thread_id}.")
         try:
-            raw = mi_stack.stack_list_frames(self.gdb, gdb_thread)
+            raw = self.prefetch.get(
+                thread_id, "stack", lambda: mi_stack.stack_list_frames(self.gdb, gdb_thread)
+            )
         except GdbCommandError as exc:
             if not self._recording or "registers" not in exc.message:
                 raise
@@ -264,10 +269,24 @@ class JitSide:
         frames.extend(self._python_frames(thread_id, gdb_thread))
         return frames
 
+    def prefetch_stop(self, thread_id: int, gdb_thread: str, frame: dict[str, Any]) -> None:
+        """At a stop in jitted code, before the editor hears of it: start reading what it asks next."""
+        if in_jitted_code(frame):
+            self.prefetch.start(
+                thread_id,
+                {
+                    "stack": lambda: mi_stack.stack_list_frames(self.gdb, gdb_thread),
+                    "python": lambda: self.gdb.execute_console(f"numba-lens-pyframes {thread_id}"),
+                },
+                then=lambda: self.values.frame_scopes(gdb_thread, 0),
+            )
+
     def _python_frames(self, thread_id: int, gdb_thread: str) -> list[dict[str, Any]]:
         """The Python frames of a thread held by gdb, read from CPython's structures (read-only)."""
         try:
-            text = self.gdb.execute_console(f"numba-lens-pyframes {thread_id}")
+            text = self.prefetch.get(
+                thread_id, "python", lambda: self.gdb.execute_console(f"numba-lens-pyframes {thread_id}")
+            )
             data = json.loads(text.strip().splitlines()[-1]) if text.strip() else {}
         except (GdbCommandError, ValueError) as exc:
             data = {"error": str(exc)}

@@ -13,7 +13,7 @@ import gdb  # type: ignore[import-not-found]
 
 # Per process: gdb's types of the debuggee's libpython and its symbols' addresses do not change while it
 # runs; looking them up again for every frame and object was most of a stack's cost.
-_static = {"pid": None, "types": {}, "fields": {}, "symbols": {}}
+_static: dict = {"pid": None, "types": {}, "fields": {}, "symbols": {}}
 
 
 def _static_cache(kind):
