@@ -46,6 +46,8 @@ def main():
     weights["ccc"] = 0.25
     del weights["bb"]
     untyped = List()
+    spans = Dict.empty(key_type=types.unicode_type, value_type=types.UniTuple(types.int64, 2))
+    spans["x"] = (1, 2)
     expected = {
         "box": {"width": repr(box.width), "label": repr(box.label), "tags": repr(box.tags)},
         "typed_items": [repr(x) for x in typed],
@@ -68,7 +70,7 @@ def main():
         with open(path, "w") as handle:
             json.dump(expected, handle)
     result = scale(arr, 2.0)
-    print(result, len(typed), len(weights), len(untyped))
+    print(result, len(typed), len(weights), len(untyped), len(spans))
 
 
 if __name__ == "__main__":
