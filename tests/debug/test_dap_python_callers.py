@@ -1,6 +1,7 @@
 """Python callers of a jitted frame, read from memory while gdb holds the program: instances with their
-fields, namedtuples and tuples, lists, dicts and sets, NumPy arrays, and a `<module>` frame's globals,
-each equal to Python's repr() wherever a value is shown (tests/debug/programs/python_callers.py)."""
+fields, namedtuples and tuples, lists, dicts and sets, NumPy arrays, numba.typed List and Dict, and a
+`<module>` frame's globals, each equal to Python's repr() wherever a value is shown
+(tests/debug/programs/python_callers.py)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ def test_caller_frames_show_objects_in_full(dap: DapClient, tmp_path: Path) -> N
     box = caller["box"]
     assert box["value"] == "<Box object>"
     fields = children(dap, box)
-    assert {name: v["value"] for name, v in fields.items()} == expected["box"]
+    assert {name: fields[name]["value"] for name in expected["box"]} == expected["box"]
+    assert fields["counts"]["value"] == expected["counts"]  # a typed List held by an instance
     assert children(dap, fields["tags"])["[1]"]["value"] == "2"
     for name in ("stats", "pair", "items", "table", "seen"):
         assert caller[name]["value"] == expected[name], name
@@ -48,7 +50,18 @@ def test_caller_frames_show_objects_in_full(dap: DapClient, tmp_path: Path) -> N
     arr = children(dap, caller["arr"])
     assert arr["dtype"]["value"] == "float64" and arr["shape"]["value"] == "(4,)"
     assert [arr[f"[{i}]"]["value"] for i in range(4)] == expected["arr"]
-    assert caller["typed"]["value"].startswith("<")  # an object, never a wrong value
+
+    # numba.typed containers: decoded from their payload as the jitted side decodes them.
+    typed = caller["typed"]
+    assert (typed["value"], typed["type"]) == (expected["typed"], "ListType[int64]")
+    assert [v["value"] for v in children(dap, typed).values()] == expected["typed_items"]
+    weights = caller["weights"]
+    assert weights["value"] == expected["weights"]  # the deleted entry left out, order kept
+    assert weights["type"].startswith("DictType[unicode_type,float64]")
+    assert {name: v["value"] for name, v in children(dap, weights).items()} == expected["weights_items"]
+    assert caller["untyped"]["value"] == expected["untyped"]
+    # Tuple values are not decoded: the whole dict is unavailable, with the reason, never guessed.
+    assert caller["spans"]["value"].startswith("<unavailable: "), caller["spans"]
 
     module = dap.scope_variables(frames[2]["id"])["Locals (read-only)"]
     for name, text in expected["globals"].items():

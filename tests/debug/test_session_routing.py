@@ -45,6 +45,25 @@ def test_a_stack_trace_goes_to_the_side_that_owns_the_stop() -> None:
     assert body["stackFrames"][0]["id"] not in (7, 8)
 
 
+def test_a_stack_trace_while_the_program_runs_is_refused_quietly_in_mixed_mode() -> None:
+    # The editor's request for the rest of a stack can arrive after its Continue: debugpy cannot answer
+    # while jitted code runs, so it is never asked (it would time out, shown as an error).
+    debugpy = TableDebugpy({"stackTrace": PYTHON_FRAMES})
+    session, jit = build_session(with_gdb=True, debugpy=debugpy)
+    assert jit is not None
+    session.threads.add_debugpy_thread(3, 101)
+    session.stop.take(StopOwner.JIT, 101)
+    session.stop.resumed()
+    with pytest.raises(DapError) as refused:
+        session.on_stack_trace({"threadId": 101, "startFrame": 1, "levels": 19})
+    assert not refused.value.show_user
+    assert jit.calls == [] and "stackTrace" not in debugpy.commands()
+    # Without gdb (mode python) debugpy answers for a running program as it does alone.
+    python_only, _ = build_session(with_gdb=False, debugpy=TableDebugpy({"stackTrace": PYTHON_FRAMES}))
+    python_only.threads.add_debugpy_thread(3, 101)
+    assert len(python_only.on_stack_trace({"threadId": 101})["stackFrames"]) == 2
+
+
 def test_scopes_and_variables_go_to_the_side_that_made_the_frame() -> None:
     debugpy = TableDebugpy(
         {

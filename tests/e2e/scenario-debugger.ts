@@ -33,6 +33,7 @@ const LAUNCH = {
     },
     { type: "numba", request: "launch", name: "Reverse debugging", program: "${workspaceFolder}/walk.py", reverse: true },
     { type: "numba", request: "launch", name: "Values in jitted code", program: "${workspaceFolder}/values.py" },
+    { type: "numba", request: "launch", name: "Python callers", program: "${workspaceFolder}/callers.py" },
   ],
 };
 
@@ -622,6 +623,37 @@ export async function debuggerScenario(): Promise<void> {
       service.kill("SIGKILL");
       await exited;
     }
+  });
+
+  await feature("the Python caller frame of a jitted stop: an object's fields, read from memory", async () => {
+    const stopLine = (await toggleBreakpoint("callers.py", "# STOP")) + 1;
+    const since = Date.now();
+    await startConfiguration("Python callers");
+    const stopped = await waitForStop(since);
+    const frames = await waitForStack("weighted_sum above main", stopped.time, (f) => f.length > 1 && /^weighted_sum\(/.test(f[0].name) && f[1].name === "main");
+    if (frames[0].line !== stopLine) throw new Error(`stopped at line ${frames[0].line}, expected ${stopLine}`);
+    const callLine = lineOf("callers.py", "result = weighted_sum(") + 1;
+    if (frames[1].line !== callLine) throw new Error(`main at line ${frames[1].line}, expected ${callLine}`);
+    await showRunAndDebug();
+    await collapsePane("Watch");
+    await collapsePane("Breakpoints");
+    // Select the Python caller in the Call Stack, as a user clicks it: the Variables view shows its locals.
+    const since2 = Date.now();
+    await (await callStackRow(/^\s*main\s*callers\.py/)).click();
+    await waitForEvent(
+      "a scopes response for the Python frame",
+      (e) => e.event === "dap" && e.type === "response" && e.command === "scopes" && JSON.stringify(e).includes("Locals (read-only)"),
+      30_000,
+      since2,
+    );
+    await expandScopes();
+    await expectVariable("batch", "batch = <Batch object>");
+    await expandVariable("batch", 2);
+    await expectVariable("name", "name = 'morning'", 3);
+    await expectVariable("size", "size = 3", 3);
+    await expectVariable("weights", "weights = [0.5, 1.5, 2.0]", 3);
+    await publishShot("debug-python-callers.jpg", "window");
+    return `stopped in ${frames[0].name} line ${frames[0].line}; main at line ${frames[1].line}: batch.name = 'morning', batch.size = 3, batch.weights = [0.5, 1.5, 2.0]`;
   });
 
   await feature("values: typed List and Dict, a jitclass, a 2-D array by rows, a record array, complex and datetime arrays", async () => {

@@ -246,6 +246,7 @@ class GdbEvents:
             return  # the stop that attaching causes: the session continues it
         stop.update_intent(kind=IntentKind.RUN)
         self.update_recording(frame)
+        side.prefetch_stop(native, gdb_thread, frame)
         session.client.event("stopped", body)
 
     def update_recording(self, frame: dict[str, Any]) -> None:

@@ -40,6 +40,7 @@ from pyserver.debug.session.common import (
 from pyserver.debug.session.debuggee import kill
 from pyserver.debug.session.jit_breakpoints import GdbBreakpoints
 from pyserver.debug.session.jit_events import GdbEvents, holds_gil, run_python_in_program
+from pyserver.debug.session.jit_prefetch import StopPrefetch
 from pyserver.debug.session.python_values import dap_variables
 from pyserver.debug.session.side import AbsentSide, FrameKind, FrameRef, StepKind
 from pyserver.debug.session.stop import StopOwner
@@ -74,10 +75,11 @@ class PythonLocalsUnderGdb:
 
     side: JitSide
     thread_id: int
+    gdb_thread: str
     index: int
 
     def variables(self, args: dict[str, Any]) -> list[dict[str, Any]]:
-        return self.side.python_locals(self.thread_id, self.index)
+        return self.side.python_locals(self.thread_id, self.gdb_thread, self.index)
 
 
 class JitSide:
@@ -97,6 +99,8 @@ class JitSide:
             gdb, session.client.log, live_versions=session.debuggee.existing_live_versions_file()
         )
         session.stop.on_move(self.values.reset)
+        self.prefetch = StopPrefetch(session.client.log)
+        session.stop.on_move(self.prefetch.forget)
         session.threads.use_native_ids()
 
     # --- recording (reverse debugging) -----------------------------------------------------------
@@ -218,7 +222,9 @@ class JitSide:
         if gdb_thread is None:
             raise DapError(f"Unknown thread {thread_id}.")
         try:
-            raw = mi_stack.stack_list_frames(self.gdb, gdb_thread)
+            raw = self.prefetch.get(
+                thread_id, "stack", lambda: mi_stack.stack_list_frames(self.gdb, gdb_thread)
+            )
         except GdbCommandError as exc:
             if not self._recording or "registers" not in exc.message:
                 raise
@@ -263,10 +269,24 @@ class JitSide:
         frames.extend(self._python_frames(thread_id, gdb_thread))
         return frames
 
+    def prefetch_stop(self, thread_id: int, gdb_thread: str, frame: dict[str, Any]) -> None:
+        """At a stop in jitted code, before the editor hears of it: start reading what it asks next."""
+        if in_jitted_code(frame):
+            self.prefetch.start(
+                thread_id,
+                {
+                    "stack": lambda: mi_stack.stack_list_frames(self.gdb, gdb_thread),
+                    "python": lambda: self.gdb.execute_console(f"numba-lens-pyframes {thread_id}"),
+                },
+                then=lambda: self.values.frame_scopes(gdb_thread, 0),
+            )
+
     def _python_frames(self, thread_id: int, gdb_thread: str) -> list[dict[str, Any]]:
         """The Python frames of a thread held by gdb, read from CPython's structures (read-only)."""
         try:
-            text = self.gdb.execute_console(f"numba-lens-pyframes {thread_id}")
+            text = self.prefetch.get(
+                thread_id, "python", lambda: self.gdb.execute_console(f"numba-lens-pyframes {thread_id}")
+            )
             data = json.loads(text.strip().splitlines()[-1]) if text.strip() else {}
         except (GdbCommandError, ValueError) as exc:
             data = {"error": str(exc)}
@@ -301,7 +321,7 @@ class JitSide:
             frames.append(frame)
         return frames
 
-    def python_locals(self, thread_id: int, index: int) -> list[dict[str, Any]]:
+    def python_locals(self, thread_id: int, gdb_thread: str, index: int) -> list[dict[str, Any]]:
         """Locals of a Python frame below jitted code (a `<module>` frame: its globals), read from
         memory by gdb: repr() where memory gives it, items and fields as children (python_values.py)."""
         try:
@@ -312,7 +332,15 @@ class JitSide:
         if "error" in data:
             self._session.client.log(f"Python locals unavailable: {data['error']}")
             return []
-        return dap_variables(self._session.handles, list(data.get("locals", [])))
+
+        def typed(name: str, found: dict[str, Any]) -> dict[str, Any]:
+            return self.with_reference(
+                self.values.typed_container(
+                    gdb_thread, str(found.get("type", "")), int(found["address"]), name
+                )
+            )
+
+        return dap_variables(self._session.handles, list(data.get("locals", [])), typed)
 
     # --- scopes, variables, evaluate -------------------------------------------------------------
     def with_reference(self, item: dict[str, Any]) -> dict[str, Any]:
@@ -331,7 +359,7 @@ class JitSide:
                 for scope in self.values.frame_scopes(frame.gdb_thread, frame.level)
             ]
         if frame.kind is FrameKind.PYTHON_UNDER_GDB:
-            source = PythonLocalsUnderGdb(self, frame.thread_id, frame.level)
+            source = PythonLocalsUnderGdb(self, frame.thread_id, frame.gdb_thread, frame.level)
             return [
                 {
                     "name": "Locals (read-only)",

@@ -151,6 +151,10 @@ class Session:
         thread_id = int(args.get("threadId", 0))
         start = int(args.get("startFrame") or 0)
         levels = int(args.get("levels") or 0)
+        if self.stop.owner is None and self.jit.present:
+            # Running (a request the editor sent before its Continue reached us): debugpy cannot answer
+            # while jitted code holds the GIL, and nothing stands still to show.
+            raise DapError("The program is running.", show_user=False)
         frames = self.owner_side().stack(thread_id, args)
         page = frames[start : start + levels] if levels else frames[start:]
         return {"stackFrames": page, "totalFrames": len(frames)}

@@ -74,6 +74,17 @@ class ValuesBridge:
         items = self.reader.children(handle, int(start or 0), int(count) if count else None)
         return [_dap_from_reader_item(v) for v in items]
 
+    def typed_container(self, gdb_thread: str, type_text: str, address: int, name: str) -> dict[str, Any]:
+        """A numba.typed List or Dict that a Python frame holds, shown as in a jitted frame; a reason
+        in place of the value when it cannot be decoded."""
+        if self.reader is None:
+            return {"name": name, "value": "<unavailable: values module unavailable>", "type": type_text}
+        try:
+            variable = self.reader.typed_container(self._thread_arg(gdb_thread), type_text, address, name)
+        except Exception as exc:  # JitValueError: unreadable, or a type not decoded
+            return {"name": name, "value": f"<unavailable: {exc}>", "type": type_text}
+        return _dap_from_reader_item(variable)
+
     def evaluate(self, gdb_thread: str, level: int, expression: str, context: str) -> dict[str, Any]:
         if context in ("hover", "watch", "variables") and _UNSAFE.search(expression):
             return {"result": "unavailable (hover and watch evaluate side-effect free expressions only)"}

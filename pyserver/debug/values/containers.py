@@ -20,6 +20,16 @@ from pyserver.debug.values.numba_types import NumbaType, aligned, decode_scalar,
 from pyserver.debug.values.report import FrameReport
 
 
+class FramePlace(Protocol):
+    """Where a value's children are read from: a jitted frame's report, or a Python frame's object."""
+
+    @property
+    def thread_id(self) -> int: ...
+
+    @property
+    def frame_level(self) -> int: ...
+
+
 class ElementDecoder(Protocol):
     """What the containers need decoded that is not a container: strings, arrays and members."""
 
@@ -58,7 +68,7 @@ class ContainerReader:
         self._memory = memory
         self._elements = elements
 
-    def decode_list(self, report: FrameReport, numba_type: NumbaType, pointer: int, name: str) -> JitVariable:
+    def decode_list(self, report: FramePlace, numba_type: NumbaType, pointer: int, name: str) -> JitVariable:
         # NB_List (numba/cext/listobject.h): size, item_size, allocated, is_mutable, methods[2], items.
         header = self._memory.read_memory(pointer, 56)
         size, item_size, allocated = struct.unpack("<qqq", header[:24])
@@ -96,7 +106,7 @@ class ContainerReader:
             evaluate_name=name,
         )
 
-    def decode_dict(self, report: FrameReport, numba_type: NumbaType, pointer: int, name: str) -> JitVariable:
+    def decode_dict(self, report: FramePlace, numba_type: NumbaType, pointer: int, name: str) -> JitVariable:
         # NB_Dict: used, keys -> NB_DictKeys: size, usable, nentries, key_size, val_size, entry_size,
         # entry_offset, methods[5], indices[] (numba/cext/dictobject.h); entries after the indices.
         used, keys = struct.unpack("<qQ", self._memory.read_memory(pointer, 16))

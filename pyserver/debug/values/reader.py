@@ -30,6 +30,7 @@ import re
 import struct
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from pyserver.debug.gdb.inside import VALUES_SCRIPT
 from pyserver.debug.gdb.mi import console as mi_console
@@ -42,9 +43,17 @@ from pyserver.debug.values.decoding import InferiorMemory, ValueDecoder
 from pyserver.debug.values.expressions import Evaluator, NotInSubset
 from pyserver.debug.values.live_versions import LiveVersions, function_name
 from pyserver.debug.values.model import UNAVAILABLE, ChildrenHandle, JitValueError, JitVariable, Scope
-from pyserver.debug.values.numba_types import NumbaType, decode_scalar, is_scalar
+from pyserver.debug.values.numba_types import NumbaType, decode_scalar, is_scalar, parse_numba_type
 from pyserver.debug.values.records import record_pointer_size, record_type
 from pyserver.debug.values.report import FrameReport, RawVar, SourceIndex, raw_var, source_index
+
+
+@dataclass(frozen=True)
+class ObjectPlace:
+    """The place of a value held by Python code: its thread; no jitted frame (level -1)."""
+
+    thread_id: int
+    frame_level: int
 
 
 class JitValueReader:
@@ -104,6 +113,19 @@ class JitValueReader:
             if handle.kind == "dict":
                 return self._containers.dict_children(handle, start, count)
             raise JitValueError(f"unknown children handle {handle.kind!r}")
+
+    def typed_container(self, thread_id: int, type_text: str, address: int, name: str) -> JitVariable:
+        """A numba.typed List or Dict held by Python code: `type_text` is its Numba type's name,
+        `address` its NB_List or NB_Dict; decoded as a jitted frame's (items checked against the
+        type's sizes, an item type not decoded shown unavailable)."""
+        numba_type = parse_numba_type(type_text)
+        place = ObjectPlace(thread_id, -1)
+        with self._lock:
+            if numba_type.kind == "list" and numba_type.members[0].kind != "unknown":
+                return self._containers.decode_list(place, numba_type, address, name)
+            if numba_type.kind == "dict" and all(m.kind != "unknown" for m in numba_type.members):
+                return self._containers.decode_dict(place, numba_type, address, name)
+        raise JitValueError(f"element type unknown ({type_text})")
 
     def evaluate(
         self, thread_id: int, frame_level: int, expression: str, context: str = "watch"

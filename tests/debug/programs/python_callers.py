@@ -7,8 +7,8 @@ import os
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
-from numba.typed import List
+from numba import njit, types
+from numba.typed import Dict, List
 
 Stats = namedtuple("Stats", ["count", "mean"])
 LIMIT = 3
@@ -20,6 +20,7 @@ class Box:
         self.width = width
         self.label = label
         self.tags = ("x", 2)
+        self.counts = List([5, 6])
 
 
 @njit(debug=True)
@@ -39,14 +40,29 @@ def main():
     seen = {7}
     arr = np.arange(4.0)
     typed = List([1, 2, 3])
+    weights = Dict.empty(key_type=types.unicode_type, value_type=types.float64)
+    weights["a"] = 1.5
+    weights["bb"] = -2.0
+    weights["ccc"] = 0.25
+    del weights["bb"]
+    untyped = List()
+    spans = Dict.empty(key_type=types.unicode_type, value_type=types.UniTuple(types.int64, 2))
+    spans["x"] = (1, 2)
     expected = {
         "box": {"width": repr(box.width), "label": repr(box.label), "tags": repr(box.tags)},
+        "typed_items": [repr(x) for x in typed],
         "stats": repr(stats),
         "pair": repr(pair),
         "items": repr(items),
         "table": repr(table),
         "seen": repr(seen),
         "arr": [repr(float(x)) for x in arr],
+        # Typed containers as the jitted side shows them: the pure-Python list's and dict's repr.
+        "typed": repr(list(typed)),
+        "weights": repr(dict(weights)),
+        "weights_items": {repr(k): repr(v) for k, v in weights.items()},
+        "counts": repr(list(box.counts)),
+        "untyped": repr(list(untyped)),
         "globals": {"LIMIT": repr(LIMIT), "NAMES": repr(NAMES)},
     }
     path = os.environ.get("NUMBA_LENS_EXPECTED")
@@ -54,7 +70,7 @@ def main():
         with open(path, "w") as handle:
             json.dump(expected, handle)
     result = scale(arr, 2.0)
-    print(result, len(typed))
+    print(result, len(typed), len(weights), len(untyped), len(spans))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,9 @@ from pyobjects_gdb import (
     describe,
     dict_items,
     fields_of,
+    lookup_type,
     reset_budget,
+    symbol_address,
     type_name,
     unicode_text,
 )
@@ -95,7 +97,10 @@ def _pthread_of(lwp):
 def _interpreter_frames(lwp):
     """The thread's (_PyInterpreterFrame pointer, code object, lasti) that have started running, newest
     first. lasti is the index of the instruction in progress, in code units."""
-    interp = gdb.parse_and_eval("_PyRuntime.interpreters.head")
+    runtime = symbol_address("_PyRuntime")
+    if runtime is None:
+        raise LookupError("no _PyRuntime in the program")
+    interp = gdb.Value(runtime).cast(lookup_type("_PyRuntimeState").pointer())["interpreters"]["head"]
     tstate = interp["threads"]["head"] if "threads" in fields_of(interp) else interp["tstate_head"]  # 3.10
     if "native_thread_id" in fields_of(tstate):  # 3.11+
         key, wanted = "native_thread_id", lwp
@@ -119,8 +124,8 @@ def _interpreter_frames(lwp):
     instr_field = "prev_instr" if "prev_instr" in frame_fields else "instr_ptr"
     if code_field not in frame_fields or instr_field not in frame_fields:
         raise LookupError("unknown CPython frame layout")
-    unit = gdb.lookup_type("_Py_CODEUNIT")
-    code_type = gdb.lookup_type("PyCodeObject").pointer()
+    unit = lookup_type("_Py_CODEUNIT")
+    code_type = lookup_type("PyCodeObject").pointer()
     frames: list = []
     while int(frame) != 0 and len(frames) < 200:
         owner = int(frame["owner"]) if "owner" in frame_fields else 0
@@ -165,14 +170,31 @@ def _line_for_310(linetable, first_line, address):
     return None
 
 
+# Lines decoded, by (line table, first line, instruction): a pure function of what was read, kept so
+# that each stop does not decode every caller's table again. Bounded.
+_lines: dict = {}
+
+
+def _line_of(linetable, first_line, lasti, new_layout):
+    key = (linetable, first_line, lasti, new_layout)
+    if key not in _lines:
+        if len(_lines) >= 4096:
+            _lines.clear()
+        if new_layout:
+            _lines[key] = _line_for(linetable, first_line, lasti)
+        else:  # 3.10: addresses in bytes
+            _lines[key] = _line_for_310(linetable, first_line, lasti * 2)
+    return _lines[key]
+
+
 def python_frames(lwp):
     frames = []
     for _frame, code, lasti in _interpreter_frames(lwp):
         linetable, first_line = bytes_value(code["co_linetable"]), int(code["co_firstlineno"])
         if "co_qualname" in fields_of(code):  # 3.11+
-            name, line = unicode_text(code["co_qualname"]), _line_for(linetable, first_line, lasti)
-        else:  # 3.10: no qualified name; addresses in bytes
-            name, line = unicode_text(code["co_name"]), _line_for_310(linetable, first_line, lasti * 2)
+            name, line = unicode_text(code["co_qualname"]), _line_of(linetable, first_line, lasti, True)
+        else:  # 3.10: no qualified name
+            name, line = unicode_text(code["co_name"]), _line_of(linetable, first_line, lasti, False)
         frames.append({"file": unicode_text(code["co_filename"]), "name": name, "line": line})
     return frames
 
@@ -187,7 +209,7 @@ def python_locals(lwp, index):
     frame, code, _lasti = frames[index]
     if "co_localsplusnames" not in fields_of(code):
         return _locals_310(frame, code)
-    names = code["co_localsplusnames"].cast(gdb.lookup_type("PyTupleObject").pointer())
+    names = code["co_localsplusnames"].cast(lookup_type("PyTupleObject").pointer())
     kinds = bytes_value(code["co_localspluskinds"])
     out = []
     for slot in range(min(int(code["co_nlocalsplus"]), 500)):
@@ -198,7 +220,7 @@ def python_locals(lwp, index):
         if int(obj) == 0:
             continue
         if kind & CO_FAST_CELL and type_name(obj) == "cell":
-            obj = obj.cast(gdb.lookup_type("PyCellObject").pointer())["ob_ref"]
+            obj = obj.cast(lookup_type("PyCellObject").pointer())["ob_ref"]
             if int(obj) == 0:
                 continue
         out.append({"name": unicode_text(names["ob_item"][slot]), **_shown(obj)})
@@ -239,7 +261,7 @@ def _module_globals(globals_dict):
 
 def _locals_310(frame, code):
     """3.10: f_localsplus holds co_varnames' locals, then co_cellvars' cells."""
-    tuple_type = gdb.lookup_type("PyTupleObject").pointer()
+    tuple_type = lookup_type("PyTupleObject").pointer()
     varnames = code["co_varnames"].cast(tuple_type)
     cellvars = code["co_cellvars"].cast(tuple_type)
     nlocals = int(code["co_nlocals"])
@@ -252,7 +274,7 @@ def _locals_310(frame, code):
         if int(obj) == 0:
             continue
         if is_cell and type_name(obj) == "cell":
-            obj = obj.cast(gdb.lookup_type("PyCellObject").pointer())["ob_ref"]
+            obj = obj.cast(lookup_type("PyCellObject").pointer())["ob_ref"]
             if int(obj) == 0:
                 continue
         out.append({"name": unicode_text(name), **_shown(obj)})

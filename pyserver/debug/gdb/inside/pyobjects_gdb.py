@@ -11,6 +11,36 @@ import struct
 
 import gdb  # type: ignore[import-not-found]
 
+# Per process: gdb's types of the debuggee's libpython and its symbols' addresses do not change while it
+# runs; looking them up again for every frame and object was most of a stack's cost.
+_static: dict = {"pid": None, "types": {}, "fields": {}, "symbols": {}}
+
+
+def _static_cache(kind):
+    pid = gdb.selected_inferior().pid
+    if _static["pid"] != pid:
+        _static.update(pid=pid, types={}, fields={}, symbols={})
+    return _static[kind]
+
+
+def lookup_type(name):
+    cache = _static_cache("types")
+    found = cache.get(name)
+    if found is None:
+        found = cache[name] = gdb.lookup_type(name)
+    return found
+
+
+def symbol_address(name):
+    """The address of a global of the debuggee, or None when it has none of that name."""
+    cache = _static_cache("symbols")
+    if name not in cache:
+        try:
+            cache[name] = int(gdb.parse_and_eval(f"(long)&{name}"))
+        except gdb.error:
+            cache[name] = None
+    return cache[name]
+
 
 def read_memory(address, size):
     if size <= 0:
@@ -22,8 +52,8 @@ def unicode_text(obj):
     """Text of a compact str object (the only kind code objects hold)."""
     if int(obj) == 0:
         return ""
-    ascii_type = gdb.lookup_type("PyASCIIObject")
-    compact_type = gdb.lookup_type("PyCompactUnicodeObject")
+    ascii_type = lookup_type("PyASCIIObject")
+    compact_type = lookup_type("PyCompactUnicodeObject")
     ascii_obj = obj.cast(ascii_type.pointer()).dereference()
     length = int(ascii_obj["length"])
     state = ascii_obj["state"]
@@ -38,7 +68,7 @@ def unicode_text(obj):
 
 
 def bytes_value(obj):
-    bytes_type = gdb.lookup_type("PyBytesObject")
+    bytes_type = lookup_type("PyBytesObject")
     value = obj.cast(bytes_type.pointer()).dereference()
     size = int(value["ob_base"]["ob_size"])
     address = int(value["ob_sval"].address)
@@ -46,15 +76,22 @@ def bytes_value(obj):
 
 
 def fields_of(value):
-    return {field.name for field in value.type.strip_typedefs().target().fields()}
+    """Field names of the struct a pointer value points to."""
+    target = value.type.strip_typedefs().target()
+    cache = _static_cache("fields")
+    key = str(target)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = frozenset(field.name for field in target.fields())
+    return found
 
 
 def type_name(obj):
-    return obj.cast(gdb.lookup_type("PyObject").pointer())["ob_type"]["tp_name"].string()
+    return obj.cast(lookup_type("PyObject").pointer())["ob_type"]["tp_name"].string()
 
 
 def int_value(obj):
-    pointer = obj.cast(gdb.lookup_type("PyLongObject").pointer())
+    pointer = obj.cast(lookup_type("PyLongObject").pointer())
     value = pointer.dereference()
     if "long_value" in fields_of(pointer):  # 3.12+: lv_tag = ndigits << 3 | sign (0 +, 1 zero, 2 -)
         tag = int(value["long_value"]["lv_tag"])
@@ -99,7 +136,7 @@ def reset_budget(count):
 
 
 def _pointer_size():
-    return gdb.lookup_type("void").pointer().sizeof
+    return lookup_type("void").pointer().sizeof
 
 
 def _word(address):
@@ -107,41 +144,41 @@ def _word(address):
 
 
 def _object(address):
-    return gdb.Value(address).cast(gdb.lookup_type("PyObject").pointer())
+    return gdb.Value(address).cast(lookup_type("PyObject").pointer())
 
 
 def _type_of(obj):
-    return obj.cast(gdb.lookup_type("PyObject").pointer())["ob_type"]
+    return obj.cast(lookup_type("PyObject").pointer())["ob_type"]
 
 
 def _size_of(obj):
-    return int(obj.cast(gdb.lookup_type("PyVarObject").pointer())["ob_size"])
+    return int(obj.cast(lookup_type("PyVarObject").pointer())["ob_size"])
 
 
 def _tuple_items(obj):
-    items = obj.cast(gdb.lookup_type("PyTupleObject").pointer())["ob_item"]
+    items = obj.cast(lookup_type("PyTupleObject").pointer())["ob_item"]
     return [items[i] for i in range(min(_size_of(obj), MAX_ITEMS))]
 
 
 def _list_items(obj):
-    items = obj.cast(gdb.lookup_type("PyListObject").pointer())["ob_item"]
+    items = obj.cast(lookup_type("PyListObject").pointer())["ob_item"]
     return [items[i] for i in range(min(_size_of(obj), MAX_ITEMS))]
 
 
 def _keys_entries(keys):
     """(key, value slot index, value or None) of a PyDictKeysObject's entries, in insertion order."""
-    keys_fields = {f.name for f in keys.type.target().fields()}
+    keys_fields = fields_of(keys)
     indices = int(keys["dk_indices"].address)
     count = int(keys["dk_nentries"])
     if "dk_log2_index_bytes" in keys_fields:  # 3.11+
         entries = indices + (1 << int(keys["dk_log2_index_bytes"]))
         general = int(keys["dk_kind"]) == 0
-        entry_type = gdb.lookup_type("PyDictKeyEntry" if general else "PyDictUnicodeEntry")
+        entry_type = lookup_type("PyDictKeyEntry" if general else "PyDictUnicodeEntry")
     else:  # 3.10: index width from the table size
         size = int(keys["dk_size"])
         width = 1 if size <= 0xFF else 2 if size <= 0xFFFF else 4 if size <= 0xFFFFFFFF else 8
         entries = indices + size * width
-        entry_type = gdb.lookup_type("PyDictKeyEntry")
+        entry_type = lookup_type("PyDictKeyEntry")
     out = []
     for index in range(min(count, 10_000)):
         entry = gdb.Value(entries + index * entry_type.sizeof).cast(entry_type.pointer()).dereference()
@@ -154,14 +191,14 @@ def _keys_entries(keys):
 
 def _values_array(values):
     """The PyObject* slots of a split dict's PyDictValues."""
-    return values.cast(gdb.lookup_type("PyDictValues").pointer())["values"]
+    return values.cast(lookup_type("PyDictValues").pointer())["values"]
 
 
 def dict_items(obj):
     """(key, value) pairs of a dict, in its order, bounded; values NULL (deleted) left out."""
-    mp = obj.cast(gdb.lookup_type("PyDictObject").pointer())
+    mp = obj.cast(lookup_type("PyDictObject").pointer())
     keys, values = mp["ma_keys"], mp["ma_values"]
-    if int(values) != 0 and "values" not in {f.name for f in values.type.target().fields()}:  # 3.10
+    if int(values) != 0 and "values" not in fields_of(values):  # 3.10
         slots = values
     else:
         slots = _values_array(values) if int(values) != 0 else None
@@ -182,13 +219,13 @@ def _instance_fields(obj):
         dict_pointer = _word(int(obj) - 3 * word)
         if dict_pointer:
             return dict_items(_object(dict_pointer))
-        values = gdb.Value(int(obj) + int(tp["tp_basicsize"])).cast(gdb.lookup_type("PyDictValues").pointer())
+        values = gdb.Value(int(obj) + int(tp["tp_basicsize"])).cast(lookup_type("PyDictValues").pointer())
         if not int(values["valid"]):
             return None
         return _shared_key_fields(tp, values["values"])
     if flags & PY_TPFLAGS_MANAGED_DICT:
         tagged = _word(int(obj) - 3 * word)
-        if "long_value" in fields_of(gdb.Value(0).cast(gdb.lookup_type("PyLongObject").pointer())):  # 3.12
+        if "long_value" in fields_of(gdb.Value(0).cast(lookup_type("PyLongObject").pointer())):  # 3.12
             if tagged & 1:  # the values, stored less one
                 return _shared_key_fields(tp, _values_array(gdb.Value(tagged + 1)))
             return dict_items(_object(tagged)) if tagged else None
@@ -204,12 +241,12 @@ def _instance_fields(obj):
 
 
 def _shared_key_fields(tp, slots):
-    heap_type = tp.cast(gdb.lookup_type("PyHeapTypeObject").pointer())
+    heap_type = tp.cast(lookup_type("PyHeapTypeObject").pointer())
     keys = heap_type["ht_cached_keys"]
     if int(keys) == 0:
         return None
     pairs = []
-    for key, index, _value in _keys_entries(keys.cast(gdb.lookup_type("PyDictKeysObject").pointer())):
+    for key, index, _value in _keys_entries(keys.cast(lookup_type("PyDictKeysObject").pointer())):
         value = slots[index]
         if int(value) != 0:
             pairs.append((key, value))
@@ -217,9 +254,9 @@ def _shared_key_fields(tp, slots):
 
 
 def _set_items(obj):
-    so = obj.cast(gdb.lookup_type("PySetObject").pointer())
+    so = obj.cast(lookup_type("PySetObject").pointer())
     table, mask = so["table"], int(so["mask"])
-    dummy = int(gdb.parse_and_eval("(long)&_PySet_Dummy")) if _has_symbol("_PySet_Dummy") else None
+    dummy = symbol_address("_PySet_Dummy")
     items = []
     for index in range(min(mask + 1, 1 << 16)):
         key = table[index]["key"]
@@ -228,14 +265,6 @@ def _set_items(obj):
             if len(items) >= MAX_ITEMS:
                 break
     return items
-
-
-def _has_symbol(name):
-    try:
-        gdb.parse_and_eval(f"(long)&{name}")
-        return True
-    except gdb.error:
-        return False
 
 
 def _namedtuple_fields(tp):
@@ -306,7 +335,7 @@ def describe(obj, depth=0):
             return {"value": f"<{name} object>", "type": name, "exact": False}
         return {"value": str(number) if name == "int" else str(bool(number)), "type": name, "exact": True}
     if name == "float":
-        number = float(obj.cast(gdb.lookup_type("PyFloatObject").pointer())["ob_fval"])
+        number = float(obj.cast(lookup_type("PyFloatObject").pointer())["ob_fval"])
         return {"value": repr(number), "type": name, "exact": True}
     if name == "str":
         text = unicode_text(obj)
@@ -349,13 +378,13 @@ def describe(obj, depth=0):
         return _container(name, _join("[", texts, "]") if whole else None, children, len(items))
     if name == "dict":
         pairs = [(describe(k, depth + 1), describe(v, depth + 1)) for k, v in dict_items(obj)]
-        whole = len(pairs) == int(obj.cast(gdb.lookup_type("PyDictObject").pointer())["ma_used"])
+        whole = len(pairs) == int(obj.cast(lookup_type("PyDictObject").pointer())["ma_used"])
         texts = [f"{k['value']}: {v['value']}" if k["exact"] and v["exact"] else None for k, v in pairs]
         children = [{"name": k["value"], **v} for k, v in pairs]
         return _container(name, _join("{", texts, "}") if whole else None, children, len(pairs))
     if name in ("set", "frozenset"):
         items = [describe(item, depth + 1) for item in _set_items(obj)]
-        used = int(obj.cast(gdb.lookup_type("PySetObject").pointer())["used"])
+        used = int(obj.cast(lookup_type("PySetObject").pointer())["used"])
         texts = [item["value"] if item["exact"] else None for item in items]
         children = [{"name": f"[{i}]", **item} for i, item in enumerate(items)]
         value = None
@@ -367,11 +396,67 @@ def describe(obj, depth=0):
     fields = _instance_fields(obj)
     if fields is None:
         return {"value": f"<{name} object>", "type": name, "exact": False}
+    try:
+        typed = numba_typed_container(fields)
+    except (LookupError, gdb.MemoryError) as exc:
+        return {"value": f"<unavailable: {exc}>", "type": name, "exact": False}
+    if typed is not None:
+        return {"value": f"<{name} object>", "type": name, "exact": False, **typed}
     children = []
     for key, value in fields:
         if type_name(key) == "str":
             children.append({"name": unicode_text(key), **describe(value, depth + 1)})
     return {"value": f"<{name} object>", "type": name, "exact": False, "children": children}
+
+
+# A numba.typed List or Dict: the attribute holding its Numba type, and that type's class name.
+NUMBA_TYPED_ATTRIBUTES = {"_list_type": "ListType", "_dict_type": "DictType"}
+NRT_MEMINFO_TYPE = "_nrt_python._MemInfo"  # the boxed meminfo held in `_opaque`
+
+
+def numba_typed_container(fields):
+    """A numba.typed List or Dict among an instance's fields: {"numba": {"type", "address"}} with its
+    Numba type's name (the type object's `name`, the text Numba writes into DWARF) and the address of
+    its NB_List or NB_Dict, for the adapter to decode as it decodes jitted frames; an empty untyped
+    List as `[]`; None when the fields are not a typed container's. Errors name what was unreadable."""
+    by_name = {unicode_text(key): value for key, value in fields if type_name(key) == "str"}
+    attribute = next((a for a in NUMBA_TYPED_ATTRIBUTES if a in by_name), None)
+    if attribute is None:
+        return None
+    numba_type = by_name[attribute]
+    if type_name(numba_type) == "NoneType" and "_opaque" not in by_name:
+        if attribute == "_list_type":  # List() before its first item: no type yet, no items
+            return {"value": "[]"}
+        return None
+    if type_name(numba_type) != NUMBA_TYPED_ATTRIBUTES[attribute] or "_opaque" not in by_name:
+        return None
+    opaque = by_name["_opaque"]
+    if type_name(opaque) != NRT_MEMINFO_TYPE:
+        return None
+    type_fields = _instance_fields(numba_type) or []
+    type_text = next(
+        (
+            unicode_text(value)
+            for key, value in type_fields
+            if type_name(key) == "str" and unicode_text(key) == "name" and type_name(value) == "str"
+        ),
+        None,
+    )
+    if type_text is None:
+        raise LookupError("element type unknown (the Numba type's name is unreadable)")
+    # MemInfoObject: PyObject_HEAD, then NRT_MemInfo*; NRT_MemInfo: refct, dtor, dtor_info, data,
+    # size. Its data is the one pointer to the NB_List / NB_Dict (numba/typed's boxing).
+    word = _pointer_size()
+    meminfo = _word(int(opaque) + lookup_type("PyObject").sizeof)
+    if meminfo == 0:
+        raise LookupError("typed container has no meminfo")
+    data, size = _word(meminfo + 3 * word), _word(meminfo + 4 * word)
+    if data == 0 or size != word:
+        raise LookupError("typed container's meminfo does not hold one pointer")
+    address = _word(data)
+    if address == 0:
+        raise LookupError("typed container has no payload")
+    return {"numba": {"type": type_text, "address": address}}
 
 
 def _container(name, value, children, count):
