@@ -43,7 +43,8 @@ def typed_container_arg(ty: Any, convert: Callable[[Any], Any | None]) -> Any | 
     return None
 
 
-def _receivers(func_ir: Any, bound: str) -> set[str]:
+def bound_receivers(func_ir: Any, bound: str) -> set[str]:
+    """The variables whose method the variable `bound` is (`$m = getattr(values, append)`)."""
     found = set()
     for block in func_ir.blocks.values():
         for stmt in block.body:
@@ -114,7 +115,7 @@ def untrusted_containers(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
             elif isinstance(this, nbtypes.DictType) and method == "update":
                 taint(this)  # another dict's items, whose types are not checked here
             if method in (*_LIST_PUTS, *_DICT_PUTS, "update"):
-                for receiver in _receivers(func_ir, expr.func.name):
+                for receiver in bound_receivers(func_ir, expr.func.name):
                     if typemap.get(receiver) != this:  # a refined container: the variable's final type
                         taint(typemap.get(receiver))
     found = {name for name, ty in typemap.items() if ty in tainted}

@@ -20,7 +20,7 @@ from numba.core.registry import cpu_target
 from numba.core.typing.templates import CallableTemplate
 
 from pyserver.numba_api.core import WITH_OPCODES
-from pyserver.numba_api.slice_containers import typed_container_arg, untrusted_containers
+from pyserver.numba_api.slice_containers import bound_receivers, typed_container_arg, untrusted_containers
 
 # --------------------------------------------------------------------------------------------------
 # Python callers (python_callers.py): a slice of a Python caller, typed by inference; nothing runs
@@ -103,18 +103,6 @@ def _python_and_numba_may_differ(expr: Any, typemap: dict[str, Any]) -> bool:
 
 def _unliteral_text(ty: Any) -> str:
     return "?" if ty is None else str(nbtypes.unliteral(ty))
-
-
-def _bound_receivers(func_ir: Any, bound: str) -> set[str]:
-    """The variables whose method the variable `bound` is (`$m = getattr(values, append)`)."""
-    found = set()
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            if isinstance(stmt, ir.Assign) and stmt.target.name == bound:
-                value = stmt.value
-                if isinstance(value, ir.Expr) and value.op == "getattr":
-                    found.add(value.value.name)
-    return found
 
 
 def _dtype_of(ty: Any) -> str | None:
@@ -244,7 +232,7 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
                 if name == "extend":
                     added = getattr(added, "dtype", None)
                 if name in ("append", "insert", "extend"):
-                    for receiver in _bound_receivers(func_ir, expr.func.name):
+                    for receiver in bound_receivers(func_ir, expr.func.name):
                         items.setdefault(receiver, set()).add(_unliteral_text(added))
     # Temporaries stand for the user variables they are assigned to: follow `x = $t` back. The items put
     # into a list count together along the edges that keep the same list or copy it (`y = x`, `x + z`,

@@ -6,15 +6,13 @@ types the functions from the recorded run. A structref whose class is not import
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 from numba import types
+from record_helpers import pyserver
 
 from pyserver.record import types_codec
-
-ROOT = Path(__file__).resolve().parents[2]
 
 TREE = """
 import numpy as np
@@ -68,21 +66,10 @@ print(noisy(np.random.default_rng(0), 3).shape)
 """
 
 
-def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pyserver", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
-
-
 def test_structref_and_generator_arguments_are_recorded_and_typed(tmp_path: Path) -> None:
     (tmp_path / "tree.py").write_text(TREE)
     (tmp_path / "prog.py").write_text(PROGRAM)
-    proc = run(tmp_path, "record", "--", sys.executable, "prog.py")
+    proc = pyserver(tmp_path, "record", "--", sys.executable, "prog.py")
     assert proc.returncode == 0, proc.stderr
     data = json.loads((tmp_path / ".numba-lens" / "signatures.json").read_text())
     (total_entry,) = data["functions"]["tree.py::total"]
@@ -96,7 +83,7 @@ def test_structref_and_generator_arguments_are_recorded_and_typed(tmp_path: Path
     assert [name for name, _ in tree_encoding["fields"]] == ["data", "size"]
     assert noisy_entry["types"][0] == {"kind": "numpy_generator"}
 
-    checked = run(tmp_path, "check", "tree.py", "--format", "json", "--variables")
+    checked = pyserver(tmp_path, "check", "tree.py", "--format", "json", "--variables")
     payload = json.loads(checked.stdout)
     assert [d["message"] for d in payload["diagnostics"] if d["severity"] == "error"] == []
     by_name = {f["name"]: f for f in payload["functions"]}

@@ -242,6 +242,17 @@ class SignatureSources:
                 found.append(existing)
             return existing
 
+        def add_python_callers(signatures: list[Any], defaults_applied: bool = False) -> None:
+            for call_types in signatures:
+                passed = numba_api.defaults_applied(call_types.args) if defaults_applied else call_types.args
+                if passed is None:
+                    continue
+                candidate = add(passed, None, "python-caller")
+                for link in call_types.links:  # merged with a recorded or cached one of the same types
+                    caller = caller_link(link)
+                    if caller not in candidate.callers:
+                        candidate.callers.append(caller)
+
         for sig in record.signatures:
             try:
                 args, return_type = numba_api.parse_signature(sig)
@@ -302,27 +313,14 @@ class SignatureSources:
             leading = (self_type,) if constructed else ()
             findings = self.python_callers.signatures(path, called, record.dispatcher, leading)
             self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
-            for call_types in findings.signatures:
-                passed = numba_api.defaults_applied(call_types.args) if constructed else call_types.args
-                if passed is None:
-                    continue
-                candidate = add(passed, None, "python-caller")
-                for link in call_types.links:  # merged with a recorded or cached one of the same types
-                    caller = caller_link(link)
-                    if caller not in candidate.callers:
-                        candidate.callers.append(caller)
+            add_python_callers(findings.signatures, constructed)
         elif function.kind == "vectorize" and "." not in function.name and not record.signatures:
             # a lazy ufunc called from Python with arrays: the loop of their element types
             self._ensure_python_callers()
             nin = len(signature.parameters)
             findings = self.python_callers.ufunc_loop_signatures(path, function.name, nin)
             self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
-            for call_types in findings.signatures:
-                candidate = add(call_types.args, None, "python-caller")
-                for link in call_types.links:
-                    caller = caller_link(link)
-                    if caller not in candidate.callers:
-                        candidate.callers.append(caller)
+            add_python_callers(findings.signatures)
         elif member is not None and member[0] != "property" and not record.signatures:
             # its calls on instances from Python (`bag.increment(3)`), the receiver typed as this class's
             # (a static method's on the class too: `Bag.add(1, 2)`)
@@ -330,12 +328,7 @@ class SignatureSources:
             method = function.name.split(".")[-1]
             static = member[0] == "static"
             findings = self.python_callers.method_signatures(method, record.dispatcher, member[1], static)
-            for call_types in findings.signatures:
-                candidate = add(call_types.args, None, "python-caller")
-                for link in call_types.links:
-                    caller = caller_link(link)
-                    if caller not in candidate.callers:
-                        candidate.callers.append(caller)
+            add_python_callers(findings.signatures)
         # Jitted callers in other workspace files (seen when their files were analysed).
         calls = self.cross_file.calls
         current_params = str(signature)  # params_text(py_func)
