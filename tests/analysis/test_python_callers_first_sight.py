@@ -151,37 +151,33 @@ from numba import njit
 
 
 @njit
-def decay(t, y):
-    return -0.5 * y
+def growth(x):
+    return 0.3 * x * (1.0 - x)
 
 
 @njit
-def rk4(f, y0, t0, t1, steps):
-    h = (t1 - t0) / steps
-    y, t = y0, t0
-    for _ in range(steps):
-        k1 = f(t, y)
-        k2 = f(t + h / 2, y + h * k1 / 2)
-        y = y + h * (k1 + k2) / 2
-        t += h
-    return y
+def euler(step, x0, dt, n):
+    x = x0
+    for _ in range(n):
+        x = x + dt * step(x)
+    return x
 
 
-print(rk4(decay, 1.0, 0.0, 2.0, 100))
+print(euler(growth, 0.1, 0.05, 200))
 """
 
 
 def test_a_jitted_function_passed_from_python_is_a_dispatcher_argument(ws: Workspace) -> None:
     path = ws.write("fs_functions.py", FUNCTIONS)
     result = ws.analyze("fs_functions.py", FUNCTIONS)
-    compiled = _compiled(str(path), ["rk4", "decay"])
-    assert signatures_of(result, "rk4") == [
-        ("python-caller", ("dispatcher(decay)", "float64", "float64", "float64", "int64"))
+    compiled = _compiled(str(path), ["euler", "growth"])
+    assert signatures_of(result, "euler") == [
+        ("python-caller", ("dispatcher(growth)", "float64", "float64", "int64"))
     ]
-    assert re.fullmatch(r"type\(CPUDispatcher\(<function decay at 0x[0-9a-f]+>\)\)", compiled["rk4"][0][0])
-    assert _found(result, "rk4")[0][1:] == compiled["rk4"][0][1:]
-    assert _found(result, "decay") == compiled["decay"]  # from rk4's inference: its jitted caller
-    assert signatures_of(result, "decay")[0][0] == "caller"
+    assert re.fullmatch(r"type\(CPUDispatcher\(<function growth at 0x[0-9a-f]+>\)\)", compiled["euler"][0][0])
+    assert _found(result, "euler")[0][1:] == compiled["euler"][0][1:]
+    assert _found(result, "growth") == compiled["growth"]  # from euler's inference: its jitted caller
+    assert signatures_of(result, "growth")[0][0] == "caller"
 
 
 JITCLASS = """\
@@ -190,63 +186,63 @@ from numba import float32, int32, njit
 from numba.experimental import jitclass
 
 
-@jitclass([("value", int32), ("array", float32[:])])
-class Bag:
-    def __init__(self, value):
-        self.value = value
-        self.array = np.zeros(value, dtype=np.float32)
+@jitclass([("capacity", int32), ("readings", float32[:])])
+class Tank:
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self.readings = np.zeros(capacity, dtype=np.float32)
 
     @property
-    def size(self):
-        return self.array.size
+    def count(self):
+        return self.readings.size
 
-    def fill(self, val):
-        for i in range(self.size):
-            self.array[i] = val
-        return self.scaled(2.0)
+    def record(self, level):
+        for i in range(self.count):
+            self.readings[i] = level
+        return self.weighted(0.5)
 
-    def scaled(self, factor):
-        return self.array * factor
+    def weighted(self, w):
+        return self.readings * w
 
-    def grow(self, by):
-        self.value += by
+    def expand(self, extra):
+        self.capacity += extra
 
     @staticmethod
-    def add(x, y):
-        return x + y
+    def mix(a, b):
+        return a * b
 
 
 @njit
-def use(bag):
-    bag.grow(2)
-    return bag.value
+def enlarge(tank):
+    tank.expand(3)
+    return tank.capacity
 
 
 @njit
-def make(n):
-    return Bag(n).value
+def build(n):
+    return Tank(n).capacity
 
 
-def simulate():
-    bag = Bag(5)
-    for k in range(3):
-        bag.fill(1.5 * k)
-        bag.grow(k)
-    print(use(bag), bag.add(1, 2), Bag.add(3.5, 4.5), make(np.int32(4)))
+def run_tanks():
+    tank = Tank(4)
+    for level in range(2):
+        tank.record(0.25 * level)
+        tank.expand(level)
+    print(enlarge(tank), tank.mix(2, 3), Tank.mix(1.5, 2.0), build(np.int32(6)))
 
 
-simulate()
+run_tanks()
 """
 
 
 def test_jitclass_members_from_python_and_jitted_code(ws: Workspace) -> None:
     path = ws.write("fs_jitclass.py", JITCLASS)
     result = ws.analyze("fs_jitclass.py", JITCLASS)
-    names = ["Bag.__init__", "Bag.size", "Bag.fill", "Bag.scaled", "Bag.grow", "Bag.add"]
+    names = ["Tank.__init__", "Tank.count", "Tank.record", "Tank.weighted", "Tank.expand", "Tank.mix"]
     compiled = _compiled(str(path), names)
     for name in names:
         assert _found(result, name) == compiled[name], name
-    assert len(compiled["Bag.__init__"]) == 2  # int64 from Python, int32 from the jitted `make`
+    assert len(compiled["Tank.__init__"]) == 2  # int64 from Python, int32 from the jitted `build`
 
 
 ARGPARSE_AND_HELPERS = """\
@@ -257,95 +253,93 @@ from numba import njit, vectorize
 
 
 @njit
-def escape_time(c, max_iter):
-    z = 0j
-    for n in range(max_iter):
-        z = z * z + c
-        if abs(z) > 2.0:
-            return n
-    return max_iter
+def steps_to_leave(c, cap):
+    z = c
+    count = 0
+    while count < cap and z.real * z.real + z.imag * z.imag < 9.0:
+        z = z * z * 0.5 + c
+        count += 1
+    return count
 
 
 @njit
-def render(width, height, max_iter):
-    image = np.zeros((height, width), dtype=np.int32)
-    for row in range(height):
-        for col in range(width):
-            c = complex(-2.0 + 3.0 * col / width, -1.0 + 2.0 * row / height)
-            image[row, col] = escape_time(c, max_iter)
-    return image
+def sweep(cols, rows, cap):
+    out = np.empty((rows, cols), dtype=np.int16)
+    for r in range(rows):
+        for q in range(cols):
+            out[r, q] = steps_to_leave(complex(0.05 * q - 1.0, 0.05 * r - 0.5), cap)
+    return out
 
 
 @njit
-def assign(points, centers):
-    labels = np.empty(points.shape[0], dtype=np.int64)
-    for i in range(points.shape[0]):
-        best, best_d = 0, np.inf
-        for k in range(centers.shape[0]):
-            d = ((points[i] - centers[k]) ** 2).sum()
-            if d < best_d:
-                best, best_d = k, d
-        labels[i] = best
-    return labels
+def nearest(samples, anchors):
+    owner = np.zeros(samples.shape[0], dtype=np.int32)
+    for i in range(samples.shape[0]):
+        smallest = np.inf
+        for j in range(anchors.shape[0]):
+            gap = np.abs(samples[i] - anchors[j]).max()
+            if gap < smallest:
+                smallest = gap
+                owner[i] = j
+    return owner
 
 
 @njit
-def histogram(values, bins, lo, hi):
-    counts = np.zeros(bins, dtype=np.int64)
-    width = (hi - lo) / bins
-    for v in values:
-        k = int((v - lo) / width)
-        if 0 <= k < bins:
-            counts[k] += 1
+def tally(xs, nbins, left, right):
+    counts = np.zeros(nbins, dtype=np.int32)
+    step = (right - left) / nbins
+    for x in xs:
+        b = int((x - left) // step)
+        if b >= 0 and b < nbins:
+            counts[b] += 1
     return counts
 
 
 @vectorize
-def gauss(x, mu, sigma):
-    return np.exp(-0.5 * ((x - mu) / sigma) ** 2)
+def logistic(x, k, x0):
+    return 1.0 / (1.0 + np.exp(-k * (x - x0)))
 
 
 @vectorize
-def twice(x):
-    return 2 * x
+def halve(x):
+    return x * 0.5
 
 
-def parse_args(argv=None):
-    \"\"\"The script's options.\"\"\"
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--width", type=int, default=12)
-    parser.add_argument("--height", type=int, default=6)
-    parser.add_argument("--iters", type=int, default=20)
-    return parser.parse_args(argv)
+def options(argv=None):
+    ap = argparse.ArgumentParser(description="a sweep")
+    ap.add_argument("--cols", type=int, default=8)
+    ap.add_argument("--rows", type=int, default=5)
+    ap.add_argument("--cap", type=int, default=30)
+    return ap.parse_args(argv)
 
 
-def cluster(points, k, iterations=3):
-    centers = points[:k].copy()
-    for _ in range(iterations):
-        labels = assign(points, centers)
-    return labels
+def group(samples, n, rounds=2):
+    anchors = samples[:n].copy()
+    for _ in range(rounds):
+        owner = nearest(samples, anchors)
+    return owner
 
 
 if __name__ == "__main__":
-    args = parse_args([])
-    print(render(args.width, args.height, args.iters).sum())
-    pts = np.concatenate([np.random.randn(20, 2), np.random.randn(20, 2) + 5])
-    print(cluster(pts, 2))
-    data = np.random.normal(size=1000)
-    print(histogram(data, 10, -4.0, 4.0))
-    print(gauss(np.linspace(-1, 1, 5), 0.0, 1.0))
+    opts = options([])
+    print(sweep(opts.cols, opts.rows, opts.cap).sum())
+    cloud = np.vstack([np.random.uniform(size=(15, 3)), np.random.uniform(size=(15, 3)) + 2.0])
+    print(group(cloud, 3))
+    noise = np.random.standard_normal(size=500)
+    print(tally(noise, 8, -3.0, 3.0))
+    print(logistic(np.linspace(0.0, 2.0, 7), 2.0, 1.0))
     # two loops: which compile depends on the order of the calls (the int64 one is cast to float64)
-    print(twice(np.arange(3.0)), twice(np.arange(3)))
+    print(halve(np.arange(4.0)), halve(np.arange(4)))
 """
 
 
 def test_script_helpers_argparse_and_lazy_ufuncs(ws: Workspace) -> None:
     path = ws.write("fs_script.py", ARGPARSE_AND_HELPERS)
     result = ws.analyze("fs_script.py", ARGPARSE_AND_HELPERS)
-    names = ["escape_time", "render", "assign", "histogram", "gauss", "twice"]
+    names = ["steps_to_leave", "sweep", "nearest", "tally", "logistic", "halve"]
     compiled = _compiled(str(path), names)
-    for name in ["escape_time", "render", "assign", "histogram", "gauss"]:
+    for name in ["steps_to_leave", "sweep", "nearest", "tally", "logistic"]:
         assert _found(result, name) == compiled[name], name
-    assert signatures_of(result, "gauss") == [("python-caller", ("float64", "float64", "float64"))]
-    assert _found(result, "twice") == []  # the run compiled only float64's loop
-    assert compiled["twice"] == [["float64"]]
+    assert signatures_of(result, "logistic") == [("python-caller", ("float64", "float64", "float64"))]
+    assert _found(result, "halve") == []  # the run compiled only float64's loop
+    assert compiled["halve"] == [["float64"]]
