@@ -100,14 +100,14 @@ def timed(
 
 # check's time-out per file: its default, what a user gets, unless --check-timeout says otherwise (a run
 # on a machine loaded by other jobs, where a time-out would measure the load, not the analysis).
-CHECK_TIMEOUT_S = 20.0
+DEFAULT_CHECK_TIMEOUT_S = 20.0
 
 
 def check(
-    src: Path, targets: list[Path], env: dict[str, str], signatures: Path | None
+    src: Path, targets: list[Path], env: dict[str, str], signatures: Path | None, timeout_s: float
 ) -> tuple[dict[str, Any], float, float]:
     command = [PY, "-m", "pyserver", "check", "--format", "json", "--variables", "--root", str(src)]
-    command += ["--timeout", str(CHECK_TIMEOUT_S)]
+    command += ["--timeout", str(timeout_s)]
     if signatures is not None and signatures.is_file():
         command += ["--signatures", str(signatures)]
     command += [str(t) for t in targets]
@@ -223,7 +223,7 @@ def copy_source(module: str, src: Path) -> Path:
     return src / origin.name
 
 
-def run_package(package: Package) -> Row:
+def run_package(package: Package, check_timeout_s: float) -> Row:
     name, version = package.requirement.split("==")
     work = WORK / name
     shutil.rmtree(work, ignore_errors=True)
@@ -235,8 +235,8 @@ def run_package(package: Package) -> Row:
     truth = record_truth(
         src, target, HERE / "workloads" / f"use_{package.module}.py", work / "truth.json", signatures, env
     )
-    first, first_s, first_peak = check(src, [target], env, None)
-    after, after_s, after_peak = check(src, [target], env, signatures)
+    first, first_s, first_peak = check(src, [target], env, None, check_timeout_s)
+    after, after_s, after_peak = check(src, [target], env, signatures, check_timeout_s)
     figures = compare(truth["functions"], first, after)
     error_paths = sorted(set(error_files(first)) | set(error_files(after)))
     fine = importable(src, error_paths, env) if error_paths else set()
@@ -259,7 +259,7 @@ def run_package(package: Package) -> Row:
     return Row(name, version, figures, truth.get("status", "?"))
 
 
-def run_scripts(scripts: list[Path]) -> tuple[list[Row], Figures]:
+def run_scripts(scripts: list[Path], check_timeout_s: float) -> tuple[list[Row], Figures]:
     """Each script runs (as `__main__`, no arguments) under record; check sees them all at once."""
     work = WORK / "scripts"
     shutil.rmtree(work, ignore_errors=True)
@@ -280,8 +280,8 @@ def run_scripts(scripts: list[Path]) -> tuple[list[Row], Figures]:
             if extra.suffix != ".py" and extra.name != ".numba-lens":
                 shutil.rmtree(extra, ignore_errors=True) if extra.is_dir() else extra.unlink()
     targets = [src / s.name for s in scripts]
-    first, first_s, first_peak = check(src, targets, env, None)
-    after, after_s, after_peak = check(src, targets, env, signatures)
+    first, first_s, first_peak = check(src, targets, env, None, check_timeout_s)
+    after, after_s, after_peak = check(src, targets, env, signatures, check_timeout_s)
     (work / "check-first.json").write_text(json.dumps(first, indent=1))
     (work / "check-after.json").write_text(json.dumps(after, indent=1))
     rows = []
@@ -404,14 +404,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check-timeout",
         type=float,
-        default=20.0,
+        default=DEFAULT_CHECK_TIMEOUT_S,
         help="check's time-out per file in seconds (default 20)",
     )
     args = parser.parse_args(argv)
-    global CHECK_TIMEOUT_S
-    CHECK_TIMEOUT_S = args.check_timeout
-    if CHECK_TIMEOUT_S != 20.0:
-        print(f"check's time-out per file: {CHECK_TIMEOUT_S:g} s (its default, what a user gets, is 20 s)")
+    if args.check_timeout != DEFAULT_CHECK_TIMEOUT_S:
+        print(f"check's time-out per file: {args.check_timeout:g} s (its default, what a user gets, is 20 s)")
     packages = [] if args.no_packages else read_packages()
     if args.packages:
         wanted = set(args.packages.split(","))
@@ -420,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     package_total = Figures()
     print(HEADER, flush=True)
     for package in packages:
-        row = run_package(package)
+        row = run_package(package, args.check_timeout)
         rows.append(row)
         package_total.add(row.figures)
         print(format_row(row.name, row.version, row.figures, row.status), flush=True)
@@ -431,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
             scripts = [
                 s for s in scripts if s.name in args.scripts.split(",") or s.stem in args.scripts.split(",")
             ]
-        script_rows, script_total = run_scripts(scripts)
+        script_rows, script_total = run_scripts(scripts, args.check_timeout)
         for row in script_rows:
             rows.append(row)
             print(format_row(row.name, "", row.figures, row.status), flush=True)
