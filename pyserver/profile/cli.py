@@ -49,6 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="also write the profile in speedscope's format to FILE (the editor's flame graph reads it)",
     )
+    parser.add_argument(
+        "--every-worker",
+        action="store_true",
+        help="stop every running worker thread of a parallel region at each tick (exact counts, more cost) "
+        "instead of one, at random, counted for all of them",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
 
 
@@ -108,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         from pyserver.profile.jitmap import JitMap
         from pyserver.profile.sampler import Sampler
 
-        sampler = Sampler(child.pid, folder, args.rate)
+        sampler = Sampler(child.pid, folder, args.rate, every_worker=args.every_worker)
         jitmap = JitMap(folder)
         # Line tables are read while the program runs (on another core, mostly): less left for the end.
         stop_reading = threading.Event()

@@ -29,6 +29,13 @@ def text(profile: dict[str, Any], top: int = 15) -> str:
         f"(time on the CPU, all threads); compiling: {profile['compiling_samples']} samples, "
         f"{profile['compile_seconds']:.2f} s of Numba compiles"
     )
+    if profile.get("estimated_samples"):
+        out.append(
+            f"{profile['estimated_samples']} of these samples are estimates: at each tick one running worker "
+            "thread of a parallel region (a native thread of a process) was sampled for all of them, its "
+            f"sample counting once for each ({profile['samples_taken']} samples taken in all; --every-worker "
+            "samples each)"
+        )
     unavailable = {pid: why for pid, why in profile["python_frames"].items() if why}
     for pid, why in unavailable.items():
         out.append(f"Python frames of process {pid} unavailable: {why}")
@@ -94,15 +101,16 @@ def speedscope(profile: dict[str, Any], resolved: list[Resolved], name: str) -> 
     profiles = []
     for tid, items in sorted(by_thread.items()):
         samples = [[frame_index(f) for f in item.frames] for item in items]
+        weights = [weight * item.sample.weight for item in items]  # a worker's sample stands for its pool
         profiles.append(
             {
                 "type": "sampled",
                 "name": f"{names.get(tid, '?')} [{tid}]",
                 "unit": "seconds",
                 "startValue": 0,
-                "endValue": round(weight * len(samples), 6),
+                "endValue": round(sum(weights), 6),
                 "samples": samples,
-                "weights": [weight] * len(samples),
+                "weights": weights,
             }
         )
     return {

@@ -212,7 +212,7 @@ def build(
         except Exception:  # one unreadable sample (memory read mid-change) must not lose the profile
             unresolved += 1
             resolved.append(Resolved(sample, [Frame(None, None, "<unresolved sample>", False)], False))
-    total = len(resolved)
+    total = sum(item.sample.weight for item in resolved)
 
     def fraction(count: int) -> float:
         return round(count / total, 6) if total else 0.0
@@ -224,33 +224,57 @@ def build(
     threads_attributed: Counter[int] = Counter()  # samples that landed on a source line
     threads_jitted: Counter[int] = Counter()  # samples in jitted code
     threads_jitted_unknown: Counter[int] = Counter()  # of which with no source line
+    # Each count adds a sample's weight (the threads it stands for: more than one for a worker of a
+    # parallel region sampled for its pool); `taken` counts the samples themselves, to show the estimate.
+    lines_taken: Counter[tuple[str, int, str, bool]] = Counter()
+    functions_taken: Counter[tuple[str | None, str, str | None, bool]] = Counter()
+    threads_taken: Counter[int] = Counter()
     unknown_line = 0
     compiling = 0
+    estimated = 0
     for item in resolved:
         leaf = item.frames[-1]
-        threads[item.sample.tid] += 1
-        compiling += item.compiling
-        functions[(leaf.path, leaf.function, leaf.signature, leaf.jitted)] += 1
+        tid, weight = item.sample.tid, item.sample.weight
+        if weight > 1:
+            estimated += weight
+        threads[tid] += weight
+        threads_taken[tid] += 1
+        compiling += weight * item.compiling
+        function = (leaf.path, leaf.function, leaf.signature, leaf.jitted)
+        functions[function] += weight
+        functions_taken[function] += 1
         for key in {(f.path, f.function, f.signature, f.jitted) for f in item.frames}:
-            inclusive[key] += 1
-        threads_jitted[item.sample.tid] += leaf.jitted
+            inclusive[key] += weight
+        threads_jitted[tid] += weight * leaf.jitted
         if leaf.path is not None:  # a source line, or at least the native library the thread was in
-            threads_attributed[item.sample.tid] += 1
+            threads_attributed[tid] += weight
         if leaf.path is None or leaf.line is None:
-            unknown_line += 1
-            threads_jitted_unknown[item.sample.tid] += leaf.jitted
+            unknown_line += weight
+            threads_jitted_unknown[tid] += weight * leaf.jitted
         else:
-            lines[(leaf.path, leaf.line, leaf.function, leaf.jitted)] += 1
+            line = (leaf.path, leaf.line, leaf.function, leaf.jitted)
+            lines[line] += weight
+            lines_taken[line] += 1
     compiles: dict[tuple[str | None, str | None, str], float] = defaultdict(float)
     for compiled in jitmap.compiles:
         compiles[(compiled.path, compiled.name, compiled.signature)] += compiled.seconds
     info = {t.tid: t for t in sampler.threads.values()}
     profile: dict[str, Any] = {
         "samples": total,
+        "samples_taken": len(resolved),
+        "estimated_samples": estimated,
         "duration_s": round(duration, 6),
         "rate_hz": rate_hz,
         "lines": [
-            {"path": p, "line": ln, "function": fn, "jitted": j, "samples": n, "fraction": fraction(n)}
+            {
+                "path": p,
+                "line": ln,
+                "function": fn,
+                "jitted": j,
+                "samples": n,
+                "fraction": fraction(n),
+                "taken": lines_taken[(p, ln, fn, j)],
+            }
             for (p, ln, fn, j), n in lines.most_common()
         ],
         "functions": [
@@ -262,6 +286,7 @@ def build(
                 "samples": n,
                 "fraction": fraction(n),
                 "total_samples": inclusive[(p, fn, sig, j)],
+                "taken": functions_taken[(p, fn, sig, j)],
             }
             for (p, fn, sig, j), n in functions.most_common()
         ],
@@ -271,6 +296,7 @@ def build(
                 "pid": info[tid].pid if tid in info else None,
                 "name": _thread_label(info.get(tid), sampler.root_pid),
                 "samples": n,
+                "taken": threads_taken[tid],
                 "attributed": threads_attributed[tid],
                 "jitted": threads_jitted[tid],
                 "jitted_without_line": threads_jitted_unknown[tid],
@@ -289,6 +315,12 @@ def build(
         "held_s": round(sampler.held_s, 6),
         "paused_s": round(sampler.paused_s, 6),
         "pause_median_us": round(1e6 * statistics.median(sampler.pauses), 1) if sampler.pauses else None,
+        "sampler": {
+            "rounds": sampler.rounds,
+            "stops": sampler.stops,
+            "cpu_s": round(sampler.cpu_s, 6),
+            "every_worker": sampler.every_worker,
+        },
     }
     return profile, resolved
 

@@ -12,6 +12,14 @@ A thread that is inside a Numba compile (the hook keeps a table of them, `inproc
 not stopped: its sample is the compile's id, and the report shows it under the code that called the
 compile (known to the hook at the compile's start), on the compiled function's first line.
 Threads that sleep (state other than R) are not sampled: the profile is of time on the CPU.
+
+The workers of a parallel region (native threads of a thread pool: OpenMP's, TBB's, Numba's workqueue)
+have no Python thread state. Stopping each of them at every tick cost as much CPU as the program on a
+machine with many cores, so at each tick one of a process's running native threads is sampled, chosen
+at random, and its sample counts for all of them (`Sample.weight`): each running thread has the same
+chance, 1/n, to be the one, and its sample then counts n, so every line's and function's count is
+unbiased, an estimate rather than a tally (the report says how many samples were taken). The main
+thread and every thread with a Python thread state are sampled at each tick, as before.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import bisect
 import json
 import mmap
 import os
+import random
 import struct
 import time
 from collections.abc import Callable
@@ -41,6 +50,7 @@ class Sample:
     candidates: tuple[tuple[int, int], ...]  # (depth in bytes from the stack pointer, address)
     python: tuple[tuple[tuple[int, ...], int], ...]  # (code key, instruction index), innermost first
     compile_id: int = 0  # the Numba compile the thread was in (the process's own numbering), else 0
+    weight: int = 1  # the running threads this sample stands for (one worker sampled for its pool)
 
 
 @dataclass
@@ -84,8 +94,10 @@ class ThreadInfo:
 
 
 class Sampler:
-    def __init__(self, root_pid: int, folder: str, rate_hz: float) -> None:
+    def __init__(self, root_pid: int, folder: str, rate_hz: float, every_worker: bool = False) -> None:
         self.root_pid = root_pid
+        self.every_worker = every_worker  # stop every running native worker at each tick (exact counts)
+        self._choose = random.Random()
         self.folder = folder
         self.interval = 1.0 / rate_hz
         self.processes: dict[int, Process] = {}
@@ -103,6 +115,8 @@ class Sampler:
         # thread to reach the stop, long only when it was waiting for a CPU anyway (a loaded machine).
         self.paused_s = 0.0
         self.pauses: list[float] = []
+        self.stops = 0  # thread stops requested (each PTRACE_SEIZE + INTERRUPT)
+        self.cpu_s = 0.0  # the sampler's own CPU time in its rounds (this thread's)
 
     # ------------------------------------------------------------------------------------ processes
 
@@ -197,6 +211,7 @@ class Sampler:
                 next_tick = time.monotonic()  # running late: skip ticks rather than bunch them up
 
     def sample_once(self) -> None:
+        cpu_from = time.thread_time()
         self.rounds += 1
         now = time.monotonic()
         for process in list(self.processes.values()):
@@ -206,6 +221,7 @@ class Sampler:
                 continue
             self._states_fresh = False
             compiling = process.compiling_threads()
+            workers = []
             for tid in tids:
                 if not _running(process.pid, tid):
                     continue
@@ -214,12 +230,38 @@ class Sampler:
                     self._note_thread(process.pid, tid, python=True)
                     self.samples.append(Sample(process.pid, tid, now, 0, (), (), compile_id))
                     continue
+                if not self.every_worker and self._native_worker(process, tid):
+                    workers.append(tid)
+                    continue
                 sample = self._sample_thread(process, tid, now)
                 if sample is not None:
                     self.samples.append(sample)
+            if workers:
+                self._sample_one_worker(process, workers, now)
+        self.cpu_s += time.thread_time() - cpu_from
 
-    def _sample_thread(self, process: Process, tid: int, now: float) -> Sample | None:
+    def _native_worker(self, process: Process, tid: int) -> bool:
+        """Is this a thread with no Python thread state (a thread pool's worker), as far as is known now?
+        Unknown (no Python layout for the process) counts as not: such threads are all sampled."""
+        if process.stacks is None or tid == process.pid:
+            return False
+        if tid not in process.thread_states and not self._states_fresh:  # walk the list once a round
+            process.thread_states = process.stacks.thread_states()
+            self._states_fresh = True
+        return tid not in process.thread_states
+
+    def _sample_one_worker(self, process: Process, workers: list[int], now: float) -> None:
+        """One of the process's running native threads, at random, for all of them (module docstring)."""
+        order = self._choose.sample(workers, len(workers)) if len(workers) > 1 else workers
+        for tid in order:  # one that ended meanwhile gives no sample: the next stands in for it
+            sample = self._sample_thread(process, tid, now, len(workers))
+            if sample is not None:
+                self.samples.append(sample)
+                return
+
+    def _sample_thread(self, process: Process, tid: int, now: float, weight: int = 1) -> Sample | None:
         held_from = time.perf_counter()
+        self.stops += 1
         stopped, status = self._stopper.stop(tid)
         if not stopped:
             if status is not None and tid == self.root_pid:
@@ -259,7 +301,7 @@ class Sampler:
             # Code mapped since the last refresh (a library the program just loaded, whose threads run
             # at once: a threading layer's workers): read the mappings again, or this sample has no name.
             self._read_mappings(process)
-        return Sample(process.pid, tid, now, pc, _candidates(stack, process.executable), python)
+        return Sample(process.pid, tid, now, pc, _candidates(stack, process.executable), python, 0, weight)
 
     def _note_thread(self, pid: int, tid: int, python: bool) -> None:
         if tid not in self.threads:

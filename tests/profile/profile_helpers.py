@@ -17,8 +17,15 @@ def line_of(program: Path, marker: str) -> int:
 
 
 def run_profile(
-    tmp: Path, program: Path, *args: str, fmt: str = "json", timeout: float = 240
+    tmp: Path,
+    program: Path,
+    *args: str,
+    fmt: str = "json",
+    timeout: float = 240,
+    options: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
 ) -> tuple[Any, subprocess.CompletedProcess[str]]:
+    """`options` go to the profiler; `env` is the whole environment (default: this one)."""
     out = tmp / f"profile.{fmt}"
     proc = subprocess.run(
         [
@@ -30,6 +37,7 @@ def run_profile(
             fmt,
             "--out",
             str(out),
+            *options,
             "--",
             sys.executable,
             str(program),
@@ -39,6 +47,7 @@ def run_profile(
         capture_output=True,
         text=True,
         timeout=timeout,
+        env=env,
     )
     data = (
         json.loads(out.read_text())

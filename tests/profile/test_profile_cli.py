@@ -32,6 +32,15 @@ def test_json_contract_shape(workload_profile: Profile) -> None:
         assert set(entry) >= {"path", "name", "signature", "seconds"}
     assert sum(t["samples"] for t in data["threads"]) == data["samples"]
     assert sum(f["samples"] for f in data["functions"]) == data["samples"]
+    # `samples` add each sample's weight (the threads it stands for); `taken` counts the samples.
+    assert sum(t["taken"] for t in data["threads"]) == data["samples_taken"]
+    assert sum(f["taken"] for f in data["functions"]) == data["samples_taken"]
+    assert data["samples_taken"] <= data["samples"]
+    assert data["samples"] - data["estimated_samples"] <= data["samples_taken"]
+    for entry in data["lines"]:
+        assert 1 <= entry["taken"] <= entry["samples"]
+    sampler = data["sampler"]
+    assert sampler["rounds"] > 0 and sampler["stops"] > 0 and sampler["cpu_s"] > 0
 
 
 def test_hot_jitted_line_and_function(workload_profile: Profile) -> None:

@@ -1,0 +1,65 @@
+"""A parallel region's workers are sampled one per tick, each sample counting for the running workers it
+stands for: the lines of two prange loops of known relative cost get their share, the workers' weighted
+samples match what the main thread (which takes part in the loop) shows of one thread's share, and the
+profile says which counts are estimates. `--every-worker` stops each worker and counts exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from profile_helpers import PROGRAMS, line_of, run_profile
+
+PROGRAM = PROGRAMS / "two_pranges.py"
+THREADS = 4  # more than this machine's 2 cores on purpose: three workers to choose among at each tick
+
+
+def _profile(tmp_path: Path, *options: str, seconds: str = "4") -> tuple[dict, dict]:
+    if os.uname().machine != "x86_64":
+        pytest.skip("the sampler reads x86-64 registers")
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(THREADS))
+    data, proc = run_profile(tmp_path, PROGRAM, seconds, "10000000", options=options, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    truth = json.loads(proc.stdout.strip().splitlines()[-1])  # the program's own timing of each loop
+    return data, truth
+
+
+def _line_samples(data: dict, marker: str) -> int:
+    line = line_of(PROGRAM, marker)
+    return sum(e["samples"] for e in data["lines"] if e["path"] == str(PROGRAM) and e["line"] == line and e["jitted"])
+
+
+def test_parallel_region_lines_get_their_share(tmp_path: Path) -> None:
+    data, truth = _profile(tmp_path)
+    assert truth["threads"] == THREADS
+    workers = [t for t in data["threads"] if "native thread" in t["name"]]
+    assert len(workers) >= THREADS - 1, data["threads"]
+    # Workers were sampled for their pool: weighted samples, said to be estimates, fewer stops.
+    assert data["estimated_samples"] > 0 and data["samples_taken"] < data["samples"]
+    assert any(w["samples"] > w["taken"] for w in workers)
+    sampler = data["sampler"]
+    assert not sampler["every_worker"]
+    # At most the main thread and one worker per tick (a retry when a chosen worker had just ended).
+    assert sampler["stops"] <= 2 * sampler["rounds"] + 50, sampler
+    # The two loops' lines: the ratio of their samples is their ratio of time (~3) within 25%.
+    heavy, light = _line_samples(data, "# HEAVY"), _line_samples(data, "# LIGHT")
+    assert light > 20, data["lines"][:10]
+    expected = truth["heavy_s"] / truth["light_s"]
+    assert abs((heavy / light) / expected - 1) <= 0.25, (heavy, light, truth)
+    if truth["layer"] in ("omp", "tbb"):
+        # The main thread runs its share of each loop, sampled at every tick, exactly: the workers'
+        # weighted jitted samples come to about that share each. Unweighted, they would be ~1/3 of it.
+        main = next(t for t in data["threads"] if t["name"] == "MainThread")
+        per_worker = sum(w["jitted"] for w in workers) / (THREADS - 1) / main["jitted"]
+        assert 0.65 <= per_worker <= 1.5, (per_worker, main, workers)
+
+
+def test_every_worker_counts_each_thread(tmp_path: Path) -> None:
+    data, _ = _profile(tmp_path, "--every-worker", seconds="2")
+    assert data["sampler"]["every_worker"]
+    assert data["estimated_samples"] == 0 and data["samples"] == data["samples_taken"]
+    assert all(t["samples"] == t["taken"] for t in data["threads"])
+    assert all(e["samples"] == e["taken"] for e in data["lines"])
+    assert _line_samples(data, "# HEAVY") > 0 and _line_samples(data, "# LIGHT") > 0
