@@ -10,6 +10,10 @@ ratio is the median of the pairs' ratios (goal <= 1.10 each). The CPU time of ev
 (the profiler's included) is printed too: on a loaded machine it moves less than the wall time.
 `--options` also times the line-table options the profiler chose between (docs/profiling.md): the program alone with Numba's full debug info
 (NUMBA_DEBUGINFO=1), and the profiler without line tables (the floor any line source can reach).
+`--against DIR` also times the profiler of another checkout (DIR, with its own `pyserver`), alternated
+with the others: a before/after comparison under the same load. After each profiled run the sampler's
+own figures are read from the profile (thread stops per tick, the sampling loop's CPU per sample taken),
+which unlike the wall time do not move with the machine's load.
 Another check: a `cache=True` function compiled alone is loaded from Numba's cache under the profiler.
 
 Exits 0 when every ratio meets its goal and the cache hits, else 1 (a bench goal, not a test).
@@ -61,9 +65,9 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+def timed(command: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> tuple[float, str]:
     started, cpu = time.perf_counter(), _children_cpu()
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
+    proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - started
     LAST_CPU[0] = _children_cpu() - cpu
     if proc.returncode != 0:
@@ -92,14 +96,17 @@ def ratios(
     """Median over alternated rounds of each variant's wall time against the program alone."""
     walls: dict[str, list[float]] = {"alone": [], **{key: [] for key in variants}}
     cpus: dict[str, list[float]] = {key: [] for key in walls}
+    stats: dict[str, list[str]] = {key: [] for key in variants}
     with tempfile.TemporaryDirectory(prefix="numba-lens-bench-whole-") as folder:
         out = Path(folder) / "profile.json"
         for _ in range(runs):
             walls["alone"].append(timed([sys.executable, *program])[0])
             cpus["alone"].append(LAST_CPU[0])
             for key, run in variants.items():
+                out.unlink(missing_ok=True)
                 walls[key].append(run(out)[0])
                 cpus[key].append(LAST_CPU[0])
+                stats[key].append(sampler_figures(out))
     medians = {}
     for key in variants:
         pairs = [v / a for v, a in zip(walls[key], walls["alone"], strict=True)]
@@ -110,7 +117,28 @@ def ratios(
             f"CPU of every process {statistics.median(cpus[key]):.2f} s vs {statistics.median(cpus['alone']):.2f} s)",
             flush=True,
         )
+        if any(stats[key]):
+            print(f"      the sampler, run by run: {'; '.join(stats[key])}", flush=True)
     return medians
+
+
+def sampler_figures(out: Path) -> str:
+    """Thread stops per tick and the sampling loop's CPU per sample taken, from a run's JSON profile
+    (a version of the profiler without these figures gives what it has)."""
+    try:
+        profile = json.loads(out.read_text())
+    except (OSError, ValueError):
+        return ""
+    taken = profile.get("samples_taken", profile.get("samples", 0))
+    sampler = profile.get("sampler")
+    if sampler is None:
+        return f"{taken} samples, held {profile.get('held_s', 0):.3f} s"
+    rounds = max(sampler["rounds"], 1)
+    return (
+        f"{sampler['stops'] / rounds:.2f} stops/tick over {rounds} ticks, "
+        f"{1e6 * sampler['cpu_s'] / max(taken, 1):.0f} us CPU/sample ({taken} taken for {profile['samples']}), "
+        f"held {profile['held_s']:.3f} s"
+    )
 
 
 def cache_check(folder: Path) -> bool:
@@ -133,6 +161,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_PROFILE_RUNS", "7")))
     parser.add_argument("--options", action="store_true", help="also time the line-table options")
     parser.add_argument("--only", default=None, help="one program: compile-heavy, parallel or split")
+    parser.add_argument(
+        "--against", type=Path, default=None, metavar="DIR", help="also time the profiler of the checkout DIR"
+    )
     args = parser.parse_args()
     print(
         f"   machine load now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {args.runs} rounds each",
@@ -159,6 +190,17 @@ def main() -> int:
                 return timed(profiled_command(command, out))
 
             variants: dict[str, Callable[[Path], tuple[float, str]]] = {"profiled": profiled}
+            if args.against is not None:
+                against = args.against.resolve()
+
+                def profiled_against(
+                    out: Path, command: list[str] = command, against: Path = against
+                ) -> tuple[float, str]:
+                    # `-m pyserver` finds the package in its working folder first.
+                    env = dict(os.environ, PYTHONPATH=str(against))
+                    return timed(profiled_command(command, out), env, cwd=against)
+
+                variants[f"profiled by {against}"] = profiled_against
             if args.options:
 
                 def full_debug(out: Path, command: list[str] = command) -> tuple[float, str]:

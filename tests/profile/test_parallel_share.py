@@ -28,7 +28,9 @@ def _profile(tmp_path: Path, *options: str, seconds: str = "4") -> tuple[dict, d
 
 def _line_samples(data: dict, marker: str) -> int:
     line = line_of(PROGRAM, marker)
-    return sum(e["samples"] for e in data["lines"] if e["path"] == str(PROGRAM) and e["line"] == line and e["jitted"])
+    return sum(
+        e["samples"] for e in data["lines"] if e["path"] == str(PROGRAM) and e["line"] == line and e["jitted"]
+    )
 
 
 def test_parallel_region_lines_get_their_share(tmp_path: Path) -> None:
