@@ -10,7 +10,8 @@ ratio is the median of the pairs' ratios (goal <= 1.10 each). The CPU time of ev
 (the profiler's included) is printed too: on a loaded machine it moves less than the wall time.
 `--options` also times the line-table options the profiler chose between (docs/profiling.md): the program alone with Numba's full debug info
 (NUMBA_DEBUGINFO=1), and the profiler without line tables (the floor any line source can reach).
-`--against DIR` also times the profiler of another checkout (DIR, with its own `pyserver`), alternated
+`--every-worker` also times the profiler stopping every worker of a parallel region at each tick (the
+sampler before it sampled one of them for all). `--against DIR` also times the profiler of another checkout (DIR, with its own `pyserver`), alternated
 with the others: a before/after comparison under the same load. After each profiled run the sampler's
 own figures are read from the profile (thread stops per tick, the sampling loop's CPU per sample taken),
 which unlike the wall time do not move with the machine's load.
@@ -75,7 +76,7 @@ def timed(command: list[str], env: dict[str, str] | None = None, cwd: Path = ROO
     return wall, proc.stdout
 
 
-def profiled_command(program: list[str], out: Path) -> list[str]:
+def profiled_command(program: list[str], out: Path, *options: str) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -85,6 +86,7 @@ def profiled_command(program: list[str], out: Path) -> list[str]:
         "json",
         "--out",
         str(out),
+        *options,
         "--",
         *program,
     ]
@@ -134,8 +136,11 @@ def sampler_figures(out: Path) -> str:
     if sampler is None:
         return f"{taken} samples, held {profile.get('held_s', 0):.3f} s"
     rounds = max(sampler["rounds"], 1)
+    worker_ticks = max(sampler["worker_ticks"], 1)
     return (
-        f"{sampler['stops'] / rounds:.2f} stops/tick over {rounds} ticks, "
+        f"{sampler['stops'] / rounds:.2f} stops/tick over {rounds} ticks; at the {sampler['worker_ticks']} "
+        f"ticks with native workers running ({sampler['workers_running'] / worker_ticks:.1f} of them), "
+        f"{sampler['worker_tick_stops'] / worker_ticks:.2f} stops/tick; "
         f"{1e6 * sampler['cpu_s'] / max(taken, 1):.0f} us CPU/sample ({taken} taken for {profile['samples']}), "
         f"held {profile['held_s']:.3f} s"
     )
@@ -161,6 +166,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_PROFILE_RUNS", "7")))
     parser.add_argument("--options", action="store_true", help="also time the line-table options")
     parser.add_argument("--only", default=None, help="one program: compile-heavy, parallel or split")
+    parser.add_argument(
+        "--every-worker",
+        action="store_true",
+        help="also time the profiler stopping every worker of a parallel region at each tick",
+    )
     parser.add_argument(
         "--against", type=Path, default=None, metavar="DIR", help="also time the profiler of the checkout DIR"
     )
@@ -201,6 +211,12 @@ def main() -> int:
                     return timed(profiled_command(command, out), env, cwd=against)
 
                 variants[f"profiled by {against}"] = profiled_against
+            if args.every_worker:
+
+                def every_worker(out: Path, command: list[str] = command) -> tuple[float, str]:
+                    return timed(profiled_command(command, out, "--every-worker"))
+
+                variants["profiled, --every-worker"] = every_worker
             if args.options:
 
                 def full_debug(out: Path, command: list[str] = command) -> tuple[float, str]:

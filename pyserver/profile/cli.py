@@ -139,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
             reader.join()
         duration = time.monotonic() - started
         sampler.finish()
+        report_started = time.monotonic()
         profile, resolved = report.build(sampler, jitmap, os.getcwd(), duration, args.rate)
+        profile["report_s"] = round(time.monotonic() - report_started, 6)  # after the program ended
         code = _exit_code(status)
         profile["command"] = command
         profile["exit_code"] = code

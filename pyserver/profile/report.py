@@ -320,6 +320,9 @@ def build(
             "stops": sampler.stops,
             "cpu_s": round(sampler.cpu_s, 6),
             "every_worker": sampler.every_worker,
+            "worker_ticks": sampler.worker_ticks,
+            "workers_running": sampler.workers_running,
+            "worker_tick_stops": sampler.worker_tick_stops,
         },
     }
     return profile, resolved

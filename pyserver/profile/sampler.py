@@ -39,6 +39,7 @@ from pyserver.profile.ptrace import Memory, ThreadStop
 from pyserver.profile.pyframes import PythonStacks
 
 STACK_SCAN_BYTES = 4096
+MAX_OPEN_STAT_FILES = 512  # per process; threads past these are read with an open each tick
 
 
 @dataclass
@@ -65,6 +66,36 @@ class Process:
     compiling: mmap.mmap | None = None  # the hook's table of the compile each thread is in
     maps_read_round = -1  # the sampling round that last read the mappings
     maps_stale = True  # new code or a new process since: read them again before they are used
+    # Each thread's /proc stat file, kept open: a read at each tick costs a quarter of an open-read-close.
+    stat_files: dict[int, int] = field(default_factory=dict)
+
+    def running(self, tid: int) -> bool:
+        """Is the thread in state R (on a CPU, or waiting for one)?"""
+        fd = self.stat_files.get(tid)
+        if fd is None:
+            if len(self.stat_files) >= MAX_OPEN_STAT_FILES:
+                return _running(self.pid, tid)
+            try:
+                fd = self.stat_files[tid] = os.open(f"/proc/{self.pid}/task/{tid}/stat", os.O_RDONLY)
+            except OSError:
+                return False
+        try:
+            stat = os.pread(fd, 1024, 0)
+        except OSError:  # the thread ended (its id may come back for another thread: open it anew then)
+            os.close(self.stat_files.pop(tid))
+            return False
+        return _state(stat) == b"R"
+
+    def keep_stat_files(self, tids: list[int]) -> None:
+        """Close the stat files of threads that are no longer listed."""
+        if len(self.stat_files) > len(tids) or not self.stat_files.keys() <= set(tids):
+            for tid in self.stat_files.keys() - set(tids):
+                os.close(self.stat_files.pop(tid))
+
+    def close(self) -> None:
+        for fd in self.stat_files.values():
+            os.close(fd)
+        self.stat_files.clear()
 
     def compiling_threads(self) -> dict[int, int]:
         """Thread id -> the id of the compile it is in, for the threads in one now."""
@@ -117,6 +148,11 @@ class Sampler:
         self.pauses: list[float] = []
         self.stops = 0  # thread stops requested (each PTRACE_SEIZE + INTERRUPT)
         self.cpu_s = 0.0  # the sampler's own CPU time in its rounds (this thread's)
+        # The ticks at which native workers ran: how many, the workers running at them (what stopping
+        # every worker would stop) and the stops made at them (the main thread's and Python threads' too).
+        self.worker_ticks = 0
+        self.workers_running = 0
+        self.worker_tick_stops = 0
 
     # ------------------------------------------------------------------------------------ processes
 
@@ -142,7 +178,9 @@ class Sampler:
         alive = self._descendants()
         for pid in list(self.processes):
             if pid not in alive:
-                self.processes_seen.append(self.processes.pop(pid))
+                ended = self.processes.pop(pid)
+                ended.close()
+                self.processes_seen.append(ended)
         for pid in alive:
             process = self.processes.get(pid)
             if process is None:
@@ -177,6 +215,8 @@ class Sampler:
         process.python_unavailable = None
 
     def finish(self) -> None:
+        for process in self.processes.values():
+            process.close()
         self.processes_seen.extend(self.processes.values())
         self.processes.clear()
 
@@ -211,7 +251,7 @@ class Sampler:
                 next_tick = time.monotonic()  # running late: skip ticks rather than bunch them up
 
     def sample_once(self) -> None:
-        cpu_from = time.thread_time()
+        cpu_from, stops_from, running_from = time.thread_time(), self.stops, self.workers_running
         self.rounds += 1
         now = time.monotonic()
         for process in list(self.processes.values()):
@@ -219,25 +259,31 @@ class Sampler:
                 tids = [int(t) for t in os.listdir(f"/proc/{process.pid}/task")]
             except OSError:
                 continue
+            process.keep_stat_files(tids)
             self._states_fresh = False
             compiling = process.compiling_threads()
             workers = []
             for tid in tids:
-                if not _running(process.pid, tid):
+                if not process.running(tid):
                     continue
                 compile_id = compiling.get(tid)
                 if compile_id is not None:
                     self._note_thread(process.pid, tid, python=True)
                     self.samples.append(Sample(process.pid, tid, now, 0, (), (), compile_id))
                     continue
-                if not self.every_worker and self._native_worker(process, tid):
+                if self._native_worker(process, tid):
                     workers.append(tid)
-                    continue
+                    if not self.every_worker:
+                        continue
                 sample = self._sample_thread(process, tid, now)
                 if sample is not None:
                     self.samples.append(sample)
-            if workers:
+            self.workers_running += len(workers)
+            if workers and not self.every_worker:
                 self._sample_one_worker(process, workers, now)
+        if self.workers_running > running_from:
+            self.worker_ticks += 1
+            self.worker_tick_stops += self.stops - stops_from
         self.cpu_s += time.thread_time() - cpu_from
 
     def _native_worker(self, process: Process, tid: int) -> bool:
@@ -324,8 +370,13 @@ def _running(pid: int, tid: int) -> bool:
             stat = handle.read()
     except OSError:
         return False
-    state = stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3]
-    return state == b"R"
+    return _state(stat) == b"R"
+
+
+def _state(stat: bytes) -> bytes:
+    """The state letter of a /proc stat line: after the name in parentheses (which may hold one)."""
+    end = stat.rfind(b")")
+    return stat[end + 2 : end + 3]
 
 
 def _thread_name(pid: int, tid: int) -> str:

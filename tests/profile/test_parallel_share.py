@@ -43,8 +43,10 @@ def test_parallel_region_lines_get_their_share(tmp_path: Path) -> None:
     assert any(w["samples"] > w["taken"] for w in workers)
     sampler = data["sampler"]
     assert not sampler["every_worker"]
-    # At most the main thread and one worker per tick (a retry when a chosen worker had just ended).
-    assert sampler["stops"] <= 2 * sampler["rounds"] + 50, sampler
+    # While workers ran: the main thread and one worker stopped per tick (another when the one chosen
+    # had just ended), where stopping each would have stopped every running worker.
+    assert sampler["worker_ticks"] > 0 and sampler["workers_running"] > sampler["worker_ticks"], sampler
+    assert sampler["worker_tick_stops"] <= 2 * sampler["worker_ticks"] + 10, sampler
     # The two loops' lines: the ratio of their samples is their ratio of time (~3) within 25%.
     heavy, light = _line_samples(data, "# HEAVY"), _line_samples(data, "# LIGHT")
     assert light > 20, data["lines"][:10]
@@ -60,7 +62,11 @@ def test_parallel_region_lines_get_their_share(tmp_path: Path) -> None:
 
 def test_every_worker_counts_each_thread(tmp_path: Path) -> None:
     data, _ = _profile(tmp_path, "--every-worker", seconds="2")
-    assert data["sampler"]["every_worker"]
+    sampler = data["sampler"]
+    assert sampler["every_worker"] and sampler["worker_ticks"] > 0
+    assert (
+        sampler["worker_tick_stops"] >= sampler["workers_running"]
+    )  # each running worker, and the main thread
     assert data["estimated_samples"] == 0 and data["samples"] == data["samples_taken"]
     assert all(t["samples"] == t["taken"] for t in data["threads"])
     assert all(e["samples"] == e["taken"] for e in data["lines"])
