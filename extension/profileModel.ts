@@ -8,6 +8,7 @@ export interface ProfileLine {
   jitted: boolean;
   samples: number;
   fraction: number;
+  taken?: number; // the samples actually taken: fewer than `samples` when a worker stood for its pool
 }
 
 export interface ProfileFunction {
@@ -71,23 +72,29 @@ export function formatPercent(fraction: number): string {
 
 /** The heat of one file's lines (several entries for a line, jitted and not, are added up). */
 export function heatForFile(profile: Profile, fsPath: string): LineHeat[] {
-  const byLine = new Map<number, { fraction: number; jitted: boolean; samples: number }>();
+  const byLine = new Map<number, { fraction: number; jitted: boolean; samples: number; taken: number }>();
   for (const entry of profile.lines) {
     if (entry.path !== fsPath || entry.line < 1) continue;
-    const current = byLine.get(entry.line) ?? { fraction: 0, jitted: false, samples: 0 };
+    const current = byLine.get(entry.line) ?? { fraction: 0, jitted: false, samples: 0, taken: 0 };
     current.fraction += entry.fraction;
     current.samples += entry.samples;
+    current.taken += entry.taken ?? entry.samples;
     current.jitted ||= entry.jitted;
     byLine.set(entry.line, current);
   }
   return [...byLine.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([line, value]) => ({
-      line: line - 1,
-      percent: 100 * value.fraction,
-      jitted: value.jitted,
-      label: `${formatPercent(value.fraction)} (${value.samples} samples${value.jitted ? ", jitted" : ""})`,
-    }));
+    .map(([line, value]) => {
+      // A parallel region's worker sampled for its pool counts once per worker: the count is an estimate.
+      const samples =
+        value.taken < value.samples ? `~${value.samples} samples, from ${value.taken} taken` : `${value.samples} samples`;
+      return {
+        line: line - 1,
+        percent: 100 * value.fraction,
+        jitted: value.jitted,
+        label: `${formatPercent(value.fraction)} (${samples}${value.jitted ? ", jitted" : ""})`,
+      };
+    });
 }
 
 /** A heat bucket (0 = coolest .. BUCKETS-1 = hottest) for the line's background. */

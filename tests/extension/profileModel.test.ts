@@ -53,6 +53,21 @@ test("heat of one file: 0-based lines, percent and a label; other files left out
   assert.deepEqual(heatForFile(PROFILE, "/w/c.py"), []);
 });
 
+test("a line counted from workers sampled for their pool says its count is an estimate", () => {
+  const line = { path: "/w/p.py", line: 4, function: "body", jitted: true, fraction: 0.6 };
+  const profile = {
+    ...PROFILE,
+    lines: [
+      { ...line, samples: 120, taken: 20 },
+      { ...line, line: 9, samples: 30, taken: 30 },
+    ],
+  };
+  assert.deepEqual(
+    heatForFile(profile, "/w/p.py").map((h) => h.label),
+    ["60% (~120 samples, from 20 taken, jitted)", "60% (30 samples, jitted)"],
+  );
+});
+
 test("percent labels and heat buckets", () => {
   assert.equal(formatPercent(0.7), "70%");
   assert.equal(formatPercent(0.045), "4.5%");
