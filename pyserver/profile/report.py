@@ -101,6 +101,15 @@ class Resolver:
     def _jit_frame(self, function: JitFunction, address: int) -> Frame:
         location = self.jitmap.line_at(address)
         if location is None:
+            if function.path is None:
+                # Code of no dispatcher's own (a prange body's gufunc, at an address with no line row):
+                # jitted with no line, in the file of the function whose compile registered it.
+                owner = self.jitmap.owner(function)
+                if owner is not None and owner.path is not None:
+                    signature = owner.signature
+                    if "__numba_parfor_gufunc" in function.name:
+                        signature = f"{owner.signature} prange body"
+                    return Frame(owner.path, None, function.name, True, signature)
             return Frame(function.path, None, function.name, True, function.signature)
         path, line = location
         enclosing = self.jitmap.enclosing_compile(path, line)

@@ -41,6 +41,8 @@ def test_parallel_region_lines_get_their_share(tmp_path: Path) -> None:
     # Workers were sampled for their pool: weighted samples, said to be estimates, fewer stops.
     assert data["estimated_samples"] > 0 and data["samples_taken"] < data["samples"]
     assert any(w["samples"] > w["taken"] for w in workers)
+    for worker in workers:  # every sample placed: a line, the prange body's file, or a library
+        assert worker["attributed"] == worker["samples"], worker
     sampler = data["sampler"]
     assert not sampler["every_worker"]
     # While workers ran: the main thread and one worker stopped per tick (another when the one chosen
