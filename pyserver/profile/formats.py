@@ -31,10 +31,9 @@ def text(profile: dict[str, Any], top: int = 15) -> str:
     )
     if profile.get("estimated_samples"):
         out.append(
-            f"{profile['estimated_samples']} of these samples are estimates: at each tick one running worker "
-            "thread of a parallel region (a native thread of a process) was sampled for all of them, its "
-            f"sample counting once for each ({profile['samples_taken']} samples taken in all; --every-worker "
-            "samples each)"
+            f"{profile['estimated_samples']} of these samples are estimates: at each tick, of a process's "
+            "running worker threads (native threads: a parallel region's), one was sampled and counted once "
+            f"for each of them ({profile['samples_taken']} samples taken in all; --every-worker stops each)"
         )
     unavailable = {pid: why for pid, why in profile["python_frames"].items() if why}
     for pid, why in unavailable.items():
