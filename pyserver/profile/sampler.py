@@ -14,8 +14,8 @@ compile (known to the hook at the compile's start), on the compiled function's f
 Threads that sleep (state other than R) are not sampled: the profile is of time on the CPU.
 
 The workers of a parallel region (native threads of a thread pool: OpenMP's, TBB's, Numba's workqueue)
-have no Python thread state. Stopping each of them at every tick cost as much CPU as the program on a
-machine with many cores, so at each tick one of a process's running native threads is sampled, chosen
+have no Python thread state. Stopping each of them at every tick would make the sampler's cost grow
+with the number of cores, so at each tick one of a process's running native threads is sampled, chosen
 at random, and its sample counts for all of them (`Sample.weight`): each running thread has the same
 chance, 1/n, to be the one, and its sample then counts n, so every line's and function's count is
 unbiased, an estimate rather than a tally (the report says how many samples were taken). The main
