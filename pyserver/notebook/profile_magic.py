@@ -115,13 +115,21 @@ def jitted_lines(profile: dict[str, Any]) -> list[dict[str, Any]]:
     return [entry for entry in profile.get("lines", []) if entry.get("jitted")]
 
 
+def sample_count(entry: dict[str, Any]) -> str:
+    """A line's samples; an estimate (one worker of a parallel region sampled for all) says so."""
+    taken = entry.get("taken", entry["samples"])
+    if taken == entry["samples"]:
+        return str(entry["samples"])
+    return f"~{entry['samples']} ({taken} taken)"
+
+
 def heat_table(profile: dict[str, Any], top: int = 20) -> tuple[str, str]:
     """The per-line heat of the jitted functions, as (text, HTML), with each line's source."""
     rows = []
     for entry in jitted_lines(profile)[:top]:
         source = linecache.getline(entry["path"], entry["line"]).rstrip() if entry.get("path") else ""
-        rows.append((100 * entry["fraction"], entry["samples"], entry["function"], entry["line"], source))
-    text = "\n".join(f"{pct:6.1f} % {n:6d}  {fn}:{ln}  {src.strip()}" for pct, n, fn, ln, src in rows)
+        rows.append((100 * entry["fraction"], sample_count(entry), entry["function"], entry["line"], source))
+    text = "\n".join(f"{pct:6.1f} % {n:>6}  {fn}:{ln}  {src.strip()}" for pct, n, fn, ln, src in rows)
     cells = "".join(
         f"<tr><td>{pct:.1f} %</td><td>{n}</td><td>{html.escape(fn)}</td><td>{ln}</td>"
         f"<td><code>{html.escape(src)}</code></td></tr>"
@@ -138,8 +146,10 @@ def _display(profile: dict[str, Any], flame: Path) -> None:
     from IPython.display import HTML, display
 
     text, table = heat_table(profile)
+    estimated = profile.get("estimated_samples")
+    estimate_note = f" ({estimated} estimated from parallel workers)" if estimated else ""
     summary = (
-        f"{profile['samples']} samples in {profile['duration_s']:.2f} s; "
+        f"{profile['samples']} samples{estimate_note} in {profile['duration_s']:.2f} s; "
         f"{len(jitted_lines(profile))} jitted line(s); flame graph (speedscope): {flame}"
     )
     print("Numba Lens profile: " + summary)

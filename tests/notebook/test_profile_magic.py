@@ -42,3 +42,19 @@ def test_profile_a_cell(tmp_path: Path) -> None:
     flame = json.loads(flames[0].read_text(encoding="utf-8"))
     assert flame["$schema"].startswith("https://www.speedscope.app") and flame["profiles"]
     assert any(frame["name"].startswith("hot") for frame in flame["shared"]["frames"])
+
+
+def test_an_estimated_line_says_how_many_samples_were_taken() -> None:
+    from pyserver.notebook.profile_magic import heat_table
+
+    profile = {
+        "lines": [
+            {"jitted": True, "fraction": 0.6, "samples": 120, "taken": 20, "function": "f", "line": 3},
+            {"jitted": True, "fraction": 0.4, "samples": 80, "taken": 80, "function": "g", "line": 9},
+        ]
+    }
+    text, table = heat_table(profile)
+    first, second = text.splitlines()
+    assert "~120 (20 taken)" in first and "f:3" in first
+    assert " 80  g:9" in second and "taken" not in second
+    assert "~120 (20 taken)" in table
