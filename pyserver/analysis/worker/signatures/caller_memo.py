@@ -41,7 +41,7 @@ def _header(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     if found is None:
         header = copy.copy(node)
         header.body = []
-        found = _HEADERS[node] = ast.dump(header, include_attributes=True)
+        found = _HEADERS[node] = ast.dump(header)  # the places of calls in it are the sites' own
     return found
 
 
@@ -54,11 +54,11 @@ def statements_key(indexed: IndexedFile) -> tuple[Any, ...]:
     jitted = {name for name in indexed.jitted if "." not in name}
     found: list[Any] = []
     for node in indexed.tree.body:
-        where = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+        where = (node.lineno, node.col_offset, node.end_lineno)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in jitted:
-            found.append(("jitted-def", where, _header(node)))
+            found.append(("jitted-def", where, _header(node)))  # where its body's last line ends: no matter
         else:
-            found.append((node, where))  # the node itself: compared by identity
+            found.append((node, where, node.end_col_offset))  # the node itself: compared by identity
     return tuple(found)
 
 
