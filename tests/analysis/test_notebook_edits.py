@@ -28,7 +28,9 @@ IMPORTS = "import numpy as np\nfrom numba import njit"
 SCALE = "SCALE = 2"
 SCALED = "@njit\ndef scaled(x):\n    return x * SCALE"
 SCALED_HALVED = "@njit\ndef scaled(x):\n    return x * SCALE * 0.5"  # the same header, its body edited
-TOTAL = "@njit\ndef total(a, n):\n    s = 0.0\n    for i in range(n):\n        s += scaled(a[i])\n    return s"
+TOTAL = (
+    "@njit\ndef total(a, n):\n    s = 0.0\n    for i in range(n):\n        s += scaled(a[i])\n    return s"
+)
 DATA = "data = np.ones(5)\nresult = total(data, 3)\n%timeit scaled(2)"
 SHIFT = "@njit\ndef shift(a):\n    return a + (1, 2)"
 SHIFT_CALL = "shift(data)"
@@ -68,10 +70,16 @@ def _edits() -> list[tuple[str, list[str]]]:
     moved = [IMPORTS, SCALE, SCALED, TOTAL, SHIFT, DATA, HALF, HALF_CALL, SHIFT_CALL]
     return [
         ("the notebook", CELLS),
-        ("a jitted function's cell", [IMPORTS, SCALE, SCALED, TOTAL.replace("s = 0.0", "s = 1.0"), *CELLS[4:]]),
+        (
+            "a jitted function's cell",
+            [IMPORTS, SCALE, SCALED, TOTAL.replace("s = 0.0", "s = 1.0"), *CELLS[4:]],
+        ),
         ("a jitted function whose result a call passes", [IMPORTS, SCALE, SCALED_HALVED, *CELLS[3:]]),
         ("a global a later cell's function reads", [IMPORTS, "SCALE = 2.5", *CELLS[2:]]),
-        ("the data cell, its line count too", [*CELLS[:4], DATA.replace("np.ones(5)", "np.ones(5, np.int32)\n"), *CELLS[5:]]),
+        (
+            "the data cell, its line count too",
+            [*CELLS[:4], DATA.replace("np.ones(5)", "np.ones(5, np.int32)\n"), *CELLS[5:]],
+        ),
         ("a cell moved", moved),
         ("a cell deleted", moved[:-1]),
         ("back to the first notebook", CELLS),

@@ -77,7 +77,13 @@ def _statement_key(node: ast.stmt, lines: list[str]) -> tuple[Any, ...]:
             header = copy.copy(node)
             header.body = []
             reads, later_reads = toplevel_slice.definition_names(node, lines)
-            found = _DEF_KEYS[node] = ("def", *place, ast.dump(header), frozenset(reads), frozenset(later_reads))
+            found = _DEF_KEYS[node] = (
+                "def",
+                *place,
+                ast.dump(header),
+                frozenset(reads),
+                frozenset(later_reads),
+            )
         return found
     return (node, *place)  # the node itself: compared by identity
 

@@ -99,7 +99,9 @@ class CallerMemo:
         self._kept: BoundedCache[tuple[Any, ...], KeptTyping] = bounded_cache("python_callers.kept", limit)
         self.reused = 0  # callers given their kept outcomes (for tests and benchmarks)
 
-    def get(self, key: tuple[Any, ...], read_again: Callable[[str, str], str]) -> dict[Place, list[Any]] | None:
+    def get(
+        self, key: tuple[Any, ...], read_again: Callable[[str, str], str]
+    ) -> dict[Place, list[Any]] | None:
         """The kept outcomes, if every global read then reads the same now (`read_again(file, name)`)."""
         kept = self._kept.get(key)
         if kept is None:
