@@ -130,6 +130,17 @@ def to_run_again(
     return changed
 
 
+def forget_unmade(
+    recorded: dict[tuple[str, str], Any], last_recorded: dict[tuple[str, str], Any], rerun: list[ast.stmt]
+) -> None:
+    """A `def` run again that Numba did not record this time (its decorator changed) keeps no record
+    from the last load: a fresh load would have none."""
+    names = {statement.name for statement in rerun if isinstance(statement, _DEFS)}
+    for key, record in last_recorded.items():
+        if key[1] in names and recorded.get(key) is record:
+            del recorded[key]
+
+
 # statement -> (names it binds, whether it calls anything but a decorator when it runs, names it reads
 # then); a node is one text (incremental parsing keeps a statement's node only while its text is)
 _FACTS: weakref.WeakKeyDictionary[ast.stmt, tuple[set[str], bool, set[str]]] = weakref.WeakKeyDictionary()

@@ -328,8 +328,8 @@ class Loader:
             self._outside_modules = {}  # its module, if imported before, is a workspace module now
         last, self._last_definitions = self._last_definitions, None
         dropped = self.refresh_changed_modules()
-        if self._forget_sliced_modules(path):
-            last = None  # a module its statements imported may be another one now
+        if self._forget_sliced_modules(path):  # a module its statements imported may be another now
+            last = None
         names_before = set(sys.modules)
         # A module of a package is imported from above its package (relative imports work, and the
         # package's own folders never hide installed packages); a script's folder goes on the path as
@@ -430,26 +430,17 @@ class Loader:
                         SkippedStatement(statement.lineno, statement.end_lineno or statement.lineno, reason)
                     )
                     missing |= toplevel_slice.bound_names(statement)
-            if again is not None and (
-                result.error is not None or len(result.skipped_statements) > skipped_by_rule
-            ):
-                # A `def` run again failed: the module is the one a fresh load leaves (the rest not run).
+            clean = result.error is None and len(result.skipped_statements) == skipped_by_rule
+            if again is not None and not clean:  # a `def` run again failed: load as a fresh load does
                 return self.load(path, source, selective, tree)
             if result.error is None:
                 self._stamps[name] = _stamp(path)
-                if again is not None:  # a `def` run again that Numba did not record is no function now
-                    rerun = {
-                        ran[i].name
-                        for i in again
-                        if isinstance(ran[i], ast.FunctionDef | ast.AsyncFunctionDef)
-                    }
-                    for key, record in last_recorded.items():
-                        if key[1] in rerun and self.recorded.get(key) is record:
-                            del self.recorded[key]
-                if ran and len(result.skipped_statements) == skipped_by_rule:
-                    self._last_definitions = definitions_reuse.LoadedDefinitions(
-                        path, module, tuple(ran), every_code
-                    )
+            if again is not None:
+                definitions_reuse.forget_unmade(self.recorded, last_recorded, [ran[i] for i in again])
+            if clean and ran:
+                self._last_definitions = definitions_reuse.LoadedDefinitions(
+                    path, module, tuple(ran), every_code
+                )
         result.skipped_statements.sort(key=lambda s: s.line)
         result.skipped = [s.line for s in result.skipped_statements]
         result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0
