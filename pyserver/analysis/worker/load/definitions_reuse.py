@@ -39,6 +39,12 @@ class LoadedDefinitions:
     codes: tuple[types.CodeType, ...]
 
 
+def loaded(
+    path: str, module: types.ModuleType, statements: list[ast.stmt], codes: list[tuple[Any, types.CodeType]]
+) -> LoadedDefinitions:
+    return LoadedDefinitions(path, module, tuple(statements), tuple(code for _, code in codes))
+
+
 def _definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.AST]:
     """What a `def` or `class` statement evaluates when it runs, its decorators' own calls aside: their
     callee and arguments, defaults, annotations, bases; a class's body statements (its methods' as
@@ -131,10 +137,14 @@ def to_run_again(
 
 
 def forget_unmade(
-    recorded: dict[tuple[str, str], Any], last_recorded: dict[tuple[str, str], Any], rerun: list[ast.stmt]
+    recorded: dict[tuple[str, str], Any],
+    last_recorded: dict[tuple[str, str], Any],
+    statements: list[ast.stmt],
+    again: list[int] | None,
 ) -> None:
-    """A `def` run again that Numba did not record this time (its decorator changed) keeps no record
-    from the last load: a fresh load would have none."""
+    """A `def` run again (`statements[i]` for i in `again`) that Numba did not record this time keeps no
+    record from the last load: a fresh load would have none."""
+    rerun = [statements[i] for i in again or ()]
     names = {statement.name for statement in rerun if isinstance(statement, _DEFS)}
     for key, record in last_recorded.items():
         if key[1] in names and recorded.get(key) is record:

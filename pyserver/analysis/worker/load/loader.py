@@ -326,10 +326,9 @@ class Loader:
         if path not in self._extra_files:
             self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
             self._outside_modules = {}  # its module, if imported before, is a workspace module now
-        last, self._last_definitions = self._last_definitions, None
+        last, self._last_definitions = self._last_definitions, None  # see definitions_reuse
         dropped = self.refresh_changed_modules()
-        if self._forget_sliced_modules(path):  # a module its statements imported may be another now
-            last = None
+        forgot = self._forget_sliced_modules(path)
         names_before = set(sys.modules)
         # A module of a package is imported from above its package (relative imports work, and the
         # package's own folders never hide installed packages); a script's folder goes on the path as
@@ -339,8 +338,8 @@ class Loader:
         for entry in (self.root, str(top.parent) if top is not None else os.path.dirname(path)):
             self._add_search_path(entry, own)
         name, package = module_name_for(path, self.root)
-        if any(other != name for other in dropped):
-            last = None  # a workspace module its statements imported changed: imported afresh now
+        if forgot or any(other != name for other in dropped):
+            last = None  # a workspace module its statements imported is another one now
         is_package = os.path.basename(path) == "__init__.py"
         parent = name.rpartition(".")[0]
         if parent:
@@ -371,7 +370,6 @@ class Loader:
         kept_body: list[ast.stmt] = []  # the top-level statements that run, under definitions-only loading
         ran: list[ast.stmt] = []  # the statement of each code, one code per statement
         again: list[int] | None = None  # the statements run again in the last load's module
-        every_code: tuple[types.CodeType, ...] = ()
         try:
             if definitions:
                 parsed = tree if tree is not None else ast.parse(source, path)
@@ -384,16 +382,14 @@ class Loader:
                     codes = statement_codes(sliced, path, self.skip_lines, result.skipped_statements, missing)
                 else:
                     codes = module_codes(sliced, path, source, {id(s) for s in parsed.body}, ran)
-                    every_code = tuple(code for _, code in codes)
                     if self.loading == "definitions":
-                        again = definitions_reuse.to_run_again(last, path, ran, list(every_code))
+                        again = definitions_reuse.to_run_again(last, path, ran, [c for _, c in codes])
                     if again is not None and last is not None:
                         module = result.module = last.module
                         sys.modules[name] = module
                         if parent_module is not None:
                             setattr(parent_module, name.rpartition(".")[2], module)
                         self.recorded.update(last_recorded)  # the records of the `def`s not run again
-                        codes = [codes[i] for i in again]
                     elif annotates(sliced.tree.body):
                         # What the module's code does first (SETUP_ANNOTATIONS); its statements run apart.
                         module.__annotations__ = {}
@@ -405,7 +401,7 @@ class Loader:
             self._restore(name, previous)
         else:
             skipped_by_rule = len(result.skipped_statements)
-            for statement, code in codes:
+            for statement, code in codes if again is None else [codes[i] for i in again]:
                 try:
                     exec(code, module.__dict__)
                 except KeyboardInterrupt:
@@ -435,12 +431,9 @@ class Loader:
                 return self.load(path, source, selective, tree)
             if result.error is None:
                 self._stamps[name] = _stamp(path)
-            if again is not None:
-                definitions_reuse.forget_unmade(self.recorded, last_recorded, [ran[i] for i in again])
+            definitions_reuse.forget_unmade(self.recorded, last_recorded, ran, again)
             if clean and ran:
-                self._last_definitions = definitions_reuse.LoadedDefinitions(
-                    path, module, tuple(ran), every_code
-                )
+                self._last_definitions = definitions_reuse.loaded(path, module, ran, codes)
         result.skipped_statements.sort(key=lambda s: s.line)
         result.skipped = [s.line for s in result.skipped_statements]
         result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0

@@ -280,13 +280,17 @@ def _collect_module_calls(indexed: IndexedFile, tree: ast.Module, module_scope: 
             noted = _NotedSet(indexed.jitted)
             scratch = replace(indexed, calls={}, scopes={}, jitted=noted)
             _collect_calls(scratch, [statement], Scope(indexed.path, "<module>", tree), "")
-            scopes = [(name, scope.node) for name, scope in scratch.scopes.items()]
+            scopes: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+            for name, scope in scratch.scopes.items():
+                assert not isinstance(scope.node, ast.Module)  # the module's own scope is not in scratch
+                scopes.append((name, scope.node))
             calls = [
                 (first, site.scope.qualname, site.call, site.name)
                 for first, sites in scratch.calls.items()
                 for site in sites
             ]
-            kept = _CALLS_IN[statement] = (noted.asked, scopes, calls)  # type: ignore[assignment]
+            kept = (noted.asked, scopes, calls)
+            _CALLS_IN[statement] = kept
         for qualname, node in kept[1]:
             indexed.scopes[qualname] = _scope_for(indexed.path, qualname, node)
         for first, qualname, call, text in kept[2]:
