@@ -223,8 +223,9 @@ class Loader:
         # file -> (module name, module) loaded as a definitions-only slice for its own analysis
         self._sliced: dict[str, tuple[str, types.ModuleType]] = {}
         self._installed_names: set[str] | None = None  # see _add_search_path
-        # The last load, when it can be the start of the next one of its file (definitions_reuse)
-        self._last_definitions: definitions_reuse.LoadedDefinitions | None = None
+        # The last load, when the next one of its file can start from it (definitions_reuse); None after
+        # anything that compiled its functions for real (an IR view, object mode)
+        self.last_definitions: definitions_reuse.LoadedDefinitions | None = None
         # Last: the finder and the hooks call back into this object as soon as anything is imported.
         sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
         numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
@@ -326,7 +327,7 @@ class Loader:
         if path not in self._extra_files:
             self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
             self._outside_modules = {}  # its module, if imported before, is a workspace module now
-        last, self._last_definitions = self._last_definitions, None  # see definitions_reuse
+        last, self.last_definitions = self.last_definitions, None  # see definitions_reuse
         dropped = self.refresh_changed_modules()
         forgot = self._forget_sliced_modules(path)
         names_before = set(sys.modules)
@@ -433,7 +434,7 @@ class Loader:
                 self._stamps[name] = _stamp(path)
             definitions_reuse.forget_unmade(self.recorded, last_recorded, ran, again)
             if clean and ran:
-                self._last_definitions = definitions_reuse.loaded(path, module, ran, codes)
+                self.last_definitions = definitions_reuse.loaded(path, module, ran, codes)
         result.skipped_statements.sort(key=lambda s: s.line)
         result.skipped = [s.line for s in result.skipped_statements]
         result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0
