@@ -3,8 +3,9 @@ only jitted functions' `def` statements (the usual edit of a notebook cell or of
 those run again, in the module they ran in; every other kept statement keeps what it did.
 
 That gives the module a fresh load gives when:
-- the last load by this loader was of the same file, ran every kept statement and failed nowhere, and
-  no workspace module was imported afresh or forgotten since (the imports' values are the same);
+- the last load by this loader was of the same file, ran every kept statement and failed nowhere, no
+  workspace module was imported afresh or forgotten since (the imports' values are the same), and
+  nothing compiled its functions for real since (an IR view, object mode: compiled callees);
 - the kept statements are the same, one for one, at the same places, but some `def`s (a statement is
   the same when its code is: module_codes compiles a statement again only when its text or place
   changed);
