@@ -309,6 +309,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             )
         else:
             outcome = numba_api.compile_object_mode(record.dispatcher, nargs)
+            self.loader.last_definitions = None  # it compiled its jitted callees: the next load is fresh
             self.object_memo[key] = (outcome, def_line)
             self._run.fresh.add(numba_api.function_id(record.py_func))
         info.signatures.append(

@@ -94,6 +94,8 @@ def ir_view(
     record = analyzer.loader.recorded.get((path, function))
     if record is None:
         raise IRViewError(f"{function!r} was not defined when the module was loaded")
+    # A real compile compiles the jitted callees too: the next analysis loads a module of its own.
+    analyzer.loader.last_definitions = None
     try:
         fresh = numba_api.compile_for_view(record.dispatcher, candidate.args)
     except Exception as exc:

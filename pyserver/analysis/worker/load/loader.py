@@ -33,7 +33,7 @@ from typing import Any
 from pyserver import numba_api
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
-from pyserver.analysis.worker.load import slice_memo, toplevel_slice, unavailable
+from pyserver.analysis.worker.load import definitions_reuse, slice_memo, toplevel_slice, unavailable
 from pyserver.analysis.worker.load.module_codes import annotates, module_codes, statement_codes
 from pyserver.analysis.worker.load.module_names import installed_module_names, module_name_for, package_root
 
@@ -223,6 +223,9 @@ class Loader:
         # file -> (module name, module) loaded as a definitions-only slice for its own analysis
         self._sliced: dict[str, tuple[str, types.ModuleType]] = {}
         self._installed_names: set[str] | None = None  # see _add_search_path
+        # The last load, when the next one of its file can start from it (definitions_reuse); None after
+        # anything that compiled its functions for real (an IR view, object mode)
+        self.last_definitions: definitions_reuse.LoadedDefinitions | None = None
         # Last: the finder and the hooks call back into this object as soon as anything is imported.
         sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
         numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
@@ -324,8 +327,9 @@ class Loader:
         if path not in self._extra_files:
             self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
             self._outside_modules = {}  # its module, if imported before, is a workspace module now
-        self.refresh_changed_modules()
-        self._forget_sliced_modules(path)
+        last, self.last_definitions = self.last_definitions, None  # see definitions_reuse
+        dropped = self.refresh_changed_modules()
+        forgot = self._forget_sliced_modules(path)
         names_before = set(sys.modules)
         # A module of a package is imported from above its package (relative imports work, and the
         # package's own folders never hide installed packages); a script's folder goes on the path as
@@ -335,12 +339,13 @@ class Loader:
         for entry in (self.root, str(top.parent) if top is not None else os.path.dirname(path)):
             self._add_search_path(entry, own)
         name, package = module_name_for(path, self.root)
+        if forgot or any(other != name for other in dropped):
+            last = None  # a workspace module its statements imported is another one now
         is_package = os.path.basename(path) == "__init__.py"
         parent = name.rpartition(".")[0]
         if parent:
             _import_parents(parent)  # as Python does before running pkg/core.py as pkg.core
-        for key in [k for k in self.recorded if k[0] == path]:
-            del self.recorded[key]
+        last_recorded = {key: self.recorded.pop(key) for key in [k for k in self.recorded if k[0] == path]}
         module = types.ModuleType(name)
         module.__file__ = path
         module.__package__ = package
@@ -364,6 +369,8 @@ class Loader:
         missing: set[str] = set()  # globals that statements left out for failing would have set
         without_value: set[str] = set()  # globals only statements run for their effects set (effects.py)
         kept_body: list[ast.stmt] = []  # the top-level statements that run, under definitions-only loading
+        ran: list[ast.stmt] = []  # the statement of each code, one code per statement
+        again: list[int] | None = None  # the statements run again in the last load's module
         try:
             if definitions:
                 parsed = tree if tree is not None else ast.parse(source, path)
@@ -375,8 +382,16 @@ class Loader:
                 if selective:
                     codes = statement_codes(sliced, path, self.skip_lines, result.skipped_statements, missing)
                 else:
-                    codes = module_codes(sliced, path, source, {id(statement) for statement in parsed.body})
-                    if annotates(sliced.tree.body):
+                    codes = module_codes(sliced, path, source, {id(s) for s in parsed.body}, ran)
+                    if self.loading == "definitions":
+                        again = definitions_reuse.to_run_again(last, path, ran, [c for _, c in codes])
+                    if again is not None and last is not None:
+                        module = result.module = last.module
+                        sys.modules[name] = module
+                        if parent_module is not None:
+                            setattr(parent_module, name.rpartition(".")[2], module)
+                        self.recorded.update(last_recorded)  # the records of the `def`s not run again
+                    elif annotates(sliced.tree.body):
                         # What the module's code does first (SETUP_ANNOTATIONS); its statements run apart.
                         module.__annotations__ = {}
             else:
@@ -386,7 +401,8 @@ class Loader:
             result.module = None
             self._restore(name, previous)
         else:
-            for statement, code in codes:
+            skipped_by_rule = len(result.skipped_statements)
+            for statement, code in codes if again is None else [codes[i] for i in again]:
                 try:
                     exec(code, module.__dict__)
                 except KeyboardInterrupt:
@@ -411,8 +427,14 @@ class Loader:
                         SkippedStatement(statement.lineno, statement.end_lineno or statement.lineno, reason)
                     )
                     missing |= toplevel_slice.bound_names(statement)
+            clean = result.error is None and len(result.skipped_statements) == skipped_by_rule
+            if again is not None and not clean:  # a `def` run again failed: load as a fresh load does
+                return self.load(path, source, selective, tree)
             if result.error is None:
                 self._stamps[name] = _stamp(path)
+            definitions_reuse.forget_unmade(self.recorded, last_recorded, ran, again)
+            if clean and ran:
+                self.last_definitions = definitions_reuse.loaded(path, module, ran, codes)
         result.skipped_statements.sort(key=lambda s: s.line)
         result.skipped = [s.line for s in result.skipped_statements]
         result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0
@@ -438,7 +460,7 @@ class Loader:
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result
 
-    def _forget_sliced_modules(self, path: str) -> None:
+    def _forget_sliced_modules(self, path: str) -> bool:
         """Modules of other files that were loaded for their own analysis as a definitions-only slice leave
         sys.modules: a workspace module that imports one of them gets its top-level assignments (its
         `from m import X`), so it imports it afresh. A module stays in sys.modules while its own analysis
@@ -448,6 +470,7 @@ class Loader:
         and makes each an attribute of its package, so `import pkg.sub.mod` with `pkg.sub.mod` still in
         sys.modules and `pkg.sub` gone would skip `pkg.sub`, and `pkg.sub` would be no attribute of `pkg`
         as it is in plain Python once anything imported it."""
+        forgot = False
         for other, (name, module) in list(self._sliced.items()):
             if other == path:
                 continue
@@ -456,6 +479,8 @@ class Loader:
                 below = [n for n in sys.modules if n.startswith(name + ".")]
                 for forgotten in [name, *below]:
                     self._forget_module(forgotten)
+                forgot = True
+        return forgot
 
     def _forget_module(self, name: str) -> None:
         module = sys.modules.pop(name, None)

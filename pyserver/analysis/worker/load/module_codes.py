@@ -46,13 +46,18 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.sp
 
 
 def module_codes(
-    sliced: toplevel_slice.TopLevelSlice, path: str, source: str, original: set[int]
+    sliced: toplevel_slice.TopLevelSlice,
+    path: str,
+    source: str,
+    original: set[int],
+    ran: list[ast.stmt] | None = None,
 ) -> list[tuple[ast.stmt | None, Any]]:
     """The kept module as code objects to run in order, a failure stopping the rest as in one module:
     one per top-level statement, those of unchanged statements reused (an edit compiles what it
     touched). Run so, they do what the module compiled whole does (its docstring, annotations and
     `__future__` flags included); where that could differ, the module is compiled whole. `original`:
-    the ids of the parsed tree's statements (a statement the slice trimmed is a copy: not reused)."""
+    the ids of the parsed tree's statements (a statement the slice trimmed is a copy: not reused).
+    `ran`: gets the statement of each code, when there is one code per statement."""
     body = sliced.tree.body
 
     def whole() -> list[tuple[ast.stmt | None, Any]]:
@@ -74,7 +79,11 @@ def module_codes(
             if position > 0 and _is_docstring(statement):
                 continue  # a string statement after the first is no docstring: it does nothing
             codes.append((None, _statement_code(statement, path, sliced.future_flags, lines, original)))
+            if ran is not None:
+                ran.append(statement)
     except Exception:  # a SyntaxError found at compile time (`return` outside a function): as Python says it
+        if ran is not None:
+            ran.clear()
         return whole()
     return codes
 

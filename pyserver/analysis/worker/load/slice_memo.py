@@ -47,6 +47,7 @@ class _Remembered:
 
 _LAST: BoundedCache[str, _Remembered] = bounded_cache("slice_memo.last", 32)  # file -> its last slice
 _PLAIN_BODY: weakref.WeakKeyDictionary[ast.stmt, bool] = weakref.WeakKeyDictionary()
+_DEF_KEYS: weakref.WeakKeyDictionary[ast.stmt, tuple[Any, ...]] = weakref.WeakKeyDictionary()
 
 
 def _plain_body(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -70,10 +71,20 @@ def _is_jitted(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 def _statement_key(node: ast.stmt, lines: list[str]) -> tuple[Any, ...]:
     place = (node.lineno, node.end_lineno, node.col_offset, node.end_col_offset)
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _is_jitted(node) and _plain_body(node):
-        header = copy.copy(node)
-        header.body = []
-        reads, later_reads = toplevel_slice.definition_names(node, lines)
-        return ("def", *place, ast.dump(header), frozenset(reads), frozenset(later_reads))
+        # A node is one text at one place (incremental parsing keeps it only so): its key once.
+        found = _DEF_KEYS.get(node)
+        if found is None:
+            header = copy.copy(node)
+            header.body = []
+            reads, later_reads = toplevel_slice.definition_names(node, lines)
+            found = _DEF_KEYS[node] = (
+                "def",
+                *place,
+                ast.dump(header),
+                frozenset(reads),
+                frozenset(later_reads),
+            )
+        return found
     return (node, *place)  # the node itself: compared by identity
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+import weakref
 from dataclasses import dataclass, field, replace
 
 from pyserver.analysis.worker.discover.discovery import find_jitted_functions
@@ -169,7 +170,7 @@ def index_source(
     indexed.top_level_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     module_scope = Scope(path, "<module>", tree)
     indexed.scopes["<module>"] = module_scope
-    _collect_calls(indexed, tree.body, module_scope, "")
+    _collect_module_calls(indexed, tree, module_scope)
     return indexed
 
 
@@ -242,6 +243,59 @@ def _statements(tree: ast.Module) -> list[ast.AST]:
             if isinstance(value, list) and value and isinstance(value[0], _HOLDS_STATEMENTS):
                 found.extend(value)
     return found
+
+
+class _NotedSet(set[str]):
+    """A set that notes what it was asked (`in`) and its answers."""
+
+    def __init__(self, items: set[str]) -> None:
+        super().__init__(items)
+        self.asked: dict[str, bool] = {}
+
+    def __contains__(self, item: object) -> bool:
+        found = super().__contains__(item)
+        self.asked[str(item)] = found
+        return found
+
+
+# top-level statement -> (the jitted names asked and their answers, the scopes it holds (qualname, node),
+# its calls (first name, scope's qualname, call, callee text)): an edited buffer's unchanged statements
+# (incremental parsing keeps their nodes) are not walked again
+_CALLS_IN: weakref.WeakKeyDictionary[
+    ast.stmt,
+    tuple[
+        dict[str, bool],
+        list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]],
+        list[tuple[str, str, ast.Call, str]],
+    ],
+] = weakref.WeakKeyDictionary()
+
+
+def _collect_module_calls(indexed: IndexedFile, tree: ast.Module, module_scope: Scope) -> None:
+    """_collect_calls of the module's body, statement by statement, each from _CALLS_IN while the
+    jitted names it asked about are still (not) jitted."""
+    for statement in tree.body:
+        kept = _CALLS_IN.get(statement)
+        if kept is None or any((name in indexed.jitted) != was for name, was in kept[0].items()):
+            noted = _NotedSet(indexed.jitted)
+            scratch = replace(indexed, calls={}, scopes={}, jitted=noted)
+            _collect_calls(scratch, [statement], Scope(indexed.path, "<module>", tree), "")
+            scopes: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+            for name, scope in scratch.scopes.items():
+                assert not isinstance(scope.node, ast.Module)  # the module's own scope is not in scratch
+                scopes.append((name, scope.node))
+            calls = [
+                (first, site.scope.qualname, site.call, site.name)
+                for first, sites in scratch.calls.items()
+                for site in sites
+            ]
+            kept = (noted.asked, scopes, calls)
+            _CALLS_IN[statement] = kept
+        for qualname, node in kept[1]:
+            indexed.scopes[qualname] = _scope_for(indexed.path, qualname, node)
+        for first, qualname, call, text in kept[2]:
+            scope = module_scope if qualname == "<module>" else indexed.scopes[qualname]
+            indexed.calls.setdefault(first, []).append(CallSite(scope, call, text))
 
 
 def _collect_calls(indexed: IndexedFile, body: list[ast.stmt], scope: Scope, prefix: str) -> None:

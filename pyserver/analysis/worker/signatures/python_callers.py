@@ -26,6 +26,7 @@ from typing import Any
 
 from pyserver import numba_api
 from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, IndexedFile, Scope
+from pyserver.analysis.worker.signatures.caller_memo import CallerMemo, Place, place, scope_key
 from pyserver.analysis.worker.signatures.caller_slices import (
     Simple,
     close,
@@ -103,6 +104,10 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         self._flat: dict[int, tuple[ast.AST, list[Simple]]] = {}  # id(scope node) -> its statements
         self._bound_by: dict[int, tuple[list[Simple], dict[str, list[Simple]]]] = {}  # see _by_name
         self._statements: dict[int, tuple[ast.Module, list[ast.stmt]]] = {}  # see _module_statements
+        # Across runs: callers whose code and globals did not change keep their outcomes (caller_memo).
+        self.kept = CallerMemo()
+        self._reads: list[list[tuple[str, str, str]]] = []
+        self._param_lookups = 0  # callers whose parameters were typed from their own callers, so far
         # Once per process, at the analyzer's construction (before the worker takes any file): the
         # first file's callers then do not pay for loading the typing of common NumPy calls.
         numba_api.warm_up_python_callers()
@@ -266,9 +271,11 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                 try:
                     scope = scope_sites[0].scope
                     every = scope_sites if method else (self._workspace_calls(scope) or scope_sites)
+                    by_place = self._typed_scope(scope, every, depth, method)
                     memo: dict[int, list[Outcome]] = {}
-                    for site, outcome in self._type_scope(scope, every, depth):
-                        memo.setdefault(id(site.call), []).append(outcome)
+                    for site in every:
+                        if place(site.call) in by_place:
+                            memo[id(site.call)] = by_place[place(site.call)]
                     self._run_memo[key] = memo
                 finally:
                     self._active.discard((path, qualname))
@@ -276,6 +283,29 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
             for site in scope_sites:
                 for outcome in memo.get(id(site.call), ["the call was not found in its caller"]):
                     yield site, outcome
+
+    def _typed_scope(
+        self, scope: Scope, sites: list[CallSite], depth: int, method: str
+    ) -> dict[Place, list[Outcome]]:
+        """What typing the caller gives its calls, by the call's place: kept from an earlier run while
+        what decides it is unchanged (caller_memo), else typed now."""
+        indexed = self.index.files.get(scope.path)
+        key = scope_key(indexed, scope, sites, depth, method) if indexed is not None else None
+        if key is not None:
+            kept = self.kept.get(key, self._read_again)
+            if kept is not None:
+                return kept
+        outcomes: dict[Place, list[Outcome]] = {}
+        self._reads.append([])
+        lookups = self._param_lookups
+        try:
+            for site, outcome in self._type_scope(scope, sites, depth):
+                outcomes.setdefault(place(site.call), []).append(outcome)
+        finally:
+            reads = self._reads.pop()
+        if key is not None and self._param_lookups == lookups:
+            self.kept.keep(key, reads, outcomes)
+        return outcomes
 
     def _workspace_calls(self, scope: Scope) -> list[CallSite]:
         """The calls a caller makes to functions of workspace modules (typed together, once)."""
@@ -455,6 +485,7 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
     def _param_types(
         self, scope: Scope, params: list[str], depth: int
     ) -> list[tuple[dict[str, Any], str | None]]:
+        self._param_lookups += 1
         what = ", ".join(f"'{p}'" for p in params)
         if depth >= MAX_DEPTH:
             return [({}, f"it passes {what} of '{scope.qualname}', whose callers are too far up to follow")]

@@ -72,6 +72,8 @@ class CallerSliceTyping:
     _module_for: Callable[[str], pytypes.ModuleType | None]
     _fingerprint: Callable[[Any], str]
     _resolver: Callable[[], AbstractContextManager[Any]]
+    # the globals read by the callers being typed, innermost last (see caller_memo)
+    _reads: list[list[tuple[str, str, str]]]
 
     def _module_statements(self, tree: ast.Module) -> list[ast.stmt]:
         raise NotImplementedError
@@ -82,6 +84,8 @@ class CallerSliceTyping:
         unknown: dict[str, str] = {}
         for name in sorted(names):
             value, why = self._global_value(indexed, name)
+            if self._reads:
+                self._reads[-1].append((indexed.path, name, self._read_text(value, why)))
             if why is not None:
                 unknown[name] = why
                 continue
@@ -90,6 +94,16 @@ class CallerSliceTyping:
                 continue
             values[name] = value
         return values, unknown
+
+    def _read_text(self, value: Any, why: str | None) -> str:
+        """What a global read gave, as the slice cache tells values apart."""
+        return "unknown:" + why if why is not None else "value:" + self._fingerprint(value)
+
+    def _read_again(self, path: str, name: str) -> str:
+        indexed = self.index.files.get(path)
+        if indexed is None:
+            return "unknown: its file is not indexed"
+        return self._read_text(*self._global_value(indexed, name))
 
     def _global_value(self, indexed: IndexedFile, name: str) -> tuple[Any, str | None]:
         imported = indexed.imports.get(name)
