@@ -8,7 +8,8 @@ typing (a callee resolver is in effect) or the function is one this package's pi
 - successful call resolutions are remembered across functions;
 - Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads;
 - an inline="always" callee's untyped IR is made once, not at every call site it is inlined into, and
-  IR blocks are deep-copied faster (ir_copy.py: the same copies).
+  IR blocks are deep-copied faster (ir_copy.py: the same copies);
+- copy propagation (the parfor passes' `simplify`) computes the same sets without deep copies.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from numba.core import bytecode, ir, postproc, transforms, typing
+from numba.core import bytecode, ir, ir_utils, postproc, transforms, typing
 from numba.core import types as nbtypes
 from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
 from numba.core.inline_closurecall import InlineWorker
+from numba.parfors import parfor
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
 
@@ -245,6 +247,48 @@ def _lens_inline_function(
     return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars)
 
 
+def _copy_propagate_data(blocks: Any, entry: Any, typemap: Any) -> tuple[Any, ...]:
+    """Numba's init_copy_propagate_data, each block's assigned names gathered once rather than once per
+    copy of the function (the same sets)."""
+    gen_copies, extra_kill = ir_utils.get_block_copies(blocks, typemap)
+    all_copies: set[tuple[str, str]] = set().union(*gen_copies.values())
+    kill_copies = {}
+    for label, gen_set in gen_copies.items():
+        extra, assigned = extra_kill[label], {lhs for lhs, _rhs in gen_set}
+        kill_copies[label] = {
+            (lhs, rhs)
+            for lhs, rhs in all_copies
+            if lhs in extra
+            or rhs in extra
+            or ((lhs, rhs) not in gen_set and (lhs in assigned or rhs in assigned))
+        }
+    in_copies = {label: all_copies.copy() for label in blocks}
+    in_copies[entry] = set()
+    out_copies = {label: gen_copies[label] | (in_copies[label] - kill_copies[label]) for label in blocks}
+    out_copies[entry] = gen_copies[entry]
+    return gen_copies, all_copies, kill_copies, in_copies, out_copies
+
+
+def _lens_copy_propagate(blocks: Any, typemap: Any) -> tuple[dict[Any, set[Any]], dict[Any, set[Any]]]:
+    """Numba's copy_propagate (the same fixed point): its sets hold pairs of variable names and are
+    replaced, never changed, so each round's snapshot copies the sets, not every pair in them."""
+    cfg = ir_utils.compute_cfg_from_blocks(blocks)
+    entry = cfg.entry_point()
+    gen_copies, _all, kill_copies, in_copies, out_copies = _copy_propagate_data(blocks, entry, typemap)
+    predecessors = {label: [p for p, _ in cfg.predecessors(label)] for label in blocks if label != entry}
+    old_point = None
+    new_point = {label: set(copies) for label, copies in out_copies.items()}
+    while old_point != new_point:
+        for label, predecs in predecessors.items():
+            in_copies[label] = out_copies[predecs[0]].copy()
+            for p in predecs:
+                in_copies[label] &= out_copies[p]
+            out_copies[label] = gen_copies[label] | (in_copies[label] - kill_copies[label])
+        old_point = new_point
+        new_point = {label: set(copies) for label, copies in out_copies.items()}
+    return in_copies, out_copies
+
+
 def install() -> None:
     """Install the replacements (once per process; later calls do nothing)."""
     global _installed
@@ -260,3 +304,5 @@ def install() -> None:
     postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]
     InlineWorker.inline_function = _lens_inline_function  # type: ignore[method-assign]
     ir.Block.__deepcopy__ = deepcopy_block  # type: ignore[attr-defined]
+    ir_utils.copy_propagate = _lens_copy_propagate
+    parfor.copy_propagate = _lens_copy_propagate  # imported by name there
