@@ -23,9 +23,9 @@ from numba.core import bytecode, ir, ir_utils, postproc, transforms, typing
 from numba.core import types as nbtypes
 from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
 from numba.core.inline_closurecall import InlineWorker
-from numba.parfors import parfor
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
+from numba.parfors import parfor
 
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.numba_api.callees import callee_resolver_disabled, current_callee_resolver
