@@ -8,7 +8,7 @@ typing (a callee resolver is in effect) or the function is one this package's pi
 - successful call resolutions are remembered across functions;
 - Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads;
 - an inline="always" callee's untyped IR is made once, not at every call site it is inlined into, and
-  IR blocks are deep-copied faster (ir_copy.py: the same copies);
+  IR blocks are deep-copied faster (ir_copy.py: the same copies), once per site rather than twice;
 - copy propagation (the parfor passes' `simplify`) computes the same sets without deep copies.
 """
 
@@ -244,7 +244,29 @@ def _lens_inline_function(
     callee_ir.func_id = copy.copy(cached.func_id)
     unique = next(bytecode.FunctionIdentity._unique_ids)
     callee_ir.func_id.unique_name = f"{cached.func_id.func_qualname}${unique}"
-    return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars)
+    _inline_copies.append(set())
+    try:
+        return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars)
+    finally:
+        _inline_copies.pop()
+
+
+# inline_ir copies the callee's blocks twice: the copy it inlines, and a copy of that copy kept unchanged
+# and returned first, which its only caller here (InlineInlinables, through inline_function) throws
+# away. Inside _lens_inline_function the second copy is the first one's blocks themselves. Each entry:
+# the ids of the blocks copied so far in an inlining in progress (alive as long as it is).
+_inline_copies: list[set[int]] = []
+
+
+def _lens_deepcopy_block(block: Any, memo: dict[int, Any]) -> Any:
+    if not _inline_copies:
+        return deepcopy_block(block, memo)
+    copies = _inline_copies[-1]
+    if id(block) in copies:
+        return block
+    copied = deepcopy_block(block, memo)
+    copies.add(id(copied))
+    return copied
 
 
 def _copy_propagate_data(blocks: Any, entry: Any, typemap: Any) -> tuple[Any, ...]:
@@ -303,6 +325,6 @@ def install() -> None:
     ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
     postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]
     InlineWorker.inline_function = _lens_inline_function  # type: ignore[method-assign]
-    ir.Block.__deepcopy__ = deepcopy_block  # type: ignore[attr-defined]
+    ir.Block.__deepcopy__ = _lens_deepcopy_block  # type: ignore[attr-defined]
     ir_utils.copy_propagate = _lens_copy_propagate
     parfor.copy_propagate = _lens_copy_propagate  # imported by name there
