@@ -8,7 +8,8 @@ typing (a callee resolver is in effect) or the function is one this package's pi
 - successful call resolutions are remembered across functions;
 - Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads;
 - an inline="always" callee's untyped IR is made once, not at every call site it is inlined into, and
-  IR blocks are deep-copied faster (ir_copy.py: the same copies).
+  IR blocks are deep-copied faster (ir_copy.py: the same copies), once per site rather than twice;
+- copy propagation (the parfor passes' `simplify`) computes the same sets without deep copies.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from numba.core import bytecode, ir, postproc, transforms, typing
+from numba.core import bytecode, ir, ir_utils, postproc, transforms, typing
 from numba.core import types as nbtypes
 from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
 from numba.core.inline_closurecall import InlineWorker
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
+from numba.parfors import parfor
 
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.numba_api.callees import callee_resolver_disabled, current_callee_resolver
@@ -242,7 +244,71 @@ def _lens_inline_function(
     callee_ir.func_id = copy.copy(cached.func_id)
     unique = next(bytecode.FunctionIdentity._unique_ids)
     callee_ir.func_id.unique_name = f"{cached.func_id.func_qualname}${unique}"
-    return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars)
+    _inline_copies.append(set())
+    try:
+        return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars)
+    finally:
+        _inline_copies.pop()
+
+
+# inline_ir copies the callee's blocks twice: the copy it inlines, and a copy of that copy kept unchanged
+# and returned first, which its only caller here (InlineInlinables, through inline_function) throws
+# away. Inside _lens_inline_function the second copy is the first one's blocks themselves. Each entry:
+# the ids of the blocks copied so far in an inlining in progress (alive as long as it is).
+_inline_copies: list[set[int]] = []
+
+
+def _lens_deepcopy_block(block: Any, memo: dict[int, Any]) -> Any:
+    if not _inline_copies:
+        return deepcopy_block(block, memo)
+    copies = _inline_copies[-1]
+    if id(block) in copies:
+        return block
+    copied = deepcopy_block(block, memo)
+    copies.add(id(copied))
+    return copied
+
+
+def _copy_propagate_data(blocks: Any, entry: Any, typemap: Any) -> tuple[Any, ...]:
+    """Numba's init_copy_propagate_data, each block's assigned names gathered once rather than once per
+    copy of the function (the same sets)."""
+    gen_copies, extra_kill = ir_utils.get_block_copies(blocks, typemap)
+    all_copies: set[tuple[str, str]] = set().union(*gen_copies.values())
+    kill_copies = {}
+    for label, gen_set in gen_copies.items():
+        extra, assigned = extra_kill[label], {lhs for lhs, _rhs in gen_set}
+        kill_copies[label] = {
+            (lhs, rhs)
+            for lhs, rhs in all_copies
+            if lhs in extra
+            or rhs in extra
+            or ((lhs, rhs) not in gen_set and (lhs in assigned or rhs in assigned))
+        }
+    in_copies = {label: all_copies.copy() for label in blocks}
+    in_copies[entry] = set()
+    out_copies = {label: gen_copies[label] | (in_copies[label] - kill_copies[label]) for label in blocks}
+    out_copies[entry] = gen_copies[entry]
+    return gen_copies, all_copies, kill_copies, in_copies, out_copies
+
+
+def _lens_copy_propagate(blocks: Any, typemap: Any) -> tuple[dict[Any, set[Any]], dict[Any, set[Any]]]:
+    """Numba's copy_propagate (the same fixed point): its sets hold pairs of variable names and are
+    replaced, never changed, so each round's snapshot copies the sets, not every pair in them."""
+    cfg = ir_utils.compute_cfg_from_blocks(blocks)
+    entry = cfg.entry_point()
+    gen_copies, _all, kill_copies, in_copies, out_copies = _copy_propagate_data(blocks, entry, typemap)
+    predecessors = {label: [p for p, _ in cfg.predecessors(label)] for label in blocks if label != entry}
+    old_point = None
+    new_point = {label: set(copies) for label, copies in out_copies.items()}
+    while old_point != new_point:
+        for label, predecs in predecessors.items():
+            in_copies[label] = out_copies[predecs[0]].copy()
+            for p in predecs:
+                in_copies[label] &= out_copies[p]
+            out_copies[label] = gen_copies[label] | (in_copies[label] - kill_copies[label])
+        old_point = new_point
+        new_point = {label: set(copies) for label, copies in out_copies.items()}
+    return in_copies, out_copies
 
 
 def install() -> None:
@@ -259,4 +325,6 @@ def install() -> None:
     ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
     postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]
     InlineWorker.inline_function = _lens_inline_function  # type: ignore[method-assign]
-    ir.Block.__deepcopy__ = deepcopy_block  # type: ignore[attr-defined]
+    ir.Block.__deepcopy__ = _lens_deepcopy_block  # type: ignore[attr-defined]
+    ir_utils.copy_propagate = _lens_copy_propagate
+    parfor.copy_propagate = _lens_copy_propagate  # imported by name there

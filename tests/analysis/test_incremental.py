@@ -193,3 +193,34 @@ def test_an_edited_overload_is_not_stale(ws) -> None:
     assert first.functions[0].signatures[0].return_type == "Literal[int](1)"  # as Numba says
     second = ws.engine.analyze(path, source.replace("return 1\n", "return 1.5\n"))
     assert second.functions[0].signatures[0].return_type == "float64"
+
+
+def test_a_function_typed_for_a_caller_in_another_file_is_reused_when_its_own_file_is_analysed(ws) -> None:
+    # As `check` of a package goes: a module typed as the callee of another module's function first, then
+    # analysed itself. Its text read from its file then equals its text in the analysed buffer.
+    ws.write(
+        "inc_shared_kernels.py",
+        """
+        from numba import njit
+
+        @njit
+        def scaled(x: int):
+            y = x * 2 + 1
+            return y
+        """,
+    )
+    caller = ws.analyze(
+        "inc_kernel_user.py",
+        """
+        from numba import njit
+        from inc_shared_kernels import scaled
+
+        @njit
+        def total(n: int):
+            return scaled(n) + 1
+        """,
+    )
+    assert caller.functions[0].signatures[0].return_type == "int64"
+    own = ws.analyze("inc_shared_kernels.py")
+    assert own.inferred == [] and own.reused == ["scaled"]
+    assert [(s.args, s.return_type) for s in own.functions[0].signatures] == [(["int64"], "int64")]

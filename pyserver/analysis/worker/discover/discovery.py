@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyserver.caches import BoundedCache, bounded_cache
+from pyserver.pysource import source_segment
 
 # Fully qualified decorator -> kind. Aliases (`import numba as nb`, `from numba import njit as fast`)
 # are resolved to these names first.
@@ -189,7 +190,7 @@ def _signature_texts(node: ast.expr, source: str) -> list[str]:
         if isinstance(item, ast.Constant) and isinstance(item.value, str):
             texts.append(item.value)
         else:
-            texts.append(ast.get_source_segment(source, item) or ast.unparse(item))
+            texts.append(source_segment(source, item) or ast.unparse(item))
     return texts
 
 
@@ -210,7 +211,7 @@ def _parse_decorator_call(call: ast.Call, kind: str, source: str, function: JitF
         positional = []
     if kind == "jitclass-method":
         if positional:
-            function.options["spec"] = ast.get_source_segment(source, positional[0]) or ast.unparse(
+            function.options["spec"] = source_segment(source, positional[0]) or ast.unparse(
                 positional[0]
             )
         positional = []
@@ -231,7 +232,7 @@ def _parse_decorator_call(call: ast.Call, kind: str, source: str, function: JitF
         if ok:
             function.options[keyword.arg] = value
         else:
-            raw[keyword.arg] = ast.get_source_segment(source, keyword.value) or ast.unparse(keyword.value)
+            raw[keyword.arg] = source_segment(source, keyword.value) or ast.unparse(keyword.value)
         function.option_spans[keyword.arg] = OptionSpan(
             keyword.lineno,
             keyword.col_offset,

@@ -131,8 +131,9 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             result.status = "partial"
         result.skipped_statements = load.skipped
         result.diagnostics.extend(diagnostics)
+        run.stores = stores = recorded_stores(self.root, self.signature_files)  # read once per analysis
         # Every function Numba created while the module loaded, not only those with a Numba decorator.
-        kernels.add_recorded_only(load, path, self.root, recorded_stores(self.root, self.signature_files))
+        kernels.add_recorded_only(load, path, self.root, stores)
         functions = place_created(functions, source, created_functions(load.recorded), index.tree)
         run.discovered = {path: functions}
         run.load = load
@@ -143,7 +144,6 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             lambda value: self._value_fingerprint(value, 0),
             lambda: numba_api.callee_resolver(self.resolve_callee),
         )
-        run.stores = stores = recorded_stores(self.root, self.signature_files)
         infos, candidates, records, unusable = run.infos, run.candidates, run.records, run.unusable
         run.by_name = {f.name: f for f in functions}
         for function in functions:

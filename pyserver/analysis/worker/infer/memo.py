@@ -56,7 +56,9 @@ class InferenceMemo:
                     lines = index.lines[function.decorator_line - 1 : function.end_line]
                     return "\n".join(lines)
         try:
-            return inspect.getsource(py_func)
+            # The same text as above for a function of a file analysed before (its lines, joined, with
+            # no line break after the last), so that its inferences are reused across the files of a run.
+            return inspect.getsource(py_func).removesuffix("\n")
         except (OSError, TypeError):
             return repr(py_func.__code__.co_code) + repr(py_func.__code__.co_consts)
 

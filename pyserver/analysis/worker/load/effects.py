@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from pyserver.analysis.worker.discover.discovery import ImportNames
+from pyserver.analysis.worker.load.names import statements_in
 
 # Qualified names (through the module's imports) of calls that act on the world or wait.
 _EFFECT_FUNCTIONS = frozenset(
@@ -125,7 +126,8 @@ class EffectScanner:
         for node in tree.body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions[node.name] = list(node.body)
-                if any(isinstance(inner, ast.Global) for inner in ast.walk(node)):
+                # `global` is a statement: the statements are enough (not every expression node)
+                if any(isinstance(inner, ast.Global) for inner, _ in statements_in([node])):
                     self.sets_globals.add(node.name)
             elif isinstance(node, ast.ClassDef):
                 self.functions[node.name] = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 
 def root_name(node: ast.expr) -> str | None:
@@ -35,17 +35,31 @@ def statements_in(
             yield from statements_in(case.body, inner_enclosing)
 
 
+def walk(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node under these (themselves included), as ast.walk gives them but in another order and
+    without its generator per node (a few times faster on large bodies)."""
+    pending = list(roots)
+    while pending:
+        node = pending.pop()
+        yield node
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                pending.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                pending.append(value)
+
+
 def loads(nodes: list[ast.AST] | list[ast.expr] | list[ast.stmt], strings: bool = True) -> set[str]:
     """Names read by these nodes; with `strings`, also the names inside strings that read as type
     expressions (string annotations, signature strings: `"float64(Arr2D, int64)"`)."""
     names: set[str] = set()
-    for root in nodes:
-        for node in ast.walk(root):
-            if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    names.add(node.id)
-            elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
-                names.update(names_in_string(node.value))
+    for node in walk(nodes):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+        elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.update(names_in_string(node.value))
     return names
 
 
@@ -91,7 +105,40 @@ def local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 
 def body_reads(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    return loads(list(node.body), strings=False) - local_names(node)
+    """`loads(node.body, strings=False) - local_names(node)`, in one walk of the body (a generated
+    function's body can have hundreds of thousands of nodes)."""
+    args = node.args
+    bound = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    bound |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    reads: set[str] = set()
+    declared: set[str] = set()
+    # (node, whether it is in the function's own scope: not inside a nested def, class or lambda)
+    pending: list[tuple[ast.AST, bool]] = [(statement, True) for statement in node.body]
+    while pending:
+        inner, own = pending.pop()
+        if isinstance(inner, ast.Name):
+            if isinstance(inner.ctx, ast.Load):
+                reads.add(inner.id)
+            elif own:
+                bound.add(inner.id)
+            continue
+        if own:
+            if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                bound.add(inner.name)
+                own = False
+            elif isinstance(inner, ast.Lambda):
+                own = False
+            elif isinstance(inner, ast.Global | ast.Nonlocal):
+                declared.update(inner.names)
+            elif isinstance(inner, ast.alias):
+                bound.add(inner.asname or inner.name.split(".")[0])
+        for field in inner._fields:
+            value = getattr(inner, field, None)
+            if isinstance(value, list):
+                pending.extend((item, own) for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                pending.append((value, own))
+    return reads - (bound - declared)
 
 
 def bound_names(node: ast.stmt) -> set[str]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyserver.analysis.worker.discover.discovery import dotted_name
-from pyserver.analysis.worker.load import toplevel_slice
+from pyserver.analysis.worker.load import names, toplevel_slice
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
 
@@ -54,7 +54,7 @@ def _plain_body(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     found = _PLAIN_BODY.get(node)
     if found is None:
         found = _PLAIN_BODY[node] = not any(
-            isinstance(inner, _SLICED_IN_BODIES) for statement in node.body for inner in ast.walk(statement)
+            isinstance(inner, _SLICED_IN_BODIES) for inner in names.walk(node.body)
         )
     return found
 
