@@ -211,9 +211,7 @@ def _parse_decorator_call(call: ast.Call, kind: str, source: str, function: JitF
         positional = []
     if kind == "jitclass-method":
         if positional:
-            function.options["spec"] = source_segment(source, positional[0]) or ast.unparse(
-                positional[0]
-            )
+            function.options["spec"] = source_segment(source, positional[0]) or ast.unparse(positional[0])
         positional = []
     if positional:
         function.signatures = _signature_texts(positional[0], source)
