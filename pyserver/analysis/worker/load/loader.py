@@ -49,10 +49,16 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     """Compiles the source every time: no stale bytecode, and no .pyc written into the workspace."""
 
     definitions_only = False  # set by the Loader: run only the definitions of imported workspace modules
+    # file (real path) -> the editor's text of it: the analysed file, imported as the user sees it
+    buffers: dict[str, str] = {}
 
     def __init__(self, fullname: str, path: str) -> None:
         super().__init__(fullname, path)
         self.unavailable: dict[str, str] = {}  # names the slice leaves without a value -> why
+        # What ran: the text, whether as a definitions-only slice, and that slice (its skipped statements)
+        self.ran_text: str | None = None
+        self.ran_definitions_only = False
+        self.ran_slice: toplevel_slice.TopLevelSlice | None = None
 
     def exec_module(self, module: types.ModuleType) -> None:
         if type(self).definitions_only:
@@ -65,7 +71,11 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
 
     def get_code(self, fullname: str) -> Any:
         path = self.get_filename(fullname)
-        source = self.get_data(path)
+        buffers = type(self).buffers
+        buffer = buffers.get(os.path.realpath(path)) if buffers else None
+        source: str | bytes = self.get_data(path) if buffer is None else buffer
+        self.ran_text = buffer if buffer is not None else importlib.util.decode_source(source)
+        self.ran_definitions_only = type(self).definitions_only
         if type(self).definitions_only:
             try:
                 tree = ast.parse(source, path)
@@ -74,7 +84,7 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
             else:
                 # Another module imports names from this one: its assignments stay (exports), its calls,
                 # loops and `__main__` block do not run.
-                sliced = toplevel_slice.slice_module(tree, keep_assignments=True)
+                sliced = self.ran_slice = toplevel_slice.slice_module(tree, keep_assignments=True)
                 self.unavailable.update(sliced.unavailable)
                 return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
         return compile(source, path, "exec", dont_inherit=True)
@@ -287,6 +297,7 @@ class Loader:
     def refresh_changed_modules(self) -> list[str]:
         """Forget workspace modules whose file changed since they were imported, so they re-import."""
         dropped = []
+        stale_packages: list[str] = []
         # The modules from outside the workspace seen last time are not looked at again (thousands, with
         # Numba's); only the modules now in sys.modules are kept.
         known_outside, outside = self._outside_modules, {}
@@ -309,9 +320,13 @@ class Loader:
             if previous is None:
                 self._stamps[name] = stamp
             elif previous != stamp:
-                del sys.modules[name]
+                if "." in name and self._referenced_elsewhere(module):
+                    stale_packages.append(name)  # see _forget_stale_copy
+                sys.modules.pop(name, None)
                 self._stamps.pop(name, None)
                 dropped.append(name)
+        for name in stale_packages:
+            self._forget_package(name)
         self._outside_modules = outside
         return dropped
 
@@ -337,21 +352,36 @@ class Loader:
         name, package = module_name_for(path, self.root)
         is_package = os.path.basename(path) == "__init__.py"
         parent = name.rpartition(".")[0]
+        _SourceOnlyLoader.definitions_only = self.loading == "definitions"  # the packages' imports too
+        imported = None
         if parent:
-            _import_parents(parent)  # as Python does before running pkg/core.py as pkg.core
+            self._forget_stale_copy(name, source)
+            _SourceOnlyLoader.buffers = {os.path.realpath(path): source}
+            try:
+                _import_parents(parent)  # as Python does before running pkg/core.py as pkg.core
+            finally:
+                _SourceOnlyLoader.buffers = {}
+            imported = None if selective else self._imported_copy(name, path, source)
+        if imported is not None:
+            # Its package imported the module (from this text) as Python does before `pkg.core` runs: that
+            # is the module, which the package's other modules refer to (their registrations of its
+            # classes); a second copy's classes would be others, registered nowhere.
+            module = imported
+        else:
+            module = types.ModuleType(name)
+            module.__file__ = path
+            module.__package__ = package
+            module.__builtins__ = __builtins__  # type: ignore[attr-defined]
+            # A package stays a package (its submodules import), and the module has the spec Python gives.
+            locations = [os.path.dirname(path)] if is_package else None
+            module.__spec__ = importlib.util.spec_from_file_location(  # type: ignore[attr-defined]
+                name, path, submodule_search_locations=locations
+            )
+            if locations is not None:
+                module.__path__ = locations
         for key in [k for k in self.recorded if k[0] == path]:
-            del self.recorded[key]
-        module = types.ModuleType(name)
-        module.__file__ = path
-        module.__package__ = package
-        module.__builtins__ = __builtins__  # type: ignore[attr-defined]
-        # A package stays a package (its submodules import), and the module has the spec Python gives it.
-        locations = [os.path.dirname(path)] if is_package else None
-        module.__spec__ = importlib.util.spec_from_file_location(  # type: ignore[attr-defined]
-            name, path, submodule_search_locations=locations
-        )
-        if locations is not None:
-            module.__path__ = locations
+            if getattr(self.recorded[key].py_func, "__globals__", None) is not module.__dict__:
+                del self.recorded[key]  # recorded from another run of the file
         previous = sys.modules.get(name)
         sys.modules[name] = module
         parent_module = sys.modules.get(parent) if parent else None
@@ -359,13 +389,18 @@ class Loader:
             setattr(parent_module, name.rpartition(".")[2], module)  # `from pkg import core` sees it
         result = LoadResult(module, loading=self.loading)
         definitions = self.loading == "definitions" or selective
-        _SourceOnlyLoader.definitions_only = self.loading == "definitions"
         clock_before = IMPORT_CLOCK.excluded_s
         missing: set[str] = set()  # globals that statements left out for failing would have set
         without_value: set[str] = set()  # globals only statements run for their effects set (effects.py)
         kept_body: list[ast.stmt] = []  # the top-level statements that run, under definitions-only loading
         try:
-            if definitions:
+            if imported is not None:
+                codes = []  # it ran (its slice's statements left out are listed)
+                ran = imported.__spec__.loader  # type: ignore[attr-defined]
+                if ran.ran_slice is not None:
+                    result.skipped_statements = list(ran.ran_slice.skipped)
+                    without_value |= set(ran.ran_slice.unavailable)
+            elif definitions:
                 parsed = tree if tree is not None else ast.parse(source, path)
                 # After an edit of a jitted function's body, the last slice of the file (slice_memo).
                 sliced = slice_memo.remembered_slice(path, parsed, source)
@@ -416,7 +451,7 @@ class Loader:
         result.skipped_statements.sort(key=lambda s: s.line)
         result.skipped = [s.line for s in result.skipped_statements]
         result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0
-        if definitions and result.skipped_statements:
+        if definitions and result.skipped_statements and imported is None:
             self._sliced[path] = (name, module)  # see _forget_sliced_modules
         self.last_load = result
         if sys.modules.keys() != names_before:  # (compared in C: a save that imports nothing new skips it)
@@ -437,6 +472,59 @@ class Loader:
                 del result.recorded[qualname]
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result
+
+    def _imported_copy(self, name: str, path: str, source: str) -> types.ModuleType | None:
+        """The module `name` as a workspace import ran it from `source`, as this load would run it (the
+        same loading), or None."""
+        module = sys.modules.get(name)
+        ran = getattr(getattr(module, "__spec__", None), "loader", None)
+        if (
+            module is None
+            or not isinstance(ran, _SourceOnlyLoader)
+            or ran.ran_text != source
+            or ran.ran_definitions_only != (self.loading == "definitions")
+            or os.path.realpath(ran.path) != os.path.realpath(path)
+        ):
+            return None
+        return module
+
+    def _forget_stale_copy(self, name: str, source: str) -> None:
+        """The module `name` that ran from another text than `source`, when the package's other modules
+        refer to a class it defines (or to the module), leaves with its whole workspace package: the
+        package then imports afresh from `source`, and those references (registrations of the class
+        with Numba: `@overload_method(CSRType, ...)`) are to the copy the analysis checks. A module no
+        other refers to, or that defines no class, is simply run again."""
+        module = sys.modules.get(name)
+        ran = getattr(getattr(module, "__spec__", None), "loader", None)
+        if module is None or (isinstance(ran, _SourceOnlyLoader) and ran.ran_text == source):
+            return
+        if self._referenced_elsewhere(module):
+            self._forget_package(name)
+
+    def _referenced_elsewhere(self, module: types.ModuleType) -> bool:
+        name = module.__name__
+        defined = {
+            id(value)
+            for value in list(vars(module).values())
+            if isinstance(value, type) and getattr(value, "__module__", None) == name
+        }
+        if not defined:
+            return False
+        defined.add(id(module))
+        for other_name in list(self._stamps):  # the workspace modules imported so far
+            other = sys.modules.get(other_name)
+            if other is not None and other is not module:
+                if any(id(value) in defined for value in list(vars(other).values())):
+                    return True
+        return False
+
+    def _forget_package(self, name: str) -> None:
+        """The workspace modules of the top-level package of `name`, so that it imports afresh."""
+        top = name.partition(".")[0]
+        for other in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
+            file = getattr(sys.modules.get(other), "__file__", None)
+            if file and self.is_workspace_file(file):
+                self._forget_module(other)
 
     def _forget_sliced_modules(self, path: str) -> None:
         """Modules of other files that were loaded for their own analysis as a definitions-only slice leave
