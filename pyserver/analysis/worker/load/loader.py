@@ -511,11 +511,12 @@ class Loader:
         if not defined:
             return False
         defined.add(id(module))
-        for other_name in list(self._stamps):  # the workspace modules imported so far
-            other = sys.modules.get(other_name)
-            if other is not None and other is not module:
-                if any(id(value) in defined for value in list(vars(other).values())):
-                    return True
+        for other in list(sys.modules.values()):
+            file = getattr(other, "__file__", None)
+            if other is module or not isinstance(file, str) or not self.is_workspace_file(file):
+                continue
+            if any(id(value) in defined for value in list(vars(other).values())):
+                return True
         return False
 
     def _forget_package(self, name: str) -> None:
