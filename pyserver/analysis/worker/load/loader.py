@@ -28,12 +28,12 @@ import traceback
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pyserver import numba_api
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
-from pyserver.analysis.worker.load import slice_memo, toplevel_slice, unavailable
+from pyserver.analysis.worker.load import package_copy, slice_memo, toplevel_slice, unavailable
 from pyserver.analysis.worker.load.module_codes import annotates, module_codes, statement_codes
 from pyserver.analysis.worker.load.module_names import installed_module_names, module_name_for, package_root
 
@@ -50,15 +50,12 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
 
     definitions_only = False  # set by the Loader: run only the definitions of imported workspace modules
     # file (real path) -> the editor's text of it: the analysed file, imported as the user sees it
-    buffers: dict[str, str] = {}
+    buffers: ClassVar[dict[str, str]] = {}
 
     def __init__(self, fullname: str, path: str) -> None:
         super().__init__(fullname, path)
         self.unavailable: dict[str, str] = {}  # names the slice leaves without a value -> why
-        # What ran: the text, whether as a definitions-only slice, and that slice (its skipped statements)
-        self.ran_text: str | None = None
-        self.ran_definitions_only = False
-        self.ran_slice: toplevel_slice.TopLevelSlice | None = None
+        self.ran: package_copy.Ran | None = None
 
     def exec_module(self, module: types.ModuleType) -> None:
         if type(self).definitions_only:
@@ -73,9 +70,9 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         path = self.get_filename(fullname)
         buffers = type(self).buffers
         buffer = buffers.get(os.path.realpath(path)) if buffers else None
-        source: str | bytes = self.get_data(path) if buffer is None else buffer
-        self.ran_text = buffer if buffer is not None else importlib.util.decode_source(source)
-        self.ran_definitions_only = type(self).definitions_only
+        source: str | bytes = buffer if buffer is not None else self.get_data(path)
+        text = source if isinstance(source, str) else importlib.util.decode_source(source)
+        self.ran = package_copy.Ran(os.path.realpath(path), text, type(self).definitions_only, None)
         if type(self).definitions_only:
             try:
                 tree = ast.parse(source, path)
@@ -84,7 +81,8 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
             else:
                 # Another module imports names from this one: its assignments stay (exports), its calls,
                 # loops and `__main__` block do not run.
-                sliced = self.ran_slice = toplevel_slice.slice_module(tree, keep_assignments=True)
+                sliced = toplevel_slice.slice_module(tree, keep_assignments=True)
+                self.ran = package_copy.Ran(self.ran.path, text, True, sliced)
                 self.unavailable.update(sliced.unavailable)
                 return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
         return compile(source, path, "exec", dont_inherit=True)
@@ -320,13 +318,14 @@ class Loader:
             if previous is None:
                 self._stamps[name] = stamp
             elif previous != stamp:
-                if "." in name and self._referenced_elsewhere(module):
-                    stale_packages.append(name)  # see _forget_stale_copy
+                if "." in name and package_copy.classes_referred_to(module, self.is_workspace_file):
+                    stale_packages.append(name)  # the package imports afresh (package_copy)
                 sys.modules.pop(name, None)
                 self._stamps.pop(name, None)
                 dropped.append(name)
         for name in stale_packages:
-            self._forget_package(name)
+            for forgotten in package_copy.package_modules(name, self.is_workspace_file):
+                self._forget_module(forgotten)
         self._outside_modules = outside
         return dropped
 
@@ -355,18 +354,9 @@ class Loader:
         _SourceOnlyLoader.definitions_only = self.loading == "definitions"  # the packages' imports too
         imported = None
         if parent:
-            self._forget_stale_copy(name, source)
-            _SourceOnlyLoader.buffers = {os.path.realpath(path): source}
-            try:
-                _import_parents(parent)  # as Python does before running pkg/core.py as pkg.core
-            finally:
-                _SourceOnlyLoader.buffers = {}
-            imported = None if selective else self._imported_copy(name, path, source)
+            imported = self._import_package(name, parent, path, source, selective)
         if imported is not None:
-            # Its package imported the module (from this text) as Python does before `pkg.core` runs: that
-            # is the module, which the package's other modules refer to (their registrations of its
-            # classes); a second copy's classes would be others, registered nowhere.
-            module = imported
+            module = imported  # its package imported it, from this text: the one copy (package_copy)
         else:
             module = types.ModuleType(name)
             module.__file__ = path
@@ -396,10 +386,10 @@ class Loader:
         try:
             if imported is not None:
                 codes = []  # it ran (its slice's statements left out are listed)
-                ran = imported.__spec__.loader  # type: ignore[attr-defined]
-                if ran.ran_slice is not None:
-                    result.skipped_statements = list(ran.ran_slice.skipped)
-                    without_value |= set(ran.ran_slice.unavailable)
+                sliced_import = getattr(package_copy.ran(imported), "sliced", None)
+                if sliced_import is not None:
+                    result.skipped_statements = list(sliced_import.skipped)
+                    without_value |= set(sliced_import.unavailable)
             elif definitions:
                 parsed = tree if tree is not None else ast.parse(source, path)
                 # After an edit of a jitted function's body, the last slice of the file (slice_memo).
@@ -473,59 +463,25 @@ class Loader:
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result
 
-    def _imported_copy(self, name: str, path: str, source: str) -> types.ModuleType | None:
-        """The module `name` as a workspace import ran it from `source`, as this load would run it (the
-        same loading), or None."""
-        module = sys.modules.get(name)
-        ran = getattr(getattr(module, "__spec__", None), "loader", None)
-        if (
-            module is None
-            or not isinstance(ran, _SourceOnlyLoader)
-            or ran.ran_text != source
-            or ran.ran_definitions_only != (self.loading == "definitions")
-            or os.path.realpath(ran.path) != os.path.realpath(path)
-        ):
-            return None
-        return module
-
-    def _forget_stale_copy(self, name: str, source: str) -> None:
-        """The module `name` that ran from another text than `source`, when the package's other modules
-        refer to a class it defines (or to the module), leaves with its whole workspace package: the
-        package then imports afresh from `source`, and those references (registrations of the class
-        with Numba: `@overload_method(CSRType, ...)`) are to the copy the analysis checks. A module no
-        other refers to, or that defines no class, is simply run again."""
-        module = sys.modules.get(name)
-        ran = getattr(getattr(module, "__spec__", None), "loader", None)
-        if module is None or (isinstance(ran, _SourceOnlyLoader) and ran.ran_text == source):
-            return
-        if self._referenced_elsewhere(module):
-            self._forget_package(name)
-
-    def _referenced_elsewhere(self, module: types.ModuleType) -> bool:
-        name = module.__name__
-        defined = {
-            id(value)
-            for value in list(vars(module).values())
-            if isinstance(value, type) and getattr(value, "__module__", None) == name
-        }
-        if not defined:
-            return False
-        defined.add(id(module))
-        for other in list(sys.modules.values()):
-            file = getattr(other, "__file__", None)
-            if other is module or not isinstance(file, str) or not self.is_workspace_file(file):
-                continue
-            if any(id(value) in defined for value in list(vars(other).values())):
-                return True
-        return False
-
-    def _forget_package(self, name: str) -> None:
-        """The workspace modules of the top-level package of `name`, so that it imports afresh."""
-        top = name.partition(".")[0]
-        for other in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
-            file = getattr(sys.modules.get(other), "__file__", None)
-            if file and self.is_workspace_file(file):
-                self._forget_module(other)
+    def _import_package(
+        self, name: str, parent: str, path: str, source: str, selective: bool
+    ) -> types.ModuleType | None:
+        """Import the packages above the module, as Python does before running pkg/core.py as pkg.core,
+        with the module itself from `source`; the module when that import ran it (package_copy)."""
+        stale = sys.modules.get(name)
+        if stale is not None and package_copy.ran_other_text(stale, source):
+            if package_copy.classes_referred_to(stale, self.is_workspace_file):
+                for forgotten in package_copy.package_modules(name, self.is_workspace_file):
+                    self._forget_module(forgotten)
+        real_path = os.path.realpath(path)
+        _SourceOnlyLoader.buffers = {real_path: source}
+        try:
+            package_copy.import_parents(parent)
+        finally:
+            _SourceOnlyLoader.buffers = {}
+        if selective:
+            return None  # statement by statement, skipping the lines that hung or crashed
+        return package_copy.imported_copy(name, real_path, source, self.loading == "definitions")
 
     def _forget_sliced_modules(self, path: str) -> None:
         """Modules of other files that were loaded for their own analysis as a definitions-only slice leave
@@ -560,23 +516,6 @@ class Loader:
             sys.modules[name] = previous
         else:
             sys.modules.pop(name, None)
-
-
-def _import_parents(package: str) -> None:
-    """Import the packages above a module first, as `import pkg.core` does: their __init__ may import
-    the module itself (from its file) and must find it complete, not half-run. A package that fails to
-    import is left to the module's own imports to report."""
-    parts = package.split(".")
-    for end in range(1, len(parts) + 1):
-        prefix = ".".join(parts[:end])
-        if prefix in sys.modules:
-            continue
-        try:
-            importlib.import_module(prefix)
-        except KeyboardInterrupt:
-            raise
-        except BaseException:
-            return
 
 
 def _code_names(code: Any) -> set[str]:
