@@ -60,7 +60,8 @@ class Figures:
 
 
 _CLASS_ID = re.compile(r"#[0-9a-f]{6,}")  # instance.jitclass.Bag#7f3a1d3f4490<...>: the class's id()
-_DISPATCHER_TYPE = re.compile(r"type\((?:CPU)?Dispatcher\(<function (\w+) at 0x[0-9a-f]+>\)\)")
+# a jitted function's type, `dispatcher(name)` in check's output: the name can be `<lambda>` or dotted
+_DISPATCHER_TYPE = re.compile(r"type\((?:CPU|CUDA)?Dispatcher\(<function ([\w.<>]+) at 0x[0-9a-fA-F]+>\)\)")
 
 
 def normalised(text: str) -> str:
