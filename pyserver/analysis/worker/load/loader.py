@@ -24,7 +24,6 @@ import importlib.util
 import os
 import sys
 import time
-import traceback
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import Any, ClassVar
 from pyserver import numba_api
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
-from pyserver.analysis.worker.load import package_copy, slice_memo, toplevel_slice, unavailable
+from pyserver.analysis.worker.load import load_errors, package_copy, slice_memo, toplevel_slice, unavailable
 from pyserver.analysis.worker.load.module_codes import annotates, module_codes, statement_codes
 from pyserver.analysis.worker.load.module_names import installed_module_names, module_name_for, package_root
 
@@ -172,19 +171,10 @@ class _WorkspaceFinder(importlib.abc.MetaPathFinder):
 
 
 @dataclass
-class LoadError:
-    kind: str  # "exception" | "syntax"
-    exc_type: str
-    message: str
-    line: int | None  # 1-based line in the loaded file (the top-level statement that failed)
-    traceback_text: str
-
-
-@dataclass
 class LoadResult:
     module: types.ModuleType | None
     recorded: dict[str, numba_api.Recorded] = field(default_factory=dict)  # qualname -> record
-    error: LoadError | None = None
+    error: load_errors.LoadError | None = None
     elapsed_ms: float = 0.0
     skipped: list[int] = field(default_factory=list)  # 1-based first lines of the statements not run
     skipped_statements: list[SkippedStatement] = field(default_factory=list)  # ... with ranges and reasons
@@ -295,7 +285,7 @@ class Loader:
     def refresh_changed_modules(self) -> list[str]:
         """Forget workspace modules whose file changed since they were imported, so they re-import."""
         dropped = []
-        stale_packages: list[str] = []
+        stale: list[types.ModuleType] = []
         # The modules from outside the workspace seen last time are not looked at again (thousands, with
         # Numba's); only the modules now in sys.modules are kept.
         known_outside, outside = self._outside_modules, {}
@@ -318,14 +308,12 @@ class Loader:
             if previous is None:
                 self._stamps[name] = stamp
             elif previous != stamp:
-                if "." in name and package_copy.classes_referred_to(module, self.is_workspace_file):
-                    stale_packages.append(name)  # the package imports afresh (package_copy)
-                sys.modules.pop(name, None)
+                stale.append(module)
+                del sys.modules[name]
                 self._stamps.pop(name, None)
                 dropped.append(name)
-        for name in stale_packages:
-            for forgotten in package_copy.package_modules(name, self.is_workspace_file):
-                self._forget_module(forgotten)
+        for module in stale:
+            self._forget_package_referring_to(module)
         self._outside_modules = outside
         return dropped
 
@@ -407,7 +395,7 @@ class Loader:
             else:
                 codes = [(None, compile(source, path, "exec", dont_inherit=True))]
         except SyntaxError as exc:
-            result.error = LoadError("syntax", "SyntaxError", str(exc.msg), exc.lineno, "")
+            result.error = load_errors.LoadError("syntax", "SyntaxError", str(exc.msg), exc.lineno, "")
             result.module = None
             self._restore(name, previous)
         else:
@@ -419,19 +407,21 @@ class Loader:
                 except unavailable.NameUnavailableError as exc:
                     # It reads a name an imported module could not define: by rule it does not run, and
                     # the statements after it still do.
-                    failed = statement or _statement_at(kept_body, _line_in(exc, path))
+                    failed = statement or _statement_at(kept_body, load_errors.line_in(exc, path))
                     if failed is None:
-                        result.error = _load_error(exc, path)
+                        result.error = load_errors.load_error(exc, path)
                         break
                     end = failed.end_lineno or failed.lineno
                     result.skipped_statements.append(SkippedStatement(failed.lineno, end, f"it reads {exc}"))
                     without_value |= toplevel_slice.bound_names(failed)
                 except BaseException as exc:  # SystemExit included: the module stops, the analysis goes on
                     if statement is None:
-                        result.error = _load_error(exc, path)
+                        result.error = load_errors.load_error(exc, path)
                         break
                     # Selective loading goes on past a statement that fails, and says it did not run.
-                    reason = f"it raised {type(exc).__name__}: {describe_failure(exc, path)[:200]}"
+                    reason = (
+                        f"it raised {type(exc).__name__}: {load_errors.describe_failure(exc, path)[:200]}"
+                    )
                     result.skipped_statements.append(
                         SkippedStatement(statement.lineno, statement.end_lineno or statement.lineno, reason)
                     )
@@ -463,16 +453,19 @@ class Loader:
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result
 
-    def _import_package(
-        self, name: str, parent: str, path: str, source: str, selective: bool
-    ) -> types.ModuleType | None:
+    def _forget_package_referring_to(self, module: types.ModuleType) -> None:
+        """A package whose other modules refer to the classes of `module`, run from another text: it
+        imports afresh (package_copy). A submodule only: a top-level module's is the analysis's own."""
+        if "." in module.__name__ and package_copy.classes_referred_to(module, self.is_workspace_file):
+            for forgotten in package_copy.package_modules(module.__name__, self.is_workspace_file):
+                self._forget_module(forgotten)
+
+    def _import_package(self, name: str, parent: str, path: str, source: str, selective: bool) -> Any:
         """Import the packages above the module, as Python does before running pkg/core.py as pkg.core,
         with the module itself from `source`; the module when that import ran it (package_copy)."""
         stale = sys.modules.get(name)
         if stale is not None and package_copy.ran_other_text(stale, source):
-            if package_copy.classes_referred_to(stale, self.is_workspace_file):
-                for forgotten in package_copy.package_modules(name, self.is_workspace_file):
-                    self._forget_module(forgotten)
+            self._forget_package_referring_to(stale)
         real_path = os.path.realpath(path)
         _SourceOnlyLoader.buffers = {real_path: source}
         try:
@@ -559,41 +552,6 @@ def _statement_at(body: list[ast.stmt], line: int | None) -> ast.stmt | None:
         if line is not None and statement.lineno <= line <= (statement.end_lineno or statement.lineno):
             return statement
     return None
-
-
-def _line_in(exc: BaseException, path: str) -> int | None:
-    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == path]
-    return lines[0] if lines else None
-
-
-def _load_error(exc: BaseException, path: str) -> LoadError:
-    frames = traceback.extract_tb(exc.__traceback__)
-    lines = [frame.lineno for frame in frames if frame.filename == path and frame.lineno]
-    if isinstance(exc, SyntaxError) and exc.filename == path and exc.lineno:
-        lines = [exc.lineno]  # a syntax error in the module itself (e.g. from exec of a string)
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    message = describe_failure(exc, path)
-    return LoadError("exception", type(exc).__name__, message, lines[0] if lines else None, text)
-
-
-def describe_failure(exc: BaseException, path: str) -> str:
-    """What a person needs to read a failure: the exception's message, or, when it has none (a bare
-    `AssertionError`), the code that raised it and the module statement that led there."""
-    if isinstance(exc, SystemExit):
-        return f"SystemExit({exc.code!r}) at import"
-    message = str(exc)
-    if message:
-        return message
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return f"{type(exc).__name__} with no message"
-    innermost = frames[-1]
-    raised = f"`{innermost.line}`" if innermost.line else "the code"
-    where = f"{os.path.basename(innermost.filename)}:{innermost.lineno}"
-    own = [frame for frame in frames if frame.filename == path]
-    if own and own[0] is not innermost and own[0].line:  # the module's statement that led there
-        return f"{raised} failed ({where}), reached from `{own[0].line}` (line {own[0].lineno})"
-    return f"{raised} failed ({where})"
 
 
 def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
