@@ -130,3 +130,24 @@ def test_an_edit_and_a_save_of_the_module_with_the_class_keep_its_registrations(
         assert [(s.return_type, s.ok) for s in load.signatures] == [("float64", True)]
     finally:
         engine.close()
+
+
+def test_the_package_import_before_the_first_module_runs_only_definitions(tmp_path: Path) -> None:
+    # the first file a fresh worker loads: its package's import runs definitions-only too
+    (tmp_path / "chatty").mkdir()
+    (tmp_path / "chatty" / "__init__.py").write_text("from . import kernels\n")
+    (tmp_path / "chatty" / "kernels.py").write_text(
+        "from numba import njit\n\n"
+        'open("kernels.ran", "w").write("ran")\n\n\n'
+        "@njit\ndef twice(x: float):\n    return 2.0 * x\n"
+    )
+    checked = _run(
+        tmp_path, sys.executable, "-m", "pyserver", "check", "chatty/kernels.py", "--format", "json"
+    )
+    report = json.loads(checked.stdout)
+    assert _errors(report["diagnostics"]) == []
+    assert not (tmp_path / "kernels.ran").exists()
+    (twice,) = [f for f in report["functions"] if f["name"] == "twice"]
+    assert [(s["return_type"], s["ok"]) for s in twice["signatures"]] == [("float64", True)]
+    (loaded,) = report["files"]
+    assert [s["line"] for s in loaded["skipped"]] == [3]  # listed as not run
