@@ -151,3 +151,50 @@ def test_the_package_import_before_the_first_module_runs_only_definitions(tmp_pa
     assert [(s["return_type"], s["ok"]) for s in twice["signatures"]] == [("float64", True)]
     (loaded,) = report["files"]
     assert [s["line"] for s in loaded["skipped"]] == [3]  # listed as not run
+
+
+UNAVAILABLE_DEFAULT = {
+    "graphs/__init__.py": "from .build import grow\n",
+    "graphs/heap.py": """\
+import numpy as np
+from numba import njit
+
+
+@njit
+def make_heap(n):
+    return np.zeros(n)
+
+
+EMPTY = make_heap(1)  # a call of a jitted function: never run by the analysis
+""",
+    "graphs/build.py": """\
+from numba import njit
+
+from .heap import EMPTY
+
+
+@njit
+def grow(x, start=EMPTY):
+    return x + start[0]
+""",
+    "use_graphs.py": "import numpy as np\nimport graphs\n\nprint(graphs.grow(1.0, np.ones(2)))\n",
+}
+
+
+def test_a_default_that_definitions_only_loading_leaves_without_a_value_is_no_internal_error(
+    tmp_path: Path,
+) -> None:
+    for name, text in UNAVAILABLE_DEFAULT.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    recorded = _run(
+        tmp_path, sys.executable, "-m", "pyserver", "record", "--", sys.executable, "use_graphs.py"
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    checked = _run(tmp_path, sys.executable, "-m", "pyserver", "check", "graphs/build.py", "--format", "json")
+    report = json.loads(checked.stdout)
+    assert _errors(report["diagnostics"]) == []
+    (grow,) = [f for f in report["functions"] if f["name"] == "grow"]
+    assert [(s["args"], s["return_type"], s["ok"]) for s in grow["signatures"]] == [
+        (["float64", "array(float64, 1d, C)"], "float64", True)
+    ]
