@@ -60,12 +60,18 @@ class Figures:
 
 
 _CLASS_ID = re.compile(r"#[0-9a-f]{6,}")  # instance.jitclass.Bag#7f3a1d3f4490<...>: the class's id()
-_DISPATCHER_TYPE = re.compile(r"type\((?:CPU)?Dispatcher\(<function (\w+) at 0x[0-9a-f]+>\)\)")
+# a jitted function's type, `dispatcher(name)` in check's output: the name can be `<lambda>` or dotted
+_DISPATCHER_TYPE = re.compile(r"type\((?:CPU|CUDA)?Dispatcher\(<function ([\w.<>]+) at 0x[0-9a-fA-F]+>\)\)")
+
+
+# a function's address in a type (`Function(<function sort at 0x7f...>)`): another in each process
+_FUNCTION_ADDRESS = re.compile(r"(<function [\w.<>]+) at 0x[0-9a-fA-F]+>")
 
 
 def normalised(text: str) -> str:
     """A type's text without what differs from one process to the next (object addresses)."""
-    return _DISPATCHER_TYPE.sub(r"dispatcher(\1)", _CLASS_ID.sub("", text))
+    text = _DISPATCHER_TYPE.sub(r"dispatcher(\1)", _CLASS_ID.sub("", text))
+    return _FUNCTION_ADDRESS.sub(r"\1>", text)
 
 
 def _args(signature: dict[str, Any]) -> list[str]:

@@ -24,16 +24,22 @@ import importlib.util
 import os
 import sys
 import time
-import traceback
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pyserver import numba_api
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
-from pyserver.analysis.worker.load import definitions_reuse, slice_memo, toplevel_slice, unavailable
+from pyserver.analysis.worker.load import (
+    definitions_reuse,
+    load_errors,
+    package_copy,
+    slice_memo,
+    toplevel_slice,
+    unavailable,
+)
 from pyserver.analysis.worker.load.module_codes import annotates, module_codes, statement_codes
 from pyserver.analysis.worker.load.module_names import installed_module_names, module_name_for, package_root
 
@@ -49,10 +55,13 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
     """Compiles the source every time: no stale bytecode, and no .pyc written into the workspace."""
 
     definitions_only = False  # set by the Loader: run only the definitions of imported workspace modules
+    # file (real path) -> the editor's text of it: the analysed file, imported as the user sees it
+    buffers: ClassVar[dict[str, str]] = {}
 
     def __init__(self, fullname: str, path: str) -> None:
         super().__init__(fullname, path)
         self.unavailable: dict[str, str] = {}  # names the slice leaves without a value -> why
+        self.ran: package_copy.Ran | None = None
 
     def exec_module(self, module: types.ModuleType) -> None:
         if type(self).definitions_only:
@@ -65,7 +74,11 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
 
     def get_code(self, fullname: str) -> Any:
         path = self.get_filename(fullname)
-        source = self.get_data(path)
+        buffers = type(self).buffers
+        buffer = buffers.get(os.path.realpath(path)) if buffers else None
+        source: str | bytes = buffer if buffer is not None else self.get_data(path)
+        text = source if isinstance(source, str) else importlib.util.decode_source(source)
+        self.ran = package_copy.Ran(os.path.realpath(path), text, type(self).definitions_only, None)
         if type(self).definitions_only:
             try:
                 tree = ast.parse(source, path)
@@ -75,6 +88,7 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
                 # Another module imports names from this one: its assignments stay (exports), its calls,
                 # loops and `__main__` block do not run.
                 sliced = toplevel_slice.slice_module(tree, keep_assignments=True)
+                self.ran = package_copy.Ran(self.ran.path, text, True, sliced)
                 self.unavailable.update(sliced.unavailable)
                 return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
         return compile(source, path, "exec", dont_inherit=True)
@@ -164,19 +178,10 @@ class _WorkspaceFinder(importlib.abc.MetaPathFinder):
 
 
 @dataclass
-class LoadError:
-    kind: str  # "exception" | "syntax"
-    exc_type: str
-    message: str
-    line: int | None  # 1-based line in the loaded file (the top-level statement that failed)
-    traceback_text: str
-
-
-@dataclass
 class LoadResult:
     module: types.ModuleType | None
     recorded: dict[str, numba_api.Recorded] = field(default_factory=dict)  # qualname -> record
-    error: LoadError | None = None
+    error: load_errors.LoadError | None = None
     elapsed_ms: float = 0.0
     skipped: list[int] = field(default_factory=list)  # 1-based first lines of the statements not run
     skipped_statements: list[SkippedStatement] = field(default_factory=list)  # ... with ranges and reasons
@@ -226,6 +231,7 @@ class Loader:
         # The last load, when the next one of its file can start from it (definitions_reuse); None after
         # anything that compiled its functions for real (an IR view, object mode)
         self.last_definitions: definitions_reuse.LoadedDefinitions | None = None
+        self._forgot_modules = False  # since the last load: its imports' values may be others now
         # Last: the finder and the hooks call back into this object as soon as anything is imported.
         sys.meta_path.insert(0, _WorkspaceFinder(self.is_workspace_file))
         numba_api.install_decorator_hooks(self.is_workspace_function, self._on_record)
@@ -290,6 +296,7 @@ class Loader:
     def refresh_changed_modules(self) -> list[str]:
         """Forget workspace modules whose file changed since they were imported, so they re-import."""
         dropped = []
+        stale: list[types.ModuleType] = []
         # The modules from outside the workspace seen last time are not looked at again (thousands, with
         # Numba's); only the modules now in sys.modules are kept.
         known_outside, outside = self._outside_modules, {}
@@ -312,9 +319,12 @@ class Loader:
             if previous is None:
                 self._stamps[name] = stamp
             elif previous != stamp:
+                stale.append(module)
                 del sys.modules[name]
                 self._stamps.pop(name, None)
                 dropped.append(name)
+        for module in stale:
+            self._forget_package_referring_to(module)
         self._outside_modules = outside
         return dropped
 
@@ -329,7 +339,7 @@ class Loader:
             self._outside_modules = {}  # its module, if imported before, is a workspace module now
         last, self.last_definitions = self.last_definitions, None  # see definitions_reuse
         dropped = self.refresh_changed_modules()
-        forgot = self._forget_sliced_modules(path)
+        self._forget_sliced_modules(path)
         names_before = set(sys.modules)
         # A module of a package is imported from above its package (relative imports work, and the
         # package's own folders never hide installed packages); a script's folder goes on the path as
@@ -339,24 +349,34 @@ class Loader:
         for entry in (self.root, str(top.parent) if top is not None else os.path.dirname(path)):
             self._add_search_path(entry, own)
         name, package = module_name_for(path, self.root)
-        if forgot or any(other != name for other in dropped):
-            last = None  # a workspace module its statements imported is another one now
         is_package = os.path.basename(path) == "__init__.py"
         parent = name.rpartition(".")[0]
+        _SourceOnlyLoader.definitions_only = self.loading == "definitions"  # the packages' imports too
+        imported = None
         if parent:
-            _import_parents(parent)  # as Python does before running pkg/core.py as pkg.core
-        last_recorded = {key: self.recorded.pop(key) for key in [k for k in self.recorded if k[0] == path]}
-        module = types.ModuleType(name)
-        module.__file__ = path
-        module.__package__ = package
-        module.__builtins__ = __builtins__  # type: ignore[attr-defined]
-        # A package stays a package (its submodules import), and the module has the spec Python gives it.
-        locations = [os.path.dirname(path)] if is_package else None
-        module.__spec__ = importlib.util.spec_from_file_location(  # type: ignore[attr-defined]
-            name, path, submodule_search_locations=locations
-        )
-        if locations is not None:
-            module.__path__ = locations
+            imported = self._import_package(name, parent, path, source, selective)
+        if self._forgot_modules or any(other != name for other in dropped):
+            last = None  # a workspace module its statements imported is another one now
+        self._forgot_modules = False
+        if imported is not None:
+            module = imported  # its package imported it, from this text: the one copy (package_copy)
+        else:
+            module = types.ModuleType(name)
+            module.__file__ = path
+            module.__package__ = package
+            module.__builtins__ = __builtins__  # type: ignore[attr-defined]
+            # A package stays a package (its submodules import), and the module has the spec Python gives.
+            locations = [os.path.dirname(path)] if is_package else None
+            module.__spec__ = importlib.util.spec_from_file_location(  # type: ignore[attr-defined]
+                name, path, submodule_search_locations=locations
+            )
+            if locations is not None:
+                module.__path__ = locations
+        last_recorded = {  # recorded by another run of the file (kept aside: definitions_reuse)
+            key: self.recorded.pop(key)
+            for key in [k for k in self.recorded if k[0] == path]
+            if getattr(self.recorded[key].py_func, "__globals__", None) is not module.__dict__
+        }
         previous = sys.modules.get(name)
         sys.modules[name] = module
         parent_module = sys.modules.get(parent) if parent else None
@@ -364,7 +384,6 @@ class Loader:
             setattr(parent_module, name.rpartition(".")[2], module)  # `from pkg import core` sees it
         result = LoadResult(module, loading=self.loading)
         definitions = self.loading == "definitions" or selective
-        _SourceOnlyLoader.definitions_only = self.loading == "definitions"
         clock_before = IMPORT_CLOCK.excluded_s
         missing: set[str] = set()  # globals that statements left out for failing would have set
         without_value: set[str] = set()  # globals only statements run for their effects set (effects.py)
@@ -372,7 +391,13 @@ class Loader:
         ran: list[ast.stmt] = []  # the statement of each code, one code per statement
         again: list[int] | None = None  # the statements run again in the last load's module
         try:
-            if definitions:
+            if imported is not None:
+                codes = []  # it ran (its slice's statements left out are listed)
+                sliced_import = getattr(package_copy.ran(imported), "sliced", None)
+                if sliced_import is not None:
+                    result.skipped_statements = list(sliced_import.skipped)
+                    without_value |= set(sliced_import.unavailable)
+            elif definitions:
                 parsed = tree if tree is not None else ast.parse(source, path)
                 # After an edit of a jitted function's body, the last slice of the file (slice_memo).
                 sliced = slice_memo.remembered_slice(path, parsed, source)
@@ -397,7 +422,7 @@ class Loader:
             else:
                 codes = [(None, compile(source, path, "exec", dont_inherit=True))]
         except SyntaxError as exc:
-            result.error = LoadError("syntax", "SyntaxError", str(exc.msg), exc.lineno, "")
+            result.error = load_errors.LoadError("syntax", "SyntaxError", str(exc.msg), exc.lineno, "")
             result.module = None
             self._restore(name, previous)
         else:
@@ -410,19 +435,21 @@ class Loader:
                 except unavailable.NameUnavailableError as exc:
                     # It reads a name an imported module could not define: by rule it does not run, and
                     # the statements after it still do.
-                    failed = statement or _statement_at(kept_body, _line_in(exc, path))
+                    failed = statement or _statement_at(kept_body, load_errors.line_in(exc, path))
                     if failed is None:
-                        result.error = _load_error(exc, path)
+                        result.error = load_errors.load_error(exc, path)
                         break
                     end = failed.end_lineno or failed.lineno
                     result.skipped_statements.append(SkippedStatement(failed.lineno, end, f"it reads {exc}"))
                     without_value |= toplevel_slice.bound_names(failed)
                 except BaseException as exc:  # SystemExit included: the module stops, the analysis goes on
                     if statement is None:
-                        result.error = _load_error(exc, path)
+                        result.error = load_errors.load_error(exc, path)
                         break
                     # Selective loading goes on past a statement that fails, and says it did not run.
-                    reason = f"it raised {type(exc).__name__}: {describe_failure(exc, path)[:200]}"
+                    reason = (
+                        f"it raised {type(exc).__name__}: {load_errors.describe_failure(exc, path)[:200]}"
+                    )
                     result.skipped_statements.append(
                         SkippedStatement(statement.lineno, statement.end_lineno or statement.lineno, reason)
                     )
@@ -438,7 +465,7 @@ class Loader:
         result.skipped_statements.sort(key=lambda s: s.line)
         result.skipped = [s.line for s in result.skipped_statements]
         result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0
-        if definitions and result.skipped_statements:
+        if definitions and result.skipped_statements and imported is None:
             self._sliced[path] = (name, module)  # see _forget_sliced_modules
         self.last_load = result
         if sys.modules.keys() != names_before:  # (compared in C: a save that imports nothing new skips it)
@@ -460,7 +487,30 @@ class Loader:
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result
 
-    def _forget_sliced_modules(self, path: str) -> bool:
+    def _forget_package_referring_to(self, module: types.ModuleType) -> None:
+        """A package whose other modules refer to the classes of `module`, run from another text: it
+        imports afresh (package_copy). A submodule only: a top-level module's is the analysis's own."""
+        if "." in module.__name__ and package_copy.classes_referred_to(module, self.is_workspace_file):
+            for forgotten in package_copy.package_modules(module.__name__, self.is_workspace_file):
+                self._forget_module(forgotten)
+
+    def _import_package(self, name: str, parent: str, path: str, source: str, selective: bool) -> Any:
+        """Import the packages above the module, as Python does before running pkg/core.py as pkg.core,
+        with the module itself from `source`; the module when that import ran it (package_copy)."""
+        stale = sys.modules.get(name)
+        if stale is not None and package_copy.ran_other_text(stale, source):
+            self._forget_package_referring_to(stale)
+        real_path = os.path.realpath(path)
+        _SourceOnlyLoader.buffers = {real_path: source}
+        try:
+            package_copy.import_parents(parent)
+        finally:
+            _SourceOnlyLoader.buffers = {}
+        if selective:
+            return None  # statement by statement, skipping the lines that hung or crashed
+        return package_copy.imported_copy(name, real_path, source, self.loading == "definitions")
+
+    def _forget_sliced_modules(self, path: str) -> None:
         """Modules of other files that were loaded for their own analysis as a definitions-only slice leave
         sys.modules: a workspace module that imports one of them gets its top-level assignments (its
         `from m import X`), so it imports it afresh. A module stays in sys.modules while its own analysis
@@ -470,7 +520,6 @@ class Loader:
         and makes each an attribute of its package, so `import pkg.sub.mod` with `pkg.sub.mod` still in
         sys.modules and `pkg.sub` gone would skip `pkg.sub`, and `pkg.sub` would be no attribute of `pkg`
         as it is in plain Python once anything imported it."""
-        forgot = False
         for other, (name, module) in list(self._sliced.items()):
             if other == path:
                 continue
@@ -479,10 +528,9 @@ class Loader:
                 below = [n for n in sys.modules if n.startswith(name + ".")]
                 for forgotten in [name, *below]:
                     self._forget_module(forgotten)
-                forgot = True
-        return forgot
 
     def _forget_module(self, name: str) -> None:
+        self._forgot_modules = True
         module = sys.modules.pop(name, None)
         self._stamps.pop(name, None)
         parent, _, child = name.rpartition(".")
@@ -496,23 +544,6 @@ class Loader:
             sys.modules[name] = previous
         else:
             sys.modules.pop(name, None)
-
-
-def _import_parents(package: str) -> None:
-    """Import the packages above a module first, as `import pkg.core` does: their __init__ may import
-    the module itself (from its file) and must find it complete, not half-run. A package that fails to
-    import is left to the module's own imports to report."""
-    parts = package.split(".")
-    for end in range(1, len(parts) + 1):
-        prefix = ".".join(parts[:end])
-        if prefix in sys.modules:
-            continue
-        try:
-            importlib.import_module(prefix)
-        except KeyboardInterrupt:
-            raise
-        except BaseException:
-            return
 
 
 def _code_names(code: Any) -> set[str]:
@@ -556,41 +587,6 @@ def _statement_at(body: list[ast.stmt], line: int | None) -> ast.stmt | None:
         if line is not None and statement.lineno <= line <= (statement.end_lineno or statement.lineno):
             return statement
     return None
-
-
-def _line_in(exc: BaseException, path: str) -> int | None:
-    lines = [frame.lineno for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == path]
-    return lines[0] if lines else None
-
-
-def _load_error(exc: BaseException, path: str) -> LoadError:
-    frames = traceback.extract_tb(exc.__traceback__)
-    lines = [frame.lineno for frame in frames if frame.filename == path and frame.lineno]
-    if isinstance(exc, SyntaxError) and exc.filename == path and exc.lineno:
-        lines = [exc.lineno]  # a syntax error in the module itself (e.g. from exec of a string)
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    message = describe_failure(exc, path)
-    return LoadError("exception", type(exc).__name__, message, lines[0] if lines else None, text)
-
-
-def describe_failure(exc: BaseException, path: str) -> str:
-    """What a person needs to read a failure: the exception's message, or, when it has none (a bare
-    `AssertionError`), the code that raised it and the module statement that led there."""
-    if isinstance(exc, SystemExit):
-        return f"SystemExit({exc.code!r}) at import"
-    message = str(exc)
-    if message:
-        return message
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return f"{type(exc).__name__} with no message"
-    innermost = frames[-1]
-    raised = f"`{innermost.line}`" if innermost.line else "the code"
-    where = f"{os.path.basename(innermost.filename)}:{innermost.lineno}"
-    own = [frame for frame in frames if frame.filename == path]
-    if own and own[0] is not innermost and own[0].line:  # the module's statement that led there
-        return f"{raised} failed ({where}), reached from `{own[0].line}` (line {own[0].lineno})"
-    return f"{raised} failed ({where})"
 
 
 def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:

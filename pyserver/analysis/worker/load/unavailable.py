@@ -44,8 +44,10 @@ class UnavailableName:
     __neg__ = __index__ = __int__ = __float__ = __lt__ = __le__ = __gt__ = __ge__ = _fail
 
     def __getattr__(self, attribute: str) -> Any:
-        if attribute.startswith("__"):
-            raise AttributeError(attribute)  # probes (copy, pickle, Numba's typeof) see a plain object
+        if attribute.startswith("_"):
+            # probes (copy, pickle, Numba's typeof and `_numba_type_`, the analysis's own markers) see a
+            # plain object
+            raise AttributeError(attribute)
         raise NameUnavailableError(self.message())
 
     def __repr__(self) -> str:
