@@ -28,9 +28,8 @@ class Ran:
     path: str
     text: str
     definitions_only: bool
-    sliced: (
-        toplevel_slice.TopLevelSlice | None
-    )  # the definitions-only slice that ran (its skipped statements)
+    # the definitions-only slice that ran (its skipped statements)
+    sliced: toplevel_slice.TopLevelSlice | None
 
 
 def import_parents(package: str) -> None:
