@@ -8,7 +8,6 @@ variable's type is still one."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import subprocess
 import sys
@@ -71,16 +70,9 @@ def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300, env=ENV)
 
 
-def _compare_module() -> Any:
-    spec = importlib.util.spec_from_file_location("ecosystem_compare", ROOT / "ecosystem" / "compare.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_a_jitted_function_argument_is_typed_after_record_and_compares_equal(tmp_path: Path) -> None:
+def test_a_jitted_function_argument_is_typed_after_record_and_compares_equal(
+    tmp_path: Path, ecosystem_compare: Any
+) -> None:
     (tmp_path / "solvers").mkdir()
     (tmp_path / "solvers" / "__init__.py").write_text("")
     (tmp_path / "solvers" / "halving.py").write_text(SOLVERS)
@@ -105,7 +97,7 @@ def test_a_jitted_function_argument_is_typed_after_record_and_compares_equal(tmp
     shown = sorted(s["args"][0] for s in halve["signatures"] if s["variables"])
     assert shown == ["dispatcher(<lambda>)", "dispatcher(cubic)"]
 
-    compare = _compare_module()
+    compare = ecosystem_compare
     for compiled in ([s] for s in truth_signatures):  # each signature alone is typed
         truth = [{"path": "solvers/halving.py", "qualname": "halve", "line": 4, "signatures": compiled}]
         figures = compare.compare(truth, ours, ours)

@@ -6,7 +6,6 @@ one copy is still one."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import subprocess
 import sys
@@ -58,16 +57,9 @@ print(json.dumps({"args": [str(a) for a in sig], "return_type": str(inlined.oute
 """
 
 
-def _compare_module() -> Any:
-    spec = importlib.util.spec_from_file_location("ecosystem_compare", ROOT / "ecosystem" / "compare.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_inlined_copies_compare_by_rank_and_a_real_difference_stays(tmp_path: Path) -> None:
+def test_inlined_copies_compare_by_rank_and_a_real_difference_stays(
+    tmp_path: Path, ecosystem_compare: Any
+) -> None:
     (tmp_path / "inlined.py").write_text(SOURCE)
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     truth_run = subprocess.run(
@@ -94,7 +86,7 @@ def test_inlined_copies_compare_by_rank_and_a_real_difference_stays(tmp_path: Pa
     assert sorted(our_starts.values()) == sorted(numba_starts.values()) == ["Literal[int](0)", "int64"]
     assert set(our_starts) != set(numba_starts)  # the same copies, numbered apart by the two processes
 
-    compare = _compare_module()
+    compare = ecosystem_compare
     truth = [
         {"path": "inlined.py", "qualname": "outer", "line": 21, "signatures": [truth_signature]},
     ]
