@@ -9,7 +9,8 @@ typing (a callee resolver is in effect) or the function is one this package's pi
 - Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads;
 - an inline="always" callee's untyped IR is made once, not at every call site it is inlined into, and
   IR blocks are deep-copied faster (ir_copy.py: the same copies), once per site rather than twice;
-- copy propagation (the parfor passes' `simplify`) computes the same sets without deep copies.
+- copy propagation (the parfor passes' `simplify`) computes the same sets without deep copies;
+- compile flags hash and compare without reading each of their options through its property.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from numba.core import bytecode, ir, ir_utils, postproc, transforms, typing
+from numba.core import bytecode, ir, ir_utils, postproc, targetconfig, transforms, typing
 from numba.core import types as nbtypes
 from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
 from numba.core.inline_closurecall import InlineWorker
@@ -40,6 +41,7 @@ _original_get_impl_key = _OverloadFunctionTemplate.get_impl_key
 _original_resolve_function_type = BaseContext.resolve_function_type
 _original_postprocessor_run = postproc.PostProcessor.run
 _original_inline_function = InlineWorker.inline_function
+_original_config_eq = targetconfig.TargetConfig.__eq__
 _installed = False
 
 
@@ -142,6 +144,44 @@ def _lens_resolve_function_type(self: Any, func: Any, args: Any, kws: Any) -> An
     if signature is not None:
         _resolutions[key] = signature
     return signature
+
+
+# Overload templates look their implementations up by (context, argument types, flags) at every call
+# they type, and compile flags hash and compare by reading each of their ~40 options through a property
+# (`values()`). The same dict, built from the class's defaults and the options set; the same hash (the
+# sorted option names).
+_config_defaults: dict[type, tuple[dict[str, Any], int]] = {}
+
+
+def _config_class_defaults(cls: type) -> tuple[dict[str, Any], int]:
+    found = _config_defaults.get(cls)
+    if found is None:
+        options: Any = cls.options  # type: ignore[attr-defined]
+        defaults = {name: option.default for name, option in options.items()}
+        found = _config_defaults[cls] = (defaults, hash(tuple(sorted(defaults))))
+    return found
+
+
+def _config_values(config: Any) -> dict[str, Any] | None:
+    """`config.values()`, or None where a value was set that is not one of its class's options."""
+    defaults = _config_class_defaults(type(config))[0]
+    values = config._values
+    if not values.keys() <= defaults.keys():
+        return None
+    return {**defaults, **values}
+
+
+def _lens_config_hash(self: Any) -> int:
+    return _config_class_defaults(type(self))[1]
+
+
+def _lens_config_eq(self: Any, other: Any) -> Any:
+    if not isinstance(other, targetconfig.TargetConfig):
+        return NotImplemented
+    mine, theirs = _config_values(self), _config_values(other)
+    if mine is None or theirs is None:
+        return _original_config_eq(self, other)
+    return mine == theirs
 
 
 # Numba's IR passes list each statement's variables again and again (use-def maps, liveness): its
@@ -328,3 +368,5 @@ def install() -> None:
     ir.Block.__deepcopy__ = _lens_deepcopy_block  # type: ignore[attr-defined]
     ir_utils.copy_propagate = _lens_copy_propagate
     parfor.copy_propagate = _lens_copy_propagate  # imported by name there
+    targetconfig.TargetConfig.__hash__ = _lens_config_hash  # type: ignore[method-assign,assignment]
+    targetconfig.TargetConfig.__eq__ = _lens_config_eq  # type: ignore[method-assign,assignment]

@@ -210,3 +210,37 @@ def test_ir_blocks_copy_like_deepcopy() -> None:
         fast.dump(dumped[1])
         assert dumped[0].getvalue() == dumped[1].getvalue()
     assert ir.Block.__dict__.get("__deepcopy__") is fast_copy
+
+
+def test_compile_flags_compare_and_hash_by_their_values(tmp_path: Path) -> None:
+    """Compile flags compare as their `values()` do and equal ones hash alike: the flags an analysis of
+    the sample made (overload templates key their implementations on them) and set by hand."""
+    import gc
+
+    from numba.core import targetconfig
+    from numba.core.compiler import Flags
+
+    numba_api.install()
+    path = tmp_path / "sample.py"
+    path.write_text(SOURCE)
+    Analyzer(str(tmp_path)).analyze(str(path), path.read_text(), str(tmp_path))
+    made = [obj for obj in gc.get_objects() if isinstance(obj, targetconfig.TargetConfig)]
+    nrt_set, nrt_default, nrt_false = Flags(), Flags(), Flags()
+    nrt_set.nrt = True
+    nrt_false.nrt = False  # set, to the default value: equal to the default flags
+    copied = Flags(nrt_set)
+
+    class OtherConfig(targetconfig.TargetConfig):
+        extra = targetconfig.Option(type=bool, default=False, doc="an option Flags lacks")
+
+    other = OtherConfig()
+    other.extra = True
+    foreign = Flags(other)  # holds a value set that is not one of Flags' options
+    flags = [*made[:60], nrt_set, nrt_default, nrt_false, copied, foreign, Flags()]
+    assert len(made) > 3
+    for first in flags:
+        for second in flags:
+            assert (first == second) == (first.values() == second.values())
+            if first == second:
+                assert hash(first) == hash(second)
+    assert nrt_default == nrt_false and nrt_set == copied and nrt_set != nrt_default

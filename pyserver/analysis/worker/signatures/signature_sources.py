@@ -67,15 +67,32 @@ def params_text(py_func: Any) -> str:
         return "?"
 
 
+# path -> ((inode, modification time, size), the store read): a package's analysis reads the same signatures
+# file once per module; the analysis only reads what it is given.
+_read_stores: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+
+
 def recorded_stores(root: str, signature_files: list[str]) -> list[dict[str, Any]]:
     stores = []
     paths = signature_files or [os.path.join(root, str(store.DEFAULT_RELATIVE))]
     for path in paths:
         full = path if os.path.isabs(path) else os.path.join(root, path)
         try:
-            stores.append(store.load(full))
+            stat = os.stat(full)
+        except OSError:
+            stat = None
+        version = None if stat is None else (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        read = _read_stores.get(full)
+        if version is not None and read is not None and read[0] == version:
+            stores.append(read[1])
+            continue
+        try:
+            data = store.load(full)
         except (ValueError, OSError):
             continue
+        stores.append(data)
+        if version is not None:
+            _read_stores[full] = (version, data)
     return stores
 
 
