@@ -284,7 +284,7 @@ def _lens_inline_function(
     callee_ir.func_id = copy.copy(cached.func_id)
     unique = next(bytecode.FunctionIdentity._unique_ids)
     callee_ir.func_id.unique_name = f"{cached.func_id.func_qualname}${unique}"
-    _inline_copies.append(set())
+    _inline_copies.append(_InliningCopies())
     try:
         return self.inline_ir(caller_ir, block, i, callee_ir, function.__code__.co_freevars)
     finally:
@@ -293,19 +293,36 @@ def _lens_inline_function(
 
 # inline_ir copies the callee's blocks twice: the copy it inlines, and a copy of that copy kept unchanged
 # and returned first, which its only caller here (InlineInlinables, through inline_function) throws
-# away. Inside _lens_inline_function the second copy is the first one's blocks themselves. Each entry:
-# the ids of the blocks copied so far in an inlining in progress (alive as long as it is).
-_inline_copies: list[set[int]] = []
+# away. Inside _lens_inline_function the second copy is the first one's blocks themselves.
+# Each block is deep-copied on its own, and with it the function's scope (every variable of the
+# function): once per block. Inlining reads one scope of the copy (the variables to rename into the
+# caller's scope) and then puts every block in the caller's scope, so the blocks of one copy share one
+# copy of the scope.
+class _InliningCopies:
+    """An inlining in progress: the blocks copied so far, and the scopes copied for them."""
+
+    def __init__(self) -> None:
+        self.blocks: set[int] = set()
+        self.scopes: dict[int, tuple[Any, Any]] = {}  # id(scope) -> (the scope, its copy), kept alive
+
+
+_inline_copies: list[_InliningCopies] = []
 
 
 def _lens_deepcopy_block(block: Any, memo: dict[int, Any]) -> Any:
     if not _inline_copies:
         return deepcopy_block(block, memo)
-    copies = _inline_copies[-1]
-    if id(block) in copies:
+    inlining = _inline_copies[-1]
+    if id(block) in inlining.blocks:
         return block
+    scope = block.scope
+    known = inlining.scopes.get(id(scope))
+    if known is not None:
+        memo.setdefault(id(scope), known[1])
     copied = deepcopy_block(block, memo)
-    copies.add(id(copied))
+    inlining.blocks.add(id(copied))
+    if known is None and id(scope) in memo:
+        inlining.scopes[id(scope)] = (scope, memo[id(scope)])
     return copied
 
 

@@ -46,6 +46,17 @@ def sum_squares(a, b):
     return square(a) + square(b)
 
 
+@njit(inline="always")
+def clipped_total(v, limit):
+    total = 0.0
+    for i in range(v.shape[0]):
+        if v[i] > limit:
+            total += limit
+        else:
+            total += v[i]
+    return total
+
+
 @njit
 def norm(v):
     total = 0.0
@@ -57,7 +68,7 @@ def norm(v):
 @njit
 def caller(v, scale):
     n = norm(v) * scale
-    both = sum_squares(n, scale) + sum_squares(scale, n)
+    both = sum_squares(n, scale) + sum_squares(scale, n) + clipped_total(v, n) + clipped_total(v, scale)
     items = typed.List()
     items.append(clamp(both, 0.0, 1.0))
     return np.empty_like(v) + items[0]
