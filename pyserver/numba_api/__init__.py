@@ -44,6 +44,7 @@ _PARTS = (
     "signatures",
     "slice_containers",
     "slices",
+    "translate_memo",
     "typed_ir",
     "views",
 )
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from pyserver.numba_api.signatures import *  # noqa: F403
     from pyserver.numba_api.slice_containers import *  # noqa: F403
     from pyserver.numba_api.slices import *  # noqa: F403
+    from pyserver.numba_api.translate_memo import *  # noqa: F403
     from pyserver.numba_api.typed_ir import *  # noqa: F403
     from pyserver.numba_api.views import *  # noqa: F403
 

@@ -27,6 +27,7 @@ from numba.core.typed_passes import (
     PreLowerStripPhis,
     PreParforPass,
 )
+from numba.core.untyped_passes import TranslateByteCode
 
 from pyserver.numba_api.callees import CalleeTypingError, callee_of_message, callee_resolver
 from pyserver.numba_api.containers import UNTYPED_NAME, untyped_list_element
@@ -45,6 +46,7 @@ from pyserver.numba_api.inference_model import (
     WarningInfo,
 )
 from pyserver.numba_api.parfors import LensParforReport
+from pyserver.numba_api.translate_memo import LensTranslateByteCode
 from pyserver.numba_api.typed_ir import typed_variables
 
 
@@ -315,6 +317,8 @@ class _LensPipeline(CompilerBase):
         pm = PassManager("nopython")
         pm.add_pass(LensBeginUntyped, "numba-lens: light post-processing of the untyped passes")
         for pass_class, description in untyped.passes:
+            if pass_class is TranslateByteCode:
+                pass_class = LensTranslateByteCode  # the same IR, translated once per function
             pm.add_pass(pass_class, description)
         pm.add_pass(LensTypeInference, "nopython frontend")
         if self.state.flags.auto_parallel.enabled:

@@ -255,3 +255,64 @@ def test_compile_flags_compare_and_hash_by_their_values(tmp_path: Path) -> None:
             if first == second:
                 assert hash(first) == hash(second)
     assert nrt_default == nrt_false and nrt_set == copied and nrt_set != nrt_default
+
+
+def test_translation_memo_gives_numbas_inferences(tmp_path: Path) -> None:
+    """A function typed again starts from a copy of its first translation: the same inferences as
+    Numba's own translation, the third time (the first copy) and later."""
+    path = tmp_path / "translated.py"
+    path.write_text(SOURCE)
+    cwd = os.getcwd()
+    analyzer = Analyzer(tmp_path)
+    compared = 0
+    try:
+        analyzer.analyze(str(path), SOURCE)
+        for memo in list(analyzer.memo.values()):
+            record = analyzer.loader.recorded.get(memo.function)
+            if record is None or memo.function[0] != str(path):
+                continue
+            with numba_api.callee_resolver(analyzer.resolve_callee):
+                again = [numba_api.infer(record.dispatcher, memo.inference.args, None) for _ in range(3)]
+                with numba_api.translate_memo_disabled():
+                    numba_own = numba_api.infer(record.dispatcher, memo.inference.args, None)
+            for inference in again:
+                assert _outcome(inference) == _outcome(numba_own), memo.function[1]
+            compared += 1
+    finally:
+        os.chdir(cwd)
+    assert compared >= 5
+    assert numba_api.translations_reused() >= compared
+
+
+def test_translation_memo_sees_a_changed_global_or_cell() -> None:
+    """The copy is used only while the globals and closure cells the code names hold the same objects."""
+    import types as pytypes
+
+    from numba.core import types as nbtypes
+
+    module = pytypes.ModuleType("translated_globals")
+    exec(
+        "from numba import njit\n"
+        "SCALE = 2\n"
+        "def make(offset):\n"
+        "    @njit\n"
+        "    def shifted(x):\n"
+        "        return x * SCALE + offset\n"
+        "    return shifted\n",
+        module.__dict__,
+    )
+    shifted = module.make(1)
+    numba_api.install()
+    with numba_api.callee_resolver(lambda *_: None):
+        reused = numba_api.translations_reused()
+        for _ in range(3):
+            assert numba_api.infer(shifted, (nbtypes.int64,), None).return_type == nbtypes.int64
+        assert numba_api.translations_reused() == reused + 1
+        module.SCALE = 2.5
+        assert numba_api.infer(shifted, (nbtypes.int64,), None).return_type == nbtypes.float64
+        module.SCALE = 2
+        for _ in range(3):
+            assert numba_api.infer(shifted, (nbtypes.int64,), None).return_type == nbtypes.int64
+        assert shifted.py_func.__closure__ is not None
+        shifted.py_func.__closure__[0].cell_contents = 0.5
+        assert numba_api.infer(shifted, (nbtypes.int64,), None).return_type == nbtypes.float64
