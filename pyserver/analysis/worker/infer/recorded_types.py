@@ -64,13 +64,18 @@ def places(tree: ast.Module | None, lines: list[str]) -> dict[str, list[Place]]:
     return found
 
 
-def _matching_place(entry: store.Entry, candidates: list[Place], lines: list[str]) -> Place | None:
-    """The place whose text hashes as the recorded one: at the recorded line first, else moved."""
+def _matching_place(
+    entry: store.Entry, candidates: list[Place], lines: list[str], hashes: dict[int, str | None]
+) -> Place | None:
+    """The place whose text hashes as the recorded one: at the recorded line first, else moved.
+    `hashes`: first line -> the text's hash, filled as places are hashed (one file's, one text)."""
     if entry.first_line is None or entry.source_hash is None:
         return None
     ordered = sorted(candidates, key=lambda p: p.first_line != entry.first_line)
     for place in ordered:
-        if store.source_hash(lines, place.first_line) == entry.source_hash:
+        if place.first_line not in hashes:
+            hashes[place.first_line] = store.source_hash(lines, place.first_line)
+        if hashes[place.first_line] == entry.source_hash:
             return place
     return None
 
@@ -122,11 +127,12 @@ def add_recorded_types(
         return
     lines = source.splitlines(keepends=True)
     where = places(index.tree, lines)
+    hashes: dict[int, str | None] = {}
     for qualname, entries in recorded.items():
         candidates = where.get(qualname, [])
         stale: list[str] = []
         for entry in entries:
-            place = _matching_place(entry, candidates, lines)
+            place = _matching_place(entry, candidates, lines, hashes)
             if place is None:
                 stale.append("(" + ", ".join(entry.args) + ")")
                 continue
