@@ -217,6 +217,7 @@ class FileResult:
     skipped: list[SkippedStatement] = field(default_factory=list)
     # Time the load spent importing modules from outside the workspace (not counted against the time-out).
     third_party_import_ms: float = 0.0
+    third_party_import_cpu_ms: float = 0.0  # its CPU time
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

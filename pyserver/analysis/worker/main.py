@@ -67,6 +67,7 @@ def _note_loading(result: Any, load: Any) -> None:
     result.loading = "definitions" if load.skipped_statements or load.loading == "definitions" else "full"
     result.skipped = list(load.skipped_statements)
     result.third_party_import_ms = round(load.third_party_import_ms, 1)
+    result.third_party_import_cpu_ms = round(load.third_party_import_cpu_ms, 1)
     if load.unchecked:
         # A statement computing a global that jitted functions read failed (raised, hung, crashed) and was
         # left out: the module did not load as far as they are concerned. "failed" keeps the types of the

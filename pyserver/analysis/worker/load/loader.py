@@ -102,13 +102,16 @@ class ImportClock:
     def __init__(self) -> None:
         self.depth = 0
         self.excluded_s = 0.0
+        self.excluded_cpu_s = 0.0  # the importing thread's CPU time meanwhile
         self.on_change: Any = None  # callable(paused: bool, module name) or None
         self._started = 0.0
+        self._started_cpu = 0.0
 
     def enter(self, name: str) -> None:
         self.depth += 1
         if self.depth == 1:
             self._started = time.perf_counter()
+            self._started_cpu = time.thread_time()
             if self.on_change is not None:
                 self.on_change(True, name)
 
@@ -116,6 +119,7 @@ class ImportClock:
         self.depth -= 1
         if self.depth == 0:
             self.excluded_s += time.perf_counter() - self._started
+            self.excluded_cpu_s += time.thread_time() - self._started_cpu
             if self.on_change is not None:
                 self.on_change(False, name)
 
@@ -187,6 +191,7 @@ class LoadResult:
     skipped_statements: list[SkippedStatement] = field(default_factory=list)  # ... with ranges and reasons
     loading: str = "definitions"  # "definitions" | "full": see Loader.loading
     third_party_import_ms: float = 0.0  # spent importing modules from outside the workspace (not counted)
+    third_party_import_cpu_ms: float = 0.0  # the CPU time of those imports
     unchecked: list[str] = field(default_factory=list)  # functions reading globals a failed statement sets
     # functions reading globals that only statements run for their effects set (never run): not checked
     not_checked: list[str] = field(default_factory=list)
@@ -384,7 +389,7 @@ class Loader:
             setattr(parent_module, name.rpartition(".")[2], module)  # `from pkg import core` sees it
         result = LoadResult(module, loading=self.loading)
         definitions = self.loading == "definitions" or selective
-        clock_before = IMPORT_CLOCK.excluded_s
+        clock_before, cpu_clock_before = IMPORT_CLOCK.excluded_s, IMPORT_CLOCK.excluded_cpu_s
         missing: set[str] = set()  # globals that statements left out for failing would have set
         without_value: set[str] = set()  # globals only statements run for their effects set (effects.py)
         kept_body: list[ast.stmt] = []  # the top-level statements that run, under definitions-only loading
@@ -465,6 +470,7 @@ class Loader:
         result.skipped_statements.sort(key=lambda s: s.line)
         result.skipped = [s.line for s in result.skipped_statements]
         result.third_party_import_ms = (IMPORT_CLOCK.excluded_s - clock_before) * 1000.0
+        result.third_party_import_cpu_ms = (IMPORT_CLOCK.excluded_cpu_s - cpu_clock_before) * 1000.0
         if definitions and result.skipped_statements and imported is None:
             self._sliced[path] = (name, module)  # see _forget_sliced_modules
         self.last_load = result
