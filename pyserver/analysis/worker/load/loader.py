@@ -338,6 +338,7 @@ class Loader:
     ) -> LoadResult:
         """`tree`: `source` already parsed (the analyzer parses once); it is read, never changed."""
         started = time.perf_counter()
+        clock_before, cpu_clock_before = IMPORT_CLOCK.excluded_s, IMPORT_CLOCK.excluded_cpu_s
         path = os.path.abspath(path)
         if path not in self._extra_files:
             self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
@@ -389,7 +390,6 @@ class Loader:
             setattr(parent_module, name.rpartition(".")[2], module)  # `from pkg import core` sees it
         result = LoadResult(module, loading=self.loading)
         definitions = self.loading == "definitions" or selective
-        clock_before, cpu_clock_before = IMPORT_CLOCK.excluded_s, IMPORT_CLOCK.excluded_cpu_s
         missing: set[str] = set()  # globals that statements left out for failing would have set
         without_value: set[str] = set()  # globals only statements run for their effects set (effects.py)
         kept_body: list[ast.stmt] = []  # the top-level statements that run, under definitions-only loading
