@@ -28,7 +28,7 @@ _MISSING = object()
 # (function, code) -> (the objects its names and cells held when translated, the pristine IR; None after
 # the first translation: a function typed once is not copied)
 _translations: BoundedCache[tuple[Any, Any], tuple[tuple[Any, ...], Any | None]] = bounded_cache(
-    "numba_api.translations", 1024
+    "numba_api.translations", 512
 )
 _enabled = [True]  # off only to compare with Numba's own translation (tests)
 _reused = [0]
