@@ -141,6 +141,52 @@ def body_reads(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return reads - (bound - declared)
 
 
+def definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.AST]:
+    """What a `def` or `class` statement evaluates when it runs, its decorators' own calls aside: their
+    callee and arguments, defaults, annotations, bases and keywords; a class's body statements (its
+    methods' and inner classes' as definitions)."""
+    parts: list[ast.AST] = []
+    for decorator in node.decorator_list:
+        if isinstance(decorator, ast.Call):
+            parts += [decorator.func, *decorator.args, *(k.value for k in decorator.keywords)]
+        else:
+            parts.append(decorator)
+    if isinstance(node, ast.ClassDef):
+        parts += [*node.bases, *(k.value for k in node.keywords)]
+        for statement in node.body:
+            parts += (
+                definition_time(statement)
+                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                else [statement]
+            )
+        return parts
+    arguments = node.args
+    parts += [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+    every = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+    ]
+    parts += [a.annotation for a in every if a is not None and a.annotation is not None]
+    if node.returns is not None:
+        parts.append(node.returns)
+    return parts
+
+
+def calls(nodes: list[ast.AST]) -> bool:
+    """Whether evaluating these nodes calls anything (a lambda's body is not evaluated where it is made)."""
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Call):
+            return True
+        if not isinstance(node, ast.Lambda):
+            pending.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def bound_names(node: ast.stmt) -> set[str]:
     """Names a statement binds, or changes the value of (`TABLE[0] = 1`, `CFG.n = 2`, `SPEC.append(x)`)."""
     names: set[str] = set()
