@@ -114,10 +114,19 @@ def is_main_guard(node: ast.stmt) -> bool:
     )
 
 
-# Statement text -> (names a `def` or `class` reads when it runs, names its bodies read, whether it calls
-# anything when it runs but its decorators): they depend on its text alone, so after an edit only the
-# definitions that changed are walked again.
-_DEFINITION_NAMES: BoundedCache[str, tuple[frozenset[str], frozenset[str], bool]] = bounded_cache(
+@dataclass(frozen=True)
+class _DefinitionFacts:
+    """What a `def` or `class` statement reads and does, from its text alone."""
+
+    reads: frozenset[str]  # names its code reads when it runs
+    in_strings: frozenset[str]  # names only strings it evaluates then name (`@njit("f8(Arr)")`, `x: "Vec"`)
+    later_reads: frozenset[str]  # names its body (a class's methods' bodies) reads
+    calls: bool  # running it calls anything but its decorators
+
+
+# Statement text -> its facts: they depend on its text alone, so after an edit only the definitions that
+# changed are walked again.
+_DEFINITION_FACTS: BoundedCache[str, _DefinitionFacts] = bounded_cache(
     "toplevel_slice.definition_names", 4096
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
@@ -125,36 +134,39 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.sp
 
 def _definition_facts(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str] | None
-) -> tuple[set[str], set[str], bool]:
-    """(names read when the statement runs, names read later by its body or its methods' bodies, whether
-    running it calls anything but its decorators)."""
+) -> _DefinitionFacts:
     key = None
     if lines is not None and node.end_lineno is not None and node.end_lineno <= len(lines):
         # A def or class starts its first line and nothing but a comment follows it on its last, so
         # these whole lines are its text.
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         key = "\n".join(lines[first - 1 : node.end_lineno])
-        cached = _DEFINITION_NAMES.get(key)
+        cached = _DEFINITION_FACTS.get(key)
         if cached is not None:
-            return set(cached[0]), set(cached[1]), cached[2]
+            return cached
     if isinstance(node, ast.ClassDef):
         now, later = _class_time_nodes(node)
-        reads = loads(now)
         later_reads: set[str] = set().union(*(body_reads(method) for method in later))
     else:
-        reads, later_reads = loads(_definition_time_nodes(node)), body_reads(node)
-    makes_calls = calls(definition_time(node))
+        now, later_reads = _definition_time_nodes(node), body_reads(node)
+    reads = loads(now, strings=False)
+    facts = _DefinitionFacts(
+        frozenset(reads),
+        frozenset(loads(now) - reads),
+        frozenset(later_reads),
+        calls(definition_time(node)),
+    )
     if key is not None:
-        _DEFINITION_NAMES[key] = (frozenset(reads), frozenset(later_reads), makes_calls)
-    return reads, later_reads, makes_calls
+        _DEFINITION_FACTS[key] = facts
+    return facts
 
 
 def definition_names(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str] | None
 ) -> tuple[set[str], set[str]]:
     """(names read when the statement runs, names read later by its body or its methods' bodies)."""
-    reads, later_reads, _ = _definition_facts(node, lines)
-    return reads, later_reads
+    facts = _definition_facts(node, lines)
+    return set(facts.reads | facts.in_strings), set(facts.later_reads)
 
 
 def _is_decorated(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
@@ -341,24 +353,30 @@ class _Slicer:
         if isinstance(node, ast.Import | ast.ImportFrom):
             return Unit(node, set(), bound_names(node), always=True)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            reads, later_reads, makes_calls = _definition_facts(node, self.lines)
+            facts = _definition_facts(node, self.lines)
             if isinstance(node, ast.ClassDef):
                 is_root = bool(node.decorator_list)
                 plain = not is_root and not _has_decorated_methods(node)  # a class of jitted methods runs
             else:
                 is_root = _is_decorated(node)
                 plain = not is_root
-            unit = Unit(node, reads, {node.name}, later_reads=later_reads, always=True, is_root=is_root)
-            if plain:
-                # Runs whatever is needed only when running it costs nothing (slice_units).
-                unit.plain_definition, unit.calls = True, makes_calls
-                if makes_calls:
-                    parts = (
-                        _class_time_nodes(node)[0]
-                        if isinstance(node, ast.ClassDef)
-                        else _definition_time_nodes(node)
-                    )
-                    return _blocking(unit, self.effects.expression_effect(parts))
+            if not plain:  # a root's decorators read the names in their strings (signatures) when it runs
+                reads, later_reads = set(facts.reads | facts.in_strings), set(facts.later_reads)
+                return Unit(node, reads, {node.name}, later_reads=later_reads, always=True, is_root=is_root)
+            # The names in a plain definition's strings (`x: "Vec"`, `parametrize("x, y", ...)`) are read
+            # only by what reads its annotations later (jitclass(Spec)), if anything.
+            unit = Unit(
+                node, set(facts.reads), {node.name}, later_reads=set(facts.later_reads | facts.in_strings)
+            )
+            # It runs whatever is needed only when running it costs nothing (slice_units).
+            unit.always, unit.plain_definition, unit.calls = True, True, facts.calls
+            if facts.calls:
+                parts = (
+                    _class_time_nodes(node)[0]
+                    if isinstance(node, ast.ClassDef)
+                    else _definition_time_nodes(node)
+                )
+                return _blocking(unit, self.effects.expression_effect(parts))
             return unit
         if isinstance(node, ast.Pass) or (
             isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
@@ -499,7 +517,9 @@ def _rebuild(
     for node, unit in zip(body, units, strict=True):
         if unit is None or not unit.kept:
             reason = (unit.reason or unit.idle_reason if unit is not None else None) or _why_skipped(node)
-            skipped.append(SkippedStatement(node.lineno, node.end_lineno or node.lineno, reason))
+            # A decorated definition starts at its first decorator.
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+            skipped.append(SkippedStatement(first, node.end_lineno or node.lineno, reason))
             continue
         if isinstance(
             node, (ast.If, ast.With, ast.AsyncWith, *_TRIES)
