@@ -206,6 +206,42 @@ def test_common_plain_decorators_still_run() -> None:
     assert "decorators, defaults or annotations call functions" in skipped.reason
 
 
+def test_a_fallback_definition_in_a_try_still_runs_and_one_under_a_call_does_not() -> None:
+    source = textwrap.dedent(
+        """\
+        import os
+
+        from numba import njit
+
+        try:
+            from functools import cache
+        except ImportError:
+            def cache(function):
+                return function
+
+        if os.environ.get("FAST"):
+            def tuned(n=4):
+                return n
+
+
+        @cache
+        def helper():
+            return 1
+
+
+        @njit
+        def f(x):
+            return x
+        """
+    )
+    sliced = slice_module(ast.parse(source), source=source)
+    kept = ast.unparse(sliced.tree)
+    assert "def cache(function)" in kept and "def helper()" in kept
+    assert "def tuned" not in kept
+    (skipped,) = [s for s in sliced.skipped if s.line == 11]  # the `if`, with what it holds
+    assert skipped.reason.startswith("a `def` inside the block of line 11, which calls when it runs")
+
+
 def test_check_runs_no_definition_that_calls(tmp_path: Path) -> None:
     (tmp_path / "helpers.py").write_text(HELPERS)
     (tmp_path / "cases.py").write_text(CASES)

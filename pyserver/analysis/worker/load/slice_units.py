@@ -44,10 +44,33 @@ class Unit:
     idle_reason: str | None = None  # why it did not run when nothing needed it (a plain definition)
 
 
-def _is_leaf(unit: Unit) -> bool:
-    return not isinstance(
-        unit.node, ast.If | ast.Try | ast.With | ast.AsyncWith | ast.For | ast.AsyncFor | ast.While
-    ) and not (hasattr(ast, "TryStar") and isinstance(unit.node, ast.TryStar))
+_TRIES = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)  # except* from Python 3.11
+
+
+def _runs_alone(unit: Unit) -> set[str] | None:
+    """What running this unit (and the `if`/`try` statements around it) reads, when that calls nothing;
+    None when it calls something, is a block of statements (a loop, a `with`) or runs for its effects."""
+    node = unit.node
+    if unit.blocked or isinstance(
+        node, ast.If | ast.With | ast.AsyncWith | ast.For | ast.AsyncFor | ast.While
+    ):
+        return None
+    if isinstance(node, _TRIES) or (unit.calls if unit.plain_definition else calls([node])):
+        return None
+    reads = set(unit.reads)
+    around = unit.parent
+    while around is not None:
+        if isinstance(around.node, ast.If):
+            header: list[ast.AST] = [around.node.test]
+        elif isinstance(around.node, _TRIES):
+            header = [h.type for h in around.node.handlers if h.type is not None]
+        else:
+            return None
+        if around.blocked or calls(header):
+            return None
+        reads |= around.reads
+        around = around.parent
+    return reads
 
 
 def settle_definitions(every: list[Unit], binders: dict[str, list[Unit]]) -> None:
@@ -56,16 +79,13 @@ def settle_definitions(every: list[Unit], binders: dict[str, list[Unit]]) -> Non
     plain = [u for u in every if u.plain_definition]
     if not plain:
         return
+    # What runs anyway costs nothing more when read.
     free: set[int] = {id(u) for u in every if u.always and not u.plain_definition}
-    candidates = [
-        u
-        for u in every
-        if id(u) not in free
-        and u.parent is None
-        and _is_leaf(u)
-        and not u.blocked
-        and not (u.calls if u.plain_definition else calls([u.node]))
-    ]
+    candidates: list[tuple[Unit, set[str]]] = []
+    for unit in every:
+        reads = None if id(unit) in free else _runs_alone(unit)
+        if reads is not None:
+            candidates.append((unit, reads))
 
     def costs_nothing(name: str) -> bool:
         return all(id(binder) in free for binder in binders.get(name, ()))
@@ -73,8 +93,8 @@ def settle_definitions(every: list[Unit], binders: dict[str, list[Unit]]) -> Non
     changed = True
     while changed:
         changed = False
-        for unit in candidates:
-            if id(unit) not in free and all(costs_nothing(name) for name in unit.reads):
+        for unit, reads in candidates:
+            if id(unit) not in free and all(costs_nothing(name) for name in reads):
                 free.add(id(unit))
                 changed = True
     for unit in plain:
@@ -92,7 +112,15 @@ def _idle_reason(unit: Unit, binders: dict[str, list[Unit]], free: set[int]) -> 
             else "a `def` whose decorators, defaults or annotations call"
         )
         return f"{what} functions, and that no jitted function needs"
-    name = sorted(n for n in unit.reads if any(id(b) not in free for b in binders.get(n, ())))[0]
+    costly = sorted(n for n in unit.reads if any(id(b) not in free for b in binders.get(n, ())))
+    if not costly:  # the block around it calls, or reads what a call computes
+        around = unit.parent.node.lineno if unit.parent is not None else unit.node.lineno
+        kind = "class" if is_class else "`def`"
+        return (
+            f"a {kind} inside the block of line {around}, which calls when it runs, and that no jitted"
+            " function needs"
+        )
+    name = costly[0]
     line = min(b.node.lineno for b in binders[name] if id(b) not in free)
     what = (
         "a class whose definition reads"

@@ -509,6 +509,18 @@ def slice_module(
     return TopLevelSlice(kept_tree, skipped, _future_flags(tree), unavailable)
 
 
+def _idle_reason(unit: Unit) -> str | None:
+    """Why a unit left out did not run, when the slice knows: its own reason, or the first of the plain
+    definitions inside it (an `if` whose only statement is a `def` that calls)."""
+    pending = [unit]
+    while pending:
+        inner = pending.pop(0)
+        if inner.reason or inner.idle_reason:
+            return inner.reason or inner.idle_reason
+        pending.extend(child for child in inner.children if child is not None)
+    return None
+
+
 def _rebuild(
     body: list[ast.stmt], units: list[Unit | None], skipped: list[SkippedStatement]
 ) -> list[ast.stmt]:
@@ -516,7 +528,7 @@ def _rebuild(
     kept: list[ast.stmt] = []
     for node, unit in zip(body, units, strict=True):
         if unit is None or not unit.kept:
-            reason = (unit.reason or unit.idle_reason if unit is not None else None) or _why_skipped(node)
+            reason = (_idle_reason(unit) if unit is not None else None) or _why_skipped(node)
             # A decorated definition starts at its first decorator.
             first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
             skipped.append(SkippedStatement(first, node.end_lineno or node.lineno, reason))
