@@ -163,6 +163,7 @@ def test_the_slice_leaves_out_definitions_that_call() -> None:
 def test_common_plain_decorators_still_run() -> None:
     source = textwrap.dedent(
         """\
+        import dataclasses
         import functools
 
         import numpy as np
@@ -192,6 +193,16 @@ def test_common_plain_decorators_still_run() -> None:
             pass
 
 
+        @dataclasses.dataclass
+        class Options:
+            size: int = N
+
+
+        @dataclasses.dataclass
+        class Loaded:
+            table: object = np.ones(N)
+
+
         @njit
         def f(x):
             return x
@@ -199,8 +210,8 @@ def test_common_plain_decorators_still_run() -> None:
     )
     sliced = slice_module(ast.parse(source), source=source)
     kept = {getattr(node, "name", None) for node in sliced.tree.body}
-    assert {"table", "data", "test_sizes", "f"} <= kept
-    assert "test_arrays" not in kept
+    assert {"table", "data", "test_sizes", "Options", "f"} <= kept
+    assert "test_arrays" not in kept and "Loaded" not in kept
     decorator_line = next(i for i, line in enumerate(source.splitlines(), 1) if "np.asarray" in line)
     (skipped,) = [s for s in sliced.skipped if s.line == decorator_line]
     assert "decorators, defaults or annotations call functions" in skipped.reason

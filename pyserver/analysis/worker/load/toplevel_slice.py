@@ -182,7 +182,7 @@ def _has_decorated_methods(node: ast.ClassDef) -> bool:
     return any(
         _is_decorated(item)
         if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-        else isinstance(item, ast.ClassDef) and (bool(item.decorator_list) or _has_decorated_methods(item))
+        else isinstance(item, ast.ClassDef) and (_is_decorated(item) or _has_decorated_methods(item))
         for item in node.body
     )
 
@@ -356,17 +356,22 @@ class _Slicer:
             facts = _definition_facts(node, self.lines)
             if isinstance(node, ast.ClassDef):
                 is_root = bool(node.decorator_list)
-                plain = not is_root and not _has_decorated_methods(node)  # a class of jitted methods runs
+                # (a class of jitted methods runs, as a jitted `def` does)
+                plain = not _is_decorated(node) and not _has_decorated_methods(node)
             else:
                 is_root = _is_decorated(node)
                 plain = not is_root
-            if not plain:  # a root's decorators read the names in their strings (signatures) when it runs
+            if not plain:  # its decorators read the names in their strings (signatures) when it runs
                 reads, later_reads = set(facts.reads | facts.in_strings), set(facts.later_reads)
                 return Unit(node, reads, {node.name}, later_reads=later_reads, always=True, is_root=is_root)
             # The names in a plain definition's strings (`x: "Vec"`, `parametrize("x, y", ...)`) are read
             # only by what reads its annotations later (jitclass(Spec)), if anything.
             unit = Unit(
-                node, set(facts.reads), {node.name}, later_reads=set(facts.later_reads | facts.in_strings)
+                node,
+                set(facts.reads),
+                {node.name},
+                later_reads=set(facts.later_reads | facts.in_strings),
+                is_root=is_root,
             )
             # It runs whatever is needed only when running it costs nothing (slice_units).
             unit.always, unit.plain_definition, unit.calls = True, True, facts.calls
