@@ -193,6 +193,12 @@ def test_common_plain_decorators_still_run() -> None:
             pass
 
 
+        @pytest.mark.filterwarnings("ignore:Maximum number of iterations")
+        @pytest.mark.skipif(np.ones(2).sum() > 3, reason="never")
+        def test_marked():
+            pass
+
+
         @dataclasses.dataclass
         class Options:
             size: int = N
@@ -211,7 +217,7 @@ def test_common_plain_decorators_still_run() -> None:
     sliced = slice_module(ast.parse(source), source=source)
     kept = {getattr(node, "name", None) for node in sliced.tree.body}
     assert {"table", "data", "test_sizes", "Options", "f"} <= kept
-    assert "test_arrays" not in kept and "Loaded" not in kept
+    assert "test_arrays" not in kept and "Loaded" not in kept and "test_marked" not in kept
     decorator_line = next(i for i, line in enumerate(source.splitlines(), 1) if "np.asarray" in line)
     (skipped,) = [s for s in sliced.skipped if s.line == decorator_line]
     assert "decorators, defaults or annotations call functions" in skipped.reason

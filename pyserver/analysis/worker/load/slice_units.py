@@ -2,7 +2,7 @@
 is needed, and the needed names that statements run only for their effects leave without a value.
 
 A `def` or `class` that is no root of the slice (no decorator but plain ones: `@lru_cache`,
-`@pytest.fixture`, `@pytest.mark.parametrize`, `@property`) runs with the definitions only when running
+`@pytest.fixture`, pytest's marks, `@property`) runs with the definitions only when running
 it costs nothing: what it evaluates then (decorators, defaults, annotations; a class's bases, keywords,
 body statements and its methods' decorators and defaults) calls nothing but its decorators' own calls
 (`@lru_cache(maxsize=None)`, `@pytest.mark.parametrize("n", [1, 2])`), and reads only names that
