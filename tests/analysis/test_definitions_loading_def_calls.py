@@ -369,3 +369,37 @@ def test_a_needed_definition_that_calls_still_runs(tmp_path: Path) -> None:
         "needed_decorator.ran",
         "imported_default.ran",
     } <= ran
+
+
+def test_a_needed_definition_that_acts_on_the_world_never_runs() -> None:
+    source = textwrap.dedent(
+        """\
+        from numba import njit
+
+
+        def parametrize(names, cases):
+            def mark(function):
+                return function
+
+            return mark
+
+
+        @parametrize("x", [open("written.ran", "a").write("ran")])
+        def limit():
+            return 4.0
+
+
+        LIMIT = limit()
+
+
+        @njit
+        def uses(x):
+            return x + LIMIT
+        """
+    )
+    sliced = slice_module(ast.parse(source), source=source)
+    kept = ast.unparse(sliced.tree)
+    assert "def limit" not in kept and "LIMIT = limit()" not in kept
+    assert set(sliced.unavailable) >= {"limit", "LIMIT"}
+    (refused,) = [s for s in sliced.skipped if s.line == 11]
+    assert "`.write()`" in refused.reason and "`limit`" in refused.reason
