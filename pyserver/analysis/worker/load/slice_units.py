@@ -17,6 +17,7 @@ on the world; nothing needed asks for it.
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass, field
 
 from pyserver.analysis.worker.load.names import calls
@@ -45,6 +46,15 @@ class Unit:
 
 
 _TRIES = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)  # except* from Python 3.11
+# statement -> whether running it calls anything (incremental parsing keeps unchanged statements' nodes)
+_CALLS: weakref.WeakKeyDictionary[ast.stmt, bool] = weakref.WeakKeyDictionary()
+
+
+def _statement_calls(node: ast.stmt) -> bool:
+    found = _CALLS.get(node)
+    if found is None:
+        found = _CALLS[node] = calls([node])
+    return found
 
 
 def _runs_alone(unit: Unit) -> set[str] | None:
@@ -55,7 +65,7 @@ def _runs_alone(unit: Unit) -> set[str] | None:
         node, ast.If | ast.With | ast.AsyncWith | ast.For | ast.AsyncFor | ast.While
     ):
         return None
-    if isinstance(node, _TRIES) or (unit.calls if unit.plain_definition else calls([node])):
+    if isinstance(node, _TRIES) or (unit.calls if unit.plain_definition else _statement_calls(node)):
         return None
     reads = set(unit.reads)
     around = unit.parent
