@@ -187,6 +187,37 @@ def calls(nodes: list[ast.AST]) -> bool:
     return False
 
 
+def definition_reads(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+) -> tuple[set[str], set[str], bool]:
+    """What a `def` or `class` statement does when it runs (definition_time), in one walk: (names its code
+    reads, names that only its strings name, whether it calls anything but its decorators)."""
+    names: set[str] = set()
+    in_strings: set[str] = set()
+    makes_calls = False
+    pending: list[tuple[ast.AST, bool]] = [(part, False) for part in definition_time(node)]
+    while pending:
+        inner, in_lambda = pending.pop()
+        if isinstance(inner, ast.Name):
+            if isinstance(inner.ctx, ast.Load):
+                names.add(inner.id)
+            continue
+        if isinstance(inner, ast.Constant):
+            if isinstance(inner.value, str):
+                in_strings.update(names_in_string(inner.value))
+            continue
+        if isinstance(inner, ast.Call) and not in_lambda:
+            makes_calls = True
+        inside = in_lambda or isinstance(inner, ast.Lambda)  # a lambda's body runs when it is called
+        for name in inner._fields:
+            value = getattr(inner, name, None)
+            if isinstance(value, list):
+                pending.extend((item, inside) for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                pending.append((value, inside))
+    return names, in_strings - names, makes_calls
+
+
 def bound_names(node: ast.stmt) -> set[str]:
     """Names a statement binds, or changes the value of (`TABLE[0] = 1`, `CFG.n = 2`, `SPEC.append(x)`)."""
     names: set[str] = set()

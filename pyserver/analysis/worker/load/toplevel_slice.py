@@ -37,8 +37,7 @@ from pyserver.analysis.worker.load.names import (
     assigned_names,
     body_reads,
     bound_names,
-    calls,
-    definition_time,
+    definition_reads,
     loads,
     statements_in,
     stored_names,
@@ -145,17 +144,11 @@ def _definition_facts(
         if cached is not None:
             return cached
     if isinstance(node, ast.ClassDef):
-        now, later = _class_time_nodes(node)
-        later_reads: set[str] = set().union(*(body_reads(method) for method in later))
+        later_reads: set[str] = set().union(*(body_reads(method) for method in _class_time_nodes(node)[1]))
     else:
-        now, later_reads = _definition_time_nodes(node), body_reads(node)
-    reads = loads(now, strings=False)
-    facts = _DefinitionFacts(
-        frozenset(reads),
-        frozenset(loads(now) - reads),
-        frozenset(later_reads),
-        calls(definition_time(node)),
-    )
+        later_reads = body_reads(node)
+    reads, in_strings, makes_calls = definition_reads(node)
+    facts = _DefinitionFacts(frozenset(reads), frozenset(in_strings), frozenset(later_reads), makes_calls)
     if key is not None:
         _DEFINITION_FACTS[key] = facts
     return facts
@@ -312,6 +305,14 @@ class _Slicer:
             )
         return False
 
+    def definition_effect(self, node: ast.stmt) -> str | None:
+        """What running a `def` or `class` statement would do to the world (effects.py)."""
+        if isinstance(node, ast.ClassDef):
+            return self.effects.expression_effect(_class_time_nodes(node)[0])
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return self.effects.expression_effect(_definition_time_nodes(node))
+        return None
+
     # ---- units ------------------------------------------------------------------------------------
     def children(self, nodes: list[ast.stmt]) -> list[Unit | None]:
         """The units of a block: a `pass` or a string statement in it makes nothing run."""
@@ -375,13 +376,6 @@ class _Slicer:
             )
             # It runs whatever is needed only when running it costs nothing (slice_units).
             unit.always, unit.plain_definition, unit.calls = True, True, facts.calls
-            if facts.calls:
-                parts = (
-                    _class_time_nodes(node)[0]
-                    if isinstance(node, ast.ClassDef)
-                    else _definition_time_nodes(node)
-                )
-                return _blocking(unit, self.effects.expression_effect(parts))
             return unit
         if isinstance(node, ast.Pass) or (
             isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
@@ -497,6 +491,8 @@ def slice_module(
             continue
         if item.kept or item.reason is not None:
             continue
+        if item.plain_definition and item.calls:  # what its calls would do, once it is needed
+            item.blocked = slicer.definition_effect(item.node)
         if item.blocked:
             item.reason = item.blocked
             refused.append(item)
