@@ -33,5 +33,7 @@ NEVER_JITTING_DECORATORS = PLAIN_DECORATORS | frozenset(
 )
 
 # The top-level slice: the bodies these decorate are not roots of the slice. `overload_typing` is
-# typing.overload imported under that name; `mark` is pytest.mark used bare.
-NOT_SLICE_ROOT_DECORATORS = PLAIN_DECORATORS | frozenset({"overload_typing", "mark"})
+# typing.overload imported under that name; `mark` is pytest.mark used bare; the others are pytest's marks.
+NOT_SLICE_ROOT_DECORATORS = PLAIN_DECORATORS | frozenset(
+    {"overload_typing", "mark", "skip", "skipif", "xfail", "usefixtures", "filterwarnings"}
+)

@@ -25,7 +25,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from pyserver.analysis.worker.load.names import bound_names, loads
+from pyserver.analysis.worker.load.names import bound_names, calls, definition_time, loads
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -46,46 +46,10 @@ def loaded(
     return LoadedDefinitions(path, module, tuple(statements), tuple(code for _, code in codes))
 
 
-def _definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.AST]:
-    """What a `def` or `class` statement evaluates when it runs, its decorators' own calls aside: their
-    callee and arguments, defaults, annotations, bases; a class's body statements (its methods' as
-    `def`s)."""
-    parts: list[ast.AST] = []
-    for decorator in node.decorator_list:
-        if isinstance(decorator, ast.Call):
-            parts += [decorator.func, *decorator.args, *(k.value for k in decorator.keywords)]
-        else:
-            parts.append(decorator)
-    if isinstance(node, ast.ClassDef):
-        parts += [*node.bases, *(k.value for k in node.keywords)]
-        for statement in node.body:
-            parts += (
-                _definition_time(statement) if isinstance(statement, (*_DEFS, ast.ClassDef)) else [statement]
-            )
-        return parts
-    arguments = node.args
-    parts += [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
-    every = [
-        *arguments.posonlyargs,
-        *arguments.args,
-        *arguments.kwonlyargs,
-        arguments.vararg,
-        arguments.kwarg,
-    ]
-    parts += [a.annotation for a in every if a is not None and a.annotation is not None]
-    if node.returns is not None:
-        parts.append(node.returns)
-    return parts
-
-
 def _load_time(statement: ast.stmt) -> list[ast.AST]:
     if isinstance(statement, (*_DEFS, ast.ClassDef)):
-        return _definition_time(statement)
+        return definition_time(statement)
     return [statement]
-
-
-def _calls(nodes: list[ast.AST]) -> bool:
-    return any(isinstance(inner, ast.Call) for node in nodes for inner in ast.walk(node))
 
 
 def _numba_made(node: ast.FunctionDef | ast.AsyncFunctionDef, namespace: dict[str, Any]) -> bool:
@@ -122,17 +86,17 @@ def to_run_again(
         statement, before = statements[i], last.statements[i]
         if not isinstance(statement, _DEFS) or not isinstance(before, _DEFS) or statement.name != before.name:
             return None
-        if _calls(_definition_time(statement)) or not _numba_made(statement, last.module.__dict__):
+        if calls(definition_time(statement)) or not _numba_made(statement, last.module.__dict__):
             return None
         rerun.add(statement.name)
     changed_places = set(changed)
     for i, statement in enumerate(statements):
         if i in changed_places:
             continue
-        bound, calls, reads = _facts(statement)
+        bound, makes_calls, reads = _facts(statement)
         if bound & rerun:
             return None  # bound twice: which binding wins depends on running both
-        if calls or reads & rerun:
+        if makes_calls or reads & rerun:
             return None
     return changed
 
@@ -164,6 +128,6 @@ def _facts(statement: ast.stmt) -> tuple[set[str], bool, set[str]]:
             found = (bound_names(statement), False, set())
         else:
             at_load = _load_time(statement)
-            found = (bound_names(statement), _calls(at_load), loads(at_load))
+            found = (bound_names(statement), calls(at_load), loads(at_load))
         _FACTS[statement] = found
     return found

@@ -9,7 +9,9 @@ and so never run by the analysis, when (statically, from the AST alone):
   module whose body does one of the above, transitively;
 - it is a bare call (`main()`, `run(3)`), unless it changes module data (`SPEC.append(x)`) or calls a
   module function that only sets module globals (`init()` with `global TABLE`);
-- it is a top-level `while` loop (its end cannot be seen), or a `for` loop whose body does any of this.
+- it is a top-level `while` loop (its end cannot be seen), or a `for` loop whose body does any of this;
+- it is a plain `def` or `class` (slice_units) whose definition does any of this: a decorator's
+  argument, a default, a base, a class body statement.
 Reading files is allowed: `with open(path) as f: TABLE = json.load(f)` defines TABLE.
 """
 

@@ -141,6 +141,83 @@ def body_reads(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return reads - (bound - declared)
 
 
+def definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.AST]:
+    """What a `def` or `class` statement evaluates when it runs, its decorators' own calls aside: their
+    callee and arguments, defaults, annotations, bases and keywords; a class's body statements (its
+    methods' and inner classes' as definitions)."""
+    parts: list[ast.AST] = []
+    for decorator in node.decorator_list:
+        if isinstance(decorator, ast.Call):
+            parts += [decorator.func, *decorator.args, *(k.value for k in decorator.keywords)]
+        else:
+            parts.append(decorator)
+    if isinstance(node, ast.ClassDef):
+        parts += [*node.bases, *(k.value for k in node.keywords)]
+        for statement in node.body:
+            parts += (
+                definition_time(statement)
+                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                else [statement]
+            )
+        return parts
+    arguments = node.args
+    parts += [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+    every = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+    ]
+    parts += [a.annotation for a in every if a is not None and a.annotation is not None]
+    if node.returns is not None:
+        parts.append(node.returns)
+    return parts
+
+
+def calls(nodes: list[ast.AST]) -> bool:
+    """Whether evaluating these nodes calls anything (a lambda's body is not evaluated where it is made)."""
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Call):
+            return True
+        if not isinstance(node, ast.Lambda):
+            pending.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def definition_reads(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+) -> tuple[set[str], set[str], bool]:
+    """What a `def` or `class` statement does when it runs (definition_time), in one walk: (names its code
+    reads, names that only its strings name, whether it calls anything but its decorators)."""
+    names: set[str] = set()
+    in_strings: set[str] = set()
+    makes_calls = False
+    pending: list[tuple[ast.AST, bool]] = [(part, False) for part in definition_time(node)]
+    while pending:
+        inner, in_lambda = pending.pop()
+        if isinstance(inner, ast.Name):
+            if isinstance(inner.ctx, ast.Load):
+                names.add(inner.id)
+            continue
+        if isinstance(inner, ast.Constant):
+            if isinstance(inner.value, str):
+                in_strings.update(names_in_string(inner.value))
+            continue
+        if isinstance(inner, ast.Call) and not in_lambda:
+            makes_calls = True
+        inside = in_lambda or isinstance(inner, ast.Lambda)  # a lambda's body runs when it is called
+        for name in inner._fields:
+            value = getattr(inner, name, None)
+            if isinstance(value, list):
+                pending.extend((item, inside) for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                pending.append((value, inside))
+    return names, in_strings - names, makes_calls
+
+
 def bound_names(node: ast.stmt) -> set[str]:
     """Names a statement binds, or changes the value of (`TABLE[0] = 1`, `CFG.n = 2`, `SPEC.append(x)`)."""
     names: set[str] = set()

@@ -1,12 +1,16 @@
 """Definitions-only loading: the top-level statements that defining a module's jitted functions needs.
 
 A dependency slice over the module's top-level statements, from the AST alone (nothing runs here):
-- always run: imports, `def` and `class` statements (their decorators, defaults and annotations run
-  with them), environment set-up (`sys.path` edits, `os.environ[...] = ...`, `numba.config.X = ...`,
-  `warnings` filters), and statements that make jitted functions (`step = numba.njit(step_py)`,
-  `kernel = guvectorize(...)(f)`, `g = my_jit(g_py)` with a decorator the file uses);
+- always run: imports, decorated `def`s and `class`es (`@njit`, `@overload(...)`, `@jitclass(spec)`, a
+  library's own jit wrapper; their decorators, defaults and annotations run with them), the other `def`s
+  and `class`es when running them costs nothing (no call but their decorators' own, nothing read that
+  a call computes: slice_units), environment set-up (`sys.path` edits, `os.environ[...] = ...`,
+  `numba.config.X = ...`, `warnings` filters), and statements that make jitted functions
+  (`step = numba.njit(step_py)`, `kernel = guvectorize(...)(f)`, `g = my_jit(g_py)` with a decorator
+  the file uses);
 - run when needed: any statement that binds (or mutates) a name that a statement already kept reads,
-  or that the body of a jitted function, a decorated function or a needed function reads, transitively;
+  or that the body of a jitted function, a decorated function or a needed function reads, transitively
+  (a test's `def` whose `@pytest.mark.parametrize` cases call the package's functions, too);
   `if`/`try` blocks around such statements run with them (their tests and handlers too); a loop or a
   `with` block runs whole when it binds a needed name;
 - never run: `if __name__ == "__main__":` blocks, and everything else (bare calls, prints, plots,
@@ -33,10 +37,12 @@ from pyserver.analysis.worker.load.names import (
     assigned_names,
     body_reads,
     bound_names,
+    definition_reads,
     loads,
     statements_in,
     stored_names,
 )
+from pyserver.analysis.worker.load.slice_units import Unit, settle_definitions, unavailable_names
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
 
@@ -107,60 +113,71 @@ def is_main_guard(node: ast.stmt) -> bool:
     )
 
 
-@dataclass
-class _Unit:
-    """One statement of the slice: a leaf statement, or an `if`/`try` holding units."""
+@dataclass(frozen=True)
+class _DefinitionFacts:
+    """What a `def` or `class` statement reads and does, from its text alone."""
 
-    node: ast.stmt
-    reads: set[str]  # names read when it runs
-    binds: set[str]
-    later_reads: set[str] = field(default_factory=set)  # names a def's (or class's methods') bodies read
-    always: bool = False  # runs whatever is needed (imports, definitions, environment, jit builders)
-    is_root: bool = False  # its later reads are needed (a jitted or decorated function, a jit builder)
-    children: list[_Unit | None] = field(default_factory=list)  # None: a statement that never runs
-    parent: _Unit | None = None
-    kept: bool = False
-    blocked: str | None = None  # what running it would do (effects.py): it never runs
-    reason: str | None = None  # why it did not run, when it defines something needed
+    reads: frozenset[str]  # names its code reads when it runs
+    in_strings: frozenset[str]  # names only strings it evaluates then name (`@njit("f8(Arr)")`, `x: "Vec"`)
+    later_reads: frozenset[str]  # names its body (a class's methods' bodies) reads
+    calls: bool  # running it calls anything but its decorators
 
 
-# Statement text -> (names a `def` or `class` reads when it runs, names its bodies read): they depend on
-# its text alone, so after an edit only the definitions that changed are walked again.
-_DEFINITION_NAMES: BoundedCache[str, tuple[frozenset[str], frozenset[str]]] = bounded_cache(
+# Statement text -> its facts: they depend on its text alone, so after an edit only the definitions that
+# changed are walked again.
+_DEFINITION_FACTS: BoundedCache[str, _DefinitionFacts] = bounded_cache(
     "toplevel_slice.definition_names", 4096
 )
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
 
 
-def _definition_names(
+def _definition_facts(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str] | None
-) -> tuple[set[str], set[str]]:
-    """(names read when the statement runs, names read later by its body or its methods' bodies)."""
+) -> _DefinitionFacts:
     key = None
     if lines is not None and node.end_lineno is not None and node.end_lineno <= len(lines):
         # A def or class starts its first line and nothing but a comment follows it on its last, so
         # these whole lines are its text.
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         key = "\n".join(lines[first - 1 : node.end_lineno])
-        cached = _DEFINITION_NAMES.get(key)
+        cached = _DEFINITION_FACTS.get(key)
         if cached is not None:
-            return set(cached[0]), set(cached[1])
+            return cached
     if isinstance(node, ast.ClassDef):
-        now, later = _class_time_nodes(node)
-        reads = loads(now)
-        later_reads: set[str] = set().union(*(body_reads(method) for method in later))
+        later_reads: set[str] = set().union(*(body_reads(method) for method in _class_time_nodes(node)[1]))
     else:
-        reads, later_reads = loads(_definition_time_nodes(node)), body_reads(node)
+        later_reads = body_reads(node)
+    reads, in_strings, makes_calls = definition_reads(node)
+    facts = _DefinitionFacts(frozenset(reads), frozenset(in_strings), frozenset(later_reads), makes_calls)
     if key is not None:
-        _DEFINITION_NAMES[key] = (frozenset(reads), frozenset(later_reads))
-    return reads, later_reads
+        _DEFINITION_FACTS[key] = facts
+    return facts
 
 
 def definition_names(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, lines: list[str] | None
 ) -> tuple[set[str], set[str]]:
     """(names read when the statement runs, names read later by its body or its methods' bodies)."""
-    return _definition_names(node, lines)
+    facts = _definition_facts(node, lines)
+    return set(facts.reads | facts.in_strings), set(facts.later_reads)
+
+
+def _is_decorated(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
+    """Decorated by anything but plain decorators (NOT_SLICE_ROOT_DECORATORS)."""
+    return any(
+        (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+        not in NOT_SLICE_ROOT_DECORATORS
+        for d in node.decorator_list
+    )
+
+
+def _has_decorated_methods(node: ast.ClassDef) -> bool:
+    return any(
+        _is_decorated(item)
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+        else isinstance(item, ast.ClassDef) and (_is_decorated(item) or _has_decorated_methods(item))
+        for item in node.body
+    )
 
 
 # top-level statement -> what _definitions_in found in it (incremental parsing keeps unchanged nodes)
@@ -216,11 +233,7 @@ class _Slicer:
         names: set[str] = set()
         for node in discovery_statements(tree.body):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                if any(
-                    (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
-                    not in NOT_SLICE_ROOT_DECORATORS
-                    for d in node.decorator_list
-                ):  # a decorated class too: making a jitclass instance compiles it
+                if _is_decorated(node):  # a decorated class too: making a jitclass instance compiles it
                     names.add(node.name)
             elif isinstance(node, ast.Assign | ast.AnnAssign) and self.makes_jitted(node.value):
                 names |= bound_names(node)
@@ -292,8 +305,16 @@ class _Slicer:
             )
         return False
 
+    def definition_effect(self, node: ast.stmt) -> str | None:
+        """What running a `def` or `class` statement would do to the world (effects.py)."""
+        if isinstance(node, ast.ClassDef):
+            return self.effects.expression_effect(_class_time_nodes(node)[0])
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return self.effects.expression_effect(_definition_time_nodes(node))
+        return None
+
     # ---- units ------------------------------------------------------------------------------------
-    def children(self, nodes: list[ast.stmt]) -> list[_Unit | None]:
+    def children(self, nodes: list[ast.stmt]) -> list[Unit | None]:
         """The units of a block: a `pass` or a string statement in it makes nothing run."""
         units = [self.unit(node) for node in nodes]
         for unit in units:
@@ -301,13 +322,13 @@ class _Slicer:
                 unit.always = False
         return units
 
-    def unit(self, node: ast.stmt) -> _Unit | None:
+    def unit(self, node: ast.stmt) -> Unit | None:
         """None for a statement that is never run (the `__main__` block)."""
         if is_main_guard(node):
             return None
         if isinstance(node, ast.If):
             children = self.children([*node.body, *node.orelse])
-            unit = _Unit(node, loads([node.test]), set(), children=children)
+            unit = Unit(node, loads([node.test]), set(), children=children)
             return _blocking(unit, self.effects.header_effect(node))
         if isinstance(node, ast.With | ast.AsyncWith):
             # Its context managers run with any statement of its block that is needed (`with open(data)
@@ -320,7 +341,7 @@ class _Slicer:
                 if item.optional_vars is not None
                 for name in stored_names(item.optional_vars)
             }
-            unit = _Unit(node, loads(items), targets, children=children)
+            unit = Unit(node, loads(items), targets, children=children)
             return _blocking(unit, self.effects.header_effect(node))
         if isinstance(node, _TRIES):
             inner = [*node.body, *node.orelse, *node.finalbody]
@@ -329,31 +350,37 @@ class _Slicer:
             children = self.children(inner)
             handler_types = [h.type for h in node.handlers if h.type is not None]
             handler_names = {h.name for h in node.handlers if h.name}
-            return _Unit(node, loads(handler_types), handler_names, children=children)
+            return Unit(node, loads(handler_types), handler_names, children=children)
         if isinstance(node, ast.Import | ast.ImportFrom):
-            return _Unit(node, set(), bound_names(node), always=True)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            decorated = any(
-                (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
-                not in NOT_SLICE_ROOT_DECORATORS
-                for d in node.decorator_list
-            )
-            reads, later_reads = _definition_names(node, self.lines)
-            return _Unit(node, reads, {node.name}, later_reads=later_reads, always=True, is_root=decorated)
-        if isinstance(node, ast.ClassDef):
-            reads, later_reads = _definition_names(node, self.lines)
-            return _Unit(
+            return Unit(node, set(), bound_names(node), always=True)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            facts = _definition_facts(node, self.lines)
+            if isinstance(node, ast.ClassDef):
+                is_root = bool(node.decorator_list)
+                # (a class of jitted methods runs, as a jitted `def` does)
+                plain = not _is_decorated(node) and not _has_decorated_methods(node)
+            else:
+                is_root = _is_decorated(node)
+                plain = not is_root
+            if not plain:  # its decorators read the names in their strings (signatures) when it runs
+                reads, later_reads = set(facts.reads | facts.in_strings), set(facts.later_reads)
+                return Unit(node, reads, {node.name}, later_reads=later_reads, always=True, is_root=is_root)
+            # The names in a plain definition's strings (`x: "Vec"`, `parametrize("x, y", ...)`) are read
+            # only by what reads its annotations later (jitclass(Spec)), if anything.
+            unit = Unit(
                 node,
-                reads,
+                set(facts.reads),
                 {node.name},
-                later_reads=later_reads,
-                always=True,
-                is_root=bool(node.decorator_list),
+                later_reads=set(facts.later_reads | facts.in_strings),
+                is_root=is_root,
             )
+            # It runs whatever is needed only when running it costs nothing (slice_units).
+            unit.always, unit.plain_definition, unit.calls = True, True, facts.calls
+            return unit
         if isinstance(node, ast.Pass) or (
             isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
         ):  # a docstring
-            return _Unit(node, set(), set(), always=True)
+            return Unit(node, set(), set(), always=True)
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
         reads = loads([node])
         binds = bound_names(node)
@@ -364,9 +391,9 @@ class _Slicer:
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
                 binds |= self.sets_globals.get(call.func.id, set())
         if self.sets_up_environment(node):
-            return _Unit(node, reads, binds, always=True)
+            return Unit(node, reads, binds, always=True)
         if self.makes_jitted(value):
-            return _Unit(node, reads, binds, always=True, is_root=True)
+            return Unit(node, reads, binds, always=True, is_root=True)
         if (
             isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Call)
@@ -375,13 +402,13 @@ class _Slicer:
             # `structref.define_proxy(Point, ...)`: Numba's typing of the module's own names it is given.
             defined = reads & (self.effects.assigned | self.def_names)
             return _blocking(
-                _Unit(node, reads, binds | defined, always=True), self.effects.statement_effect(node)
+                Unit(node, reads, binds | defined, always=True), self.effects.statement_effect(node)
             )
-        unit = _Unit(node, reads, binds)
+        unit = Unit(node, reads, binds)
         return _blocking(unit, self.effects.statement_effect(node))
 
 
-def _blocking(unit: _Unit, effect: str | None) -> _Unit:
+def _blocking(unit: Unit, effect: str | None) -> Unit:
     """The unit, marked (with everything inside it) as never run when running it would have `effect`."""
     if effect:
         pending = [unit]
@@ -424,9 +451,9 @@ def slice_module(
     """
     slicer = _Slicer(tree, keep_assignments, source)
     units = [slicer.unit(node) for node in tree.body]
-    every: list[_Unit] = []
+    every: list[Unit] = []
 
-    def collect(group: list[_Unit | None], parent: _Unit | None) -> None:
+    def collect(group: list[Unit | None], parent: Unit | None) -> None:
         for unit in group:
             if unit is not None:
                 unit.parent = parent
@@ -434,19 +461,20 @@ def slice_module(
                 collect(unit.children, unit)
 
     collect(units, None)
-    binders: dict[str, list[_Unit]] = {}
+    binders: dict[str, list[Unit]] = {}
     for unit in every:
         for name in unit.binds:
             binders.setdefault(name, []).append(unit)
+    settle_definitions(every, binders)
     needed: set[str] = set()
     expanded: set[int] = set()  # units whose later reads (function bodies) are needed
-    queue: list[_Unit | str] = [unit for unit in every if unit.always]
+    queue: list[Unit | str] = [unit for unit in every if unit.always]
     if keep_assignments:
         # Another module imports this one: any name it binds may be imported, wherever it is bound.
         queue.extend(sorted(binders))
-    refused: list[_Unit] = []  # needed, but run only for effects: never run
+    refused: list[Unit] = []  # needed, but run only for effects: never run
 
-    def expand(unit: _Unit) -> None:
+    def expand(unit: Unit) -> None:
         if id(unit) not in expanded:
             expanded.add(id(unit))
             queue.extend(unit.later_reads - needed)
@@ -463,6 +491,8 @@ def slice_module(
             continue
         if item.kept or item.reason is not None:
             continue
+        if item.plain_definition and item.calls:  # what its calls would do, once it is needed
+            item.blocked = slicer.definition_effect(item.node)
         if item.blocked:
             item.reason = item.blocked
             refused.append(item)
@@ -473,65 +503,36 @@ def slice_module(
             expand(item)
         if item.parent is not None and not item.parent.kept:
             queue.append(item.parent)  # an `if`/`try` runs when anything inside it runs
-    unavailable = _unavailable(every, binders, needed, refused)
+    unavailable = unavailable_names(every, binders, needed, refused)
     skipped: list[SkippedStatement] = []
     kept_tree = ast.Module(body=_rebuild(tree.body, units, skipped), type_ignores=[])
     skipped.sort(key=lambda s: s.line)
     return TopLevelSlice(kept_tree, skipped, _future_flags(tree), unavailable)
 
 
-def _unavailable(
-    every: list[_Unit], binders: dict[str, list[_Unit]], needed: set[str], refused: list[_Unit]
-) -> dict[str, str]:
-    """Needed names that a statement run only for effects binds or changes (whatever else binds them, their
-    value is not the program's); the statements that read such a name do not run either, transitively. Each refused
-    statement's reason says which names it leaves without a value."""
-    unavailable: dict[str, str] = {}
-
-    def no_value(unit: _Unit) -> None:
-        for name in sorted(unit.binds & needed):
-            if name not in unavailable:  # (another statement may bind it too: its value is still not right)
-                unavailable[name] = f"line {unit.node.lineno} {unit.reason or 'did not run'}"
-
-    for unit in refused:
-        no_value(unit)
-    changed = bool(unavailable)
-    while changed:
-        changed = False
-        for unit in every:
-            if unit.kept and not unit.always and unit.reads & unavailable.keys():
-                name = sorted(unit.reads & unavailable.keys())[0]
-                pending = [unit]
-                while pending:
-                    inner = pending.pop()
-                    if inner.kept:
-                        inner.kept = False
-                        inner.reason = f"reads `{name}`, which has no value ({unavailable[name]})"
-                        pending.extend(child for child in inner.children if child is not None)
-                no_value(unit)
-                changed = True
-    for unit in refused:
-        names = sorted(unit.binds & unavailable.keys())
-        if names:
-            listed = ", ".join(f"`{name}`" for name in names)
-            unit.reason = (
-                f"it {unit.reason}: the analysis never runs that, so {listed} (needed by the jitted"
-                f" functions) {'has' if len(names) == 1 else 'have'} no value"
-            )
-        else:
-            unit.reason = None
-    return unavailable
+def _idle_reason(unit: Unit) -> str | None:
+    """Why a unit left out did not run, when the slice knows: its own reason, or the first of the plain
+    definitions inside it (an `if` whose only statement is a `def` that calls)."""
+    pending = [unit]
+    while pending:
+        inner = pending.pop(0)
+        if inner.reason or inner.idle_reason:
+            return inner.reason or inner.idle_reason
+        pending.extend(child for child in inner.children if child is not None)
+    return None
 
 
 def _rebuild(
-    body: list[ast.stmt], units: list[_Unit | None], skipped: list[SkippedStatement]
+    body: list[ast.stmt], units: list[Unit | None], skipped: list[SkippedStatement]
 ) -> list[ast.stmt]:
     """The kept statements of `body` (parallel to `units`), `if`/`try` statements trimmed in copies."""
     kept: list[ast.stmt] = []
     for node, unit in zip(body, units, strict=True):
         if unit is None or not unit.kept:
-            reason = (unit.reason if unit is not None else None) or _why_skipped(node)
-            skipped.append(SkippedStatement(node.lineno, node.end_lineno or node.lineno, reason))
+            reason = (_idle_reason(unit) if unit is not None else None) or _why_skipped(node)
+            # A decorated definition starts at its first decorator.
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+            skipped.append(SkippedStatement(first, node.end_lineno or node.lineno, reason))
             continue
         if isinstance(
             node, (ast.If, ast.With, ast.AsyncWith, *_TRIES)
