@@ -104,14 +104,12 @@ class ImportClock:
         self.excluded_s = 0.0
         self.excluded_cpu_s = 0.0  # the importing thread's CPU time meanwhile
         self.on_change: Any = None  # callable(paused: bool, module name) or None
-        self._started = 0.0
-        self._started_cpu = 0.0
+        self._started, self._started_cpu = 0.0, 0.0
 
     def enter(self, name: str) -> None:
         self.depth += 1
         if self.depth == 1:
-            self._started = time.perf_counter()
-            self._started_cpu = time.thread_time()
+            self._started, self._started_cpu = time.perf_counter(), time.thread_time()
             if self.on_change is not None:
                 self.on_change(True, name)
 
