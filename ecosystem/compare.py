@@ -33,7 +33,10 @@ class Figures:
     numba_same_s: float = 0.0  # Numba compiling what check typed (a fresh process, no cache)
     numba_same_cpu_s: float = 0.0
     check_signatures: int = 0  # signatures check typed (after record)
-    numba_signatures: int = 0  # signatures Numba compiled in the numba_same run
+    numba_signatures: int = 0  # signatures Numba compiled in the numba_same run (callees' included)
+    same_compiled: int = 0  # of check_signatures, those the numba_same run compiled itself
+    # of check_signatures, those it could not: "path:line qualname (args): why"
+    same_not_compiled: list[str] = field(default_factory=list)
     peak_mb: float = 0.0
     differences: list[str] = field(default_factory=list)
 
@@ -48,6 +51,7 @@ class Figures:
             "hover_equal",
             "check_signatures",
             "numba_signatures",
+            "same_compiled",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.check_s += other.check_s
@@ -57,6 +61,7 @@ class Figures:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.peak_mb = max(self.peak_mb, other.peak_mb)
         self.differences.extend(other.differences)
+        self.same_not_compiled.extend(other.same_not_compiled)
 
 
 _CLASS_ID = re.compile(r"#[0-9a-f]{6,}")  # instance.jitclass.Bag#7f3a1d3f4490<...>: the class's id()

@@ -13,9 +13,11 @@ caller), in wall and in CPU seconds (the compiling thread's: LLVM compiles on it
 With ECO_IMPORT_FIRST (a JSON list of module names) it first compiles a warm-up function (as the
 analysis worker types one at its start; not timed), then imports those modules before the program: a
 module's functions with explicit signatures compile when it is imported. run.py uses that, in a fresh
-process with an empty cache and no recording, to time Numba compiling what `check` types: the
-signatures of every module it analysed, and those the workload makes. Runs in the ecosystem venv,
-next to the package; this file is not part of pyserver.
+process with an empty cache and no recording, to time Numba compiling what `check` typed. With
+ECO_SIGNATURES (a JSON file of the signatures check showed, with their encoded argument types) it then
+compiles exactly those (same_signatures.py) instead of running the program, and adds what it compiled
+and what it could not ("same_signatures"). Runs in the ecosystem venv, next to the package; this file
+is not part of pyserver.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ import sys
 import time
 import traceback
 from typing import Any
+
+from same_signatures import compile_signatures
 
 
 def _under(path: str, root: str) -> bool:
@@ -191,14 +195,22 @@ def main(argv: list[str]) -> int:
         except BaseException:  # a module that does not import in plain Python: nothing of it compiles
             not_imported.append(name)
     started = time.perf_counter()
+    signatures = os.environ.get("ECO_SIGNATURES")
     try:
-        runpy.run_path(program, run_name="__main__")
+        # With ECO_SIGNATURES the program runs only for a script (ECO_RUN_PROGRAM: its functions exist
+        # once it ran); a package's modules were imported above.
+        if signatures is None or os.environ.get("ECO_RUN_PROGRAM"):
+            runpy.run_path(program, run_name="__main__")
     except SystemExit as exc:
         if exc.code not in (None, 0):
             status = f"exit {exc.code}"
     except BaseException:
         status = "failed: " + traceback.format_exc(limit=3).strip().splitlines()[-1]
         traceback.print_exc()
+    same: dict[str, Any] | None = None
+    if signatures is not None:
+        with open(signatures) as handle:
+            same = compile_signatures(json.load(handle), base, lambda: _dispatchers(root))
     run_s = time.perf_counter() - started
     payload = {
         "program": program,
@@ -210,6 +222,7 @@ def main(argv: list[str]) -> int:
         "not_imported": not_imported,
         "numba_compile_events": timer.events,
         "functions": dump(root, base),
+        **({"same_signatures": same} if same is not None else {}),
     }
     with open(out, "w") as handle:
         json.dump(payload, handle, indent=1)

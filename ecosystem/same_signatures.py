@@ -1,0 +1,114 @@
+"""Compile with Numba exactly the signatures `check` typed (truth.py's ECO_SIGNATURES mode).
+
+The input is a JSON list of the signatures check showed, one entry each: `path` (relative to BASE),
+`qualname`, `line` (the `def`'s), `kind`, `args` (the shown text) and `arg_types` (types_codec's
+encoding of what the dispatcher compiles, or null when the types do not encode exactly). Each is
+compiled with `dispatcher.compile(types)` on the live dispatcher of that function; the caller's
+CompileTimer times them. A function that only exists once another compiled (an @overload's
+implementation, a closure) is looked for again after each round of compiles. What cannot be compiled
+is kept with the reason, so that the reference's coverage is known. Not part of pyserver.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+ROUNDS = 5  # rounds of "compile what has a dispatcher now": an implementation appears in the next one
+
+
+def compile_signatures(
+    wanted: list[dict[str, Any]], base: str, dispatchers: Callable[[], list[Any]]
+) -> dict[str, Any]:
+    """Compile each wanted signature; {"wanted", "compiled", "not_compiled": [{..., "reason"}]}."""
+    from pyserver.analysis.api import OVERLOAD_KINDS
+    from pyserver.record import types_codec
+
+    pending: list[dict[str, Any]] = []
+    not_compiled: list[dict[str, Any]] = []
+    for entry in wanted:
+        if entry.get("kind") in OVERLOAD_KINDS:  # a typing function: its implementation compiles, in callers
+            not_compiled.append(_failed(entry, "an @overload's typing function: compiled inside its callers"))
+        elif entry.get("arg_types") is None:
+            not_compiled.append(_failed(entry, "its types have no exact encoding"))
+        else:
+            pending.append(entry)
+    compiled = 0
+    resolve = _resolver(base)
+    for _round in range(ROUNDS):
+        found = _by_function(dispatchers(), base)
+        progress = False
+        waiting = []
+        for entry in pending:
+            dispatcher = _matching(found.get((entry["path"], entry["qualname"]), []), int(entry["line"]))
+            if dispatcher is None:
+                waiting.append(entry)
+                continue
+            progress = True
+            try:
+                arg_types = tuple(types_codec.decode(t, resolve) for t in entry["arg_types"])
+            except Exception as exc:
+                not_compiled.append(_failed(entry, f"its types do not decode here: {exc}"))
+                continue
+            try:
+                dispatcher.compile(arg_types)
+                compiled += 1
+            except Exception as exc:
+                text = str(exc).strip().splitlines()
+                not_compiled.append(_failed(entry, f"Numba: {type(exc).__name__}: {text[0] if text else ''}"))
+        pending = waiting
+        if not progress or not pending:
+            break
+    not_compiled.extend(_failed(entry, "no live dispatcher of this function") for entry in pending)
+    return {"wanted": len(wanted), "compiled": compiled, "not_compiled": not_compiled}
+
+
+def _failed(entry: dict[str, Any], reason: str) -> dict[str, Any]:
+    return {
+        "path": entry["path"],
+        "qualname": entry["qualname"],
+        "line": entry["line"],
+        "args": entry["args"],
+        "reason": reason[:300],
+    }
+
+
+def _by_function(dispatchers: list[Any], base: str) -> dict[tuple[str, str], list[Any]]:
+    found: dict[tuple[str, str], list[Any]] = {}
+    for dispatcher in dispatchers:
+        py_func = dispatcher.py_func
+        path = os.path.relpath(os.path.realpath(py_func.__code__.co_filename), base)
+        found.setdefault((path, py_func.__qualname__), []).append(dispatcher)
+    return found
+
+
+def _matching(candidates: list[Any], def_line: int) -> Any:
+    """The dispatcher of the function whose first line (its decorator's, or the `def`) is the last one at
+    or above the `def` line check showed; of twin dispatchers (parallel and serial), the first."""
+    best = None
+    for dispatcher in candidates:
+        first = dispatcher.py_func.__code__.co_firstlineno
+        if first <= def_line and (best is None or first > best.py_func.__code__.co_firstlineno):
+            best = dispatcher
+    return best
+
+
+def _resolver(base: str) -> Any:
+    """types_codec's resolver: a module-level object by its module and qualname, else by the file it is
+    defined in (the analysis may know a module under another name than this process)."""
+    import sys
+
+    from pyserver.record import types_codec
+
+    def resolve(module: str, qualname: str, path: str | None) -> Any:
+        obj = types_codec.default_resolve(module, qualname, path)
+        if obj is None and path is not None:
+            wanted = os.path.realpath(os.path.join(base, path))
+            for loaded in list(sys.modules.values()):
+                filename = getattr(loaded, "__file__", None)
+                if filename and os.path.realpath(filename) == wanted:
+                    return types_codec.walk_qualname(loaded, qualname)
+        return obj
+
+    return resolve
