@@ -177,6 +177,7 @@ def wanted_signatures(result: dict[str, Any], paths: set[str] | None = None) -> 
             "kind": f["kind"],
             "args": "(" + ", ".join(s["args"]) + ")",
             "arg_types": s.get("arg_types"),
+            "parallel": (s.get("options") or {}).get("parallel"),
         }
         for f in result.get("functions", [])
         if paths is None or f["path"] in paths

@@ -19,9 +19,11 @@ ROUNDS = 5  # rounds of "compile what has a dispatcher now": an implementation a
 
 
 def compile_signatures(
-    wanted: list[dict[str, Any]], base: str, dispatchers: Callable[[], list[Any]]
+    wanted: list[dict[str, Any]], base: str, dispatchers: Callable[[], list[Any]], timer: Any
 ) -> dict[str, Any]:
-    """Compile each wanted signature; {"wanted", "compiled", "not_compiled": [{..., "reason"}]}."""
+    """Compile each wanted signature; {"wanted", "compiled", "not_compiled": [{..., "reason"}], and the
+    time of the compiles that failed}. A failed compile is no compile of the signature: its time is taken
+    out of `timer` (truth.CompileTimer) and reported apart."""
     from pyserver.analysis.api import OVERLOAD_KINDS
     from pyserver.record import types_codec
 
@@ -35,13 +37,15 @@ def compile_signatures(
         else:
             pending.append(entry)
     compiled = 0
+    failed_s = failed_cpu_s = 0.0
     resolve = _resolver(base)
     for _round in range(ROUNDS):
         found = _by_function(dispatchers(), base)
         progress = False
         waiting = []
         for entry in pending:
-            dispatcher = _matching(found.get((entry["path"], entry["qualname"]), []), int(entry["line"]))
+            candidates = found.get((entry["path"], entry["qualname"]), [])
+            dispatcher = _matching(candidates, int(entry["line"]), entry.get("parallel"))
             if dispatcher is None:
                 waiting.append(entry)
                 continue
@@ -51,17 +55,33 @@ def compile_signatures(
             except Exception as exc:
                 not_compiled.append(_failed(entry, f"its types do not decode here: {exc}"))
                 continue
+            before = (timer.seconds, timer.cpu_seconds, timer.events)
             try:
                 dispatcher.compile(arg_types)
                 compiled += 1
             except Exception as exc:
-                text = str(exc).strip().splitlines()
-                not_compiled.append(_failed(entry, f"Numba: {type(exc).__name__}: {text[0] if text else ''}"))
+                failed_s += timer.seconds - before[0]
+                failed_cpu_s += timer.cpu_seconds - before[1]
+                timer.seconds, timer.cpu_seconds, timer.events = before
+                not_compiled.append(_failed(entry, _why(exc)))
         pending = waiting
         if not progress or not pending:
             break
     not_compiled.extend(_failed(entry, "no live dispatcher of this function") for entry in pending)
-    return {"wanted": len(wanted), "compiled": compiled, "not_compiled": not_compiled}
+    return {
+        "wanted": len(wanted),
+        "compiled": compiled,
+        "not_compiled": not_compiled,
+        "failed_compile_s": failed_s,
+        "failed_compile_cpu_s": failed_cpu_s,
+    }
+
+
+def _why(exc: Exception) -> str:
+    if type(exc).__name__ == "ForceLiteralArg":  # Numba's dispatcher would retry with the values as literals
+        return "Numba asks for the literal values of some arguments (literally()), which the types do not hold"
+    text = str(exc).strip().splitlines()
+    return f"Numba: {type(exc).__name__}: {text[0] if text else ''}"
 
 
 def _failed(entry: dict[str, Any], reason: str) -> dict[str, Any]:
@@ -83,15 +103,19 @@ def _by_function(dispatchers: list[Any], base: str) -> dict[tuple[str, str], lis
     return found
 
 
-def _matching(candidates: list[Any], def_line: int) -> Any:
+def _matching(candidates: list[Any], def_line: int, parallel: bool | None) -> Any:
     """The dispatcher of the function whose first line (its decorator's, or the `def`) is the last one at
-    or above the `def` line check showed; of twin dispatchers (parallel and serial), the first."""
-    best = None
-    for dispatcher in candidates:
-        first = dispatcher.py_func.__code__.co_firstlineno
-        if first <= def_line and (best is None or first > best.py_func.__code__.co_firstlineno):
-            best = dispatcher
-    return best
+    or above the `def` line check showed; of twin dispatchers (parallel=True and serial), the one check
+    named (`parallel`), else the first."""
+    above = [d for d in candidates if d.py_func.__code__.co_firstlineno <= def_line]
+    if not above:
+        return None
+    first = max(d.py_func.__code__.co_firstlineno for d in above)
+    same = [d for d in above if d.py_func.__code__.co_firstlineno == first]
+    if parallel is not None:
+        twin = [d for d in same if bool((getattr(d, "targetoptions", None) or {}).get("parallel")) == parallel]
+        same = twin or same
+    return same[0]
 
 
 def _resolver(base: str) -> Any:

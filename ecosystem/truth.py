@@ -210,7 +210,7 @@ def main(argv: list[str]) -> int:
     same: dict[str, Any] | None = None
     if signatures is not None:
         with open(signatures) as handle:
-            same = compile_signatures(json.load(handle), base, lambda: _dispatchers(root))
+            same = compile_signatures(json.load(handle), base, lambda: _dispatchers(root), timer)
     run_s = time.perf_counter() - started
     payload = {
         "program": program,
