@@ -154,7 +154,9 @@ def numba_same(
     shutil.rmtree(cache, ignore_errors=True)
     wanted = out.with_suffix(".wanted.json")
     wanted.write_text(json.dumps(typed))
-    env = dict(env, NUMBA_CACHE_DIR=str(cache), ECO_IMPORT_FIRST=json.dumps(modules), ECO_SIGNATURES=str(wanted))
+    env = dict(
+        env, NUMBA_CACHE_DIR=str(cache), ECO_IMPORT_FIRST=json.dumps(modules), ECO_SIGNATURES=str(wanted)
+    )
     if not modules:
         env["ECO_RUN_PROGRAM"] = "1"
     command = [PY, str(HERE / "truth.py"), str(src), str(root), str(out), str(program)]
@@ -497,7 +499,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {row.name}: {line}")
         if len(row.figures.differences) > SHOWN_DIFFERENCES:
             print(f"  {row.name}: ... {len(row.figures.differences) - SHOWN_DIFFERENCES} more")
-    print("\nThe speed reference: of the signatures check typed, those Numba compiled (and why not the rest):")
+    print(
+        "\nThe speed reference: of the signatures check typed, those Numba compiled (and why not the rest):"
+    )
     for row in rows:
         f = row.figures
         print(f"  {row.name}: compiled {f.same_compiled} of {f.check_signatures} typed signatures")

@@ -79,7 +79,9 @@ def compile_signatures(
 
 def _why(exc: Exception) -> str:
     if type(exc).__name__ == "ForceLiteralArg":  # Numba's dispatcher would retry with the values as literals
-        return "Numba asks for the literal values of some arguments (literally()), which the types do not hold"
+        return (
+            "Numba asks for the literal values of some arguments (literally()), which the types do not hold"
+        )
     text = str(exc).strip().splitlines()
     return f"Numba: {type(exc).__name__}: {text[0] if text else ''}"
 
@@ -113,7 +115,9 @@ def _matching(candidates: list[Any], def_line: int, parallel: bool | None) -> An
     first = max(d.py_func.__code__.co_firstlineno for d in above)
     same = [d for d in above if d.py_func.__code__.co_firstlineno == first]
     if parallel is not None:
-        twin = [d for d in same if bool((getattr(d, "targetoptions", None) or {}).get("parallel")) == parallel]
+        twin = [
+            d for d in same if bool((getattr(d, "targetoptions", None) or {}).get("parallel")) == parallel
+        ]
         same = twin or same
     return same[0]
 

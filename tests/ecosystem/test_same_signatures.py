@@ -17,7 +17,7 @@ from pyserver.record import types_codec
 
 ROOT = Path(__file__).resolve().parents[2]
 
-KERNELS = '''\
+KERNELS = """\
 import numba
 import numpy as np
 
@@ -55,7 +55,7 @@ def caller(x):
 def main():
     caller(np.ones(3))
     add(1, 2)
-'''
+"""
 
 # Numba's str() of a jitted function's type names its heap address; check shows `dispatcher(name)`
 _DISPATCHER = re.compile(r"type\(CPUDispatcher\(<function (\w+) at 0x[0-9a-fA-F]+>\)\)")
@@ -135,7 +135,10 @@ def test_truth_compiles_exactly_the_signatures_check_typed(tmp_path: Path) -> No
     assert coverage["not_compiled"] == []
     assert coverage["compiled"] == coverage["wanted"] == len(wanted) == 7
     compiled = {
-        f["qualname"]: {"(" + ", ".join(_DISPATCHER.sub(r"dispatcher(\1)", a) for a in s["args"]) + ")" for s in f["signatures"]}
+        f["qualname"]: {
+            "(" + ", ".join(_DISPATCHER.sub(r"dispatcher(\1)", a) for a in s["args"]) + ")"
+            for s in f["signatures"]
+        }
         for f in same["functions"]
     }
     assert compiled == _shown(result)
