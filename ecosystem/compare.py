@@ -35,6 +35,7 @@ class Figures:
     check_signatures: int = 0  # signatures check typed (after record)
     numba_signatures: int = 0  # signatures Numba compiled in the numba_same run (callees' included)
     same_compiled: int = 0  # of check_signatures, those the numba_same run compiled itself
+    same_failed_cpu_s: float = 0.0  # its compiles that failed: left out of numba_same_cpu_s
     # of check_signatures, those it could not: "path:line qualname (args): why"
     same_not_compiled: list[str] = field(default_factory=list)
     peak_mb: float = 0.0
@@ -57,7 +58,7 @@ class Figures:
         self.check_s += other.check_s
         self.check_first_s += other.check_first_s
         self.numba_compile_s += other.numba_compile_s
-        for name in ("analysis_s", "analysis_cpu_s", "numba_same_s", "numba_same_cpu_s"):
+        for name in ("analysis_s", "analysis_cpu_s", "numba_same_s", "numba_same_cpu_s", "same_failed_cpu_s"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.peak_mb = max(self.peak_mb, other.peak_mb)
         self.differences.extend(other.differences)

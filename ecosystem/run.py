@@ -209,6 +209,7 @@ def reference(figures: Figures, same: dict[str, Any]) -> None:
     figures.numba_signatures = sum(len(f["signatures"]) for f in same.get("functions", []))
     coverage = same.get("same_signatures") or {}
     figures.same_compiled = int(coverage.get("compiled") or 0)
+    figures.same_failed_cpu_s = float(coverage.get("failed_compile_cpu_s") or 0.0)
     figures.same_not_compiled = [
         f"{n['path']}:{n['line']}: {n['qualname']}{n['args']}: {n['reason']}"
         for n in coverage.get("not_compiled", [])
@@ -504,7 +505,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     for row in rows:
         f = row.figures
-        print(f"  {row.name}: compiled {f.same_compiled} of {f.check_signatures} typed signatures")
+        failed = (
+            f" (its failed compiles, {f.same_failed_cpu_s:.1f} s, not counted)" if f.same_failed_cpu_s else ""
+        )
+        print(f"  {row.name}: compiled {f.same_compiled} of {f.check_signatures} typed signatures{failed}")
         for line in f.same_not_compiled[:SHOWN_DIFFERENCES]:
             print(f"    not compiled: {line}")
         if len(f.same_not_compiled) > SHOWN_DIFFERENCES:
