@@ -3,16 +3,19 @@
 The input is a JSON list of the signatures check showed, one entry each: `path` (relative to BASE),
 `qualname`, `line` (the `def`'s), `kind`, `args` (the shown text) and `arg_types` (types_codec's
 encoding of what the dispatcher compiles, or null when the types do not encode exactly). Each is
-compiled with `dispatcher.compile(types)` on the live dispatcher of that function; the caller's
-CompileTimer times them. A function that only exists once another compiled (an @overload's
+compiled with `dispatcher.compile(types)` on the live dispatcher of that function (an @overload's typing
+function through a minimal jitted caller); the caller's CompileTimer times them. A function that only exists once another compiled (an @overload's
 implementation, a closure) is looked for again after each round of compiles. What cannot be compiled
 is kept with the reason, so that the reference's coverage is known. Not part of pyserver.
 """
 
 from __future__ import annotations
 
+import gc
 import os
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 ROUNDS = 5  # rounds of "compile what has a dispatcher now": an implementation appears in the next one
@@ -30,9 +33,7 @@ def compile_signatures(
     pending: list[dict[str, Any]] = []
     not_compiled: list[dict[str, Any]] = []
     for entry in wanted:
-        if entry.get("kind") in OVERLOAD_KINDS:  # a typing function: its implementation compiles, in callers
-            not_compiled.append(_failed(entry, "an @overload's typing function: compiled inside its callers"))
-        elif entry.get("arg_types") is None:
+        if entry.get("arg_types") is None:
             not_compiled.append(_failed(entry, "its types have no exact encoding"))
         else:
             pending.append(entry)
@@ -41,12 +42,18 @@ def compile_signatures(
     resolve = _resolver(base)
     for _round in range(ROUNDS):
         found = _by_function(dispatchers(), base)
+        templates = _overload_templates(base) if any(e["kind"] in OVERLOAD_KINDS for e in pending) else {}
         progress = False
         waiting = []
         for entry in pending:
-            candidates = found.get((entry["path"], entry["qualname"]), [])
-            dispatcher = _matching(candidates, int(entry["line"]), entry.get("parallel"))
-            if dispatcher is None:
+            if entry["kind"] in OVERLOAD_KINDS:
+                target = _matching(
+                    templates.get((entry["path"], entry["qualname"]), []), int(entry["line"]), None
+                )
+            else:
+                candidates = found.get((entry["path"], entry["qualname"]), [])
+                target = _matching(candidates, int(entry["line"]), entry.get("parallel"))
+            if target is None:
                 waiting.append(entry)
                 continue
             progress = True
@@ -56,8 +63,15 @@ def compile_signatures(
                 not_compiled.append(_failed(entry, f"its types do not decode here: {exc}"))
                 continue
             before = (timer.seconds, timer.cpu_seconds, timer.events)
+            started, started_cpu = time.perf_counter(), time.thread_time()
             try:
-                dispatcher.compile(arg_types)
+                if entry["kind"] in OVERLOAD_KINDS:
+                    _compile_through_caller(target, arg_types, timer)
+                else:
+                    count = len(target.overloads)
+                    target.compile(arg_types)
+                    if timer.events == before[2] and len(target.overloads) > count:
+                        _add(timer, started, started_cpu)  # a @vectorize kernel's compile has no event
                 compiled += 1
             except Exception as exc:
                 failed_s += timer.seconds - before[0]
@@ -67,7 +81,9 @@ def compile_signatures(
         pending = waiting
         if not progress or not pending:
             break
-    not_compiled.extend(_failed(entry, "no live dispatcher of this function") for entry in pending)
+    not_compiled.extend(
+        _failed(entry, "no live dispatcher (or @overload) of this function") for entry in pending
+    )
     return {
         "wanted": len(wanted),
         "compiled": compiled,
@@ -86,6 +102,39 @@ def _why(exc: Exception) -> str:
     return f"Numba: {type(exc).__name__}: {text[0] if text else ''}"
 
 
+def _add(timer: Any, started: float, started_cpu: float) -> None:
+    timer.seconds += time.perf_counter() - started
+    timer.cpu_seconds += time.thread_time() - started_cpu
+    timer.events += 1
+
+
+def _compile_through_caller(found: Overload, arg_types: tuple[Any, ...], timer: Any) -> None:
+    """An @overload's typing function typed for these arguments: Numba compiles its implementation inside
+    a jitted caller, so compile the smallest one, a function that passes its arguments on (an
+    `@overload_method`'s first argument is the object whose method it calls). Timed here as a whole (the
+    caller is not the package's: the timer's events leave it out), with the implementation's compile in it;
+    the caller's own share is a call's lowering."""
+    import numba
+    from numba.core import types
+
+    call = [a for a in arg_types if not isinstance(a, types.Omitted)]  # an omitted argument was not passed
+    if call and isinstance(call[-1], (types.StarArgTuple, types.StarArgUniTuple)):
+        call = [*call[:-1], *call[-1].types]
+    names = [f"a{i}" for i in range(len(call))]
+    template = found.template
+    method = getattr(template, "_attr", None)
+    if method is not None:
+        body = f"{names[0]}.{method}({', '.join(names[1:])})"
+        namespace: dict[str, Any] = {}
+    else:
+        body = f"target({', '.join(names)})"
+        namespace = {"target": template.key}
+    exec(f"def caller({', '.join(names)}):\n    return {body}\n", namespace)
+    timer_started, cpu_started = time.perf_counter(), time.thread_time()
+    numba.njit(namespace["caller"]).compile(tuple(call))
+    _add(timer, timer_started, cpu_started)
+
+
 def _failed(entry: dict[str, Any], reason: str) -> dict[str, Any]:
     return {
         "path": entry["path"],
@@ -94,6 +143,32 @@ def _failed(entry: dict[str, Any], reason: str) -> dict[str, Any]:
         "args": entry["args"],
         "reason": reason[:300],
     }
+
+
+@dataclass
+class Overload:
+    """An @overload's (or @overload_method's) template, by its typing function."""
+
+    py_func: Any  # the typing function
+    template: Any
+
+
+def _overload_templates(base: str) -> dict[tuple[str, str], list[Overload]]:
+    """The live templates of @overload and @overload_method typing functions, by (path, qualname)."""
+    found: dict[tuple[str, str], list[Overload]] = {}
+    for obj in gc.get_objects():
+        try:
+            if not isinstance(obj, type) or "_overload_func" not in obj.__dict__:
+                continue
+            typing_function = obj._overload_func  # a staticmethod in the class's namespace
+            code = getattr(typing_function, "__code__", None)
+        except Exception:
+            continue
+        if code is None:
+            continue
+        path = os.path.relpath(os.path.realpath(code.co_filename), base)
+        found.setdefault((path, typing_function.__qualname__), []).append(Overload(typing_function, obj))
+    return found
 
 
 def _by_function(dispatchers: list[Any], base: str) -> dict[tuple[str, str], list[Any]]:

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 KERNELS = """\
 import numba
+import numba.extending
 import numpy as np
 
 
@@ -52,9 +53,27 @@ def caller(x):
     return add(x, 1.5).sum() + total(x[0], 2) + scaled(x).sum() + apply(one_more, x[0])
 
 
+def halve(x):
+    return x / 2
+
+
+@numba.extending.overload(halve)
+def ol_halve(x):
+    def impl(x):
+        return x * 0.5
+
+    return impl
+
+
+@numba.njit
+def uses_halve(x):
+    return halve(x) + 1.0
+
+
 def main():
     caller(np.ones(3))
     add(1, 2)
+    uses_halve(2.0)
 """
 
 # Numba's str() of a jitted function's type names its heap address; check shows `dispatcher(name)`
@@ -92,7 +111,7 @@ def test_arg_types_decode_to_the_types_shown(tmp_path: Path) -> None:
     (tmp_path / "kernels.py").write_text(KERNELS)
     result = _check(tmp_path)
     signatures = [s for f in result["functions"] for s in f["signatures"]]
-    assert len(signatures) == 7, json.dumps(result["functions"], indent=1)
+    assert len(signatures) == 9, json.dumps(result["functions"], indent=1)
     sys.path.insert(0, str(tmp_path))  # a jitted function's type names it by its module: import it
     try:
         importlib.import_module("kernels")
@@ -133,7 +152,7 @@ def test_truth_compiles_exactly_the_signatures_check_typed(tmp_path: Path) -> No
     same = json.loads(out.read_text())
     coverage = same["same_signatures"]
     assert coverage["not_compiled"] == []
-    assert coverage["compiled"] == coverage["wanted"] == len(wanted) == 7
+    assert coverage["compiled"] == coverage["wanted"] == len(wanted) == 9
     compiled = {
         f["qualname"]: {
             "(" + ", ".join(_DISPATCHER.sub(r"dispatcher(\1)", a) for a in s["args"]) + ")"
@@ -141,5 +160,8 @@ def test_truth_compiles_exactly_the_signatures_check_typed(tmp_path: Path) -> No
         }
         for f in same["functions"]
     }
-    assert compiled == _shown(result)
+    shown = _shown(result)
+    # an @overload's typing function has no dispatcher: its implementation compiled for its signatures
+    shown["ol_halve.<locals>.impl"] = shown.pop("ol_halve")
+    assert compiled == shown
     assert same["numba_compile_cpu_s"] > 0  # the compiles were timed
