@@ -3,10 +3,11 @@
 The input is a JSON list of the signatures check showed, one entry each: `path` (relative to BASE),
 `qualname`, `line` (the `def`'s), `kind`, `args` (the shown text) and `arg_types` (types_codec's
 encoding of what the dispatcher compiles, or null when the types do not encode exactly). Each is
-compiled with `dispatcher.compile(types)` on the live dispatcher of that function (an @overload's typing
-function through a minimal jitted caller); the caller's CompileTimer times them. A function that only exists once another compiled (an @overload's
-implementation, a closure) is looked for again after each round of compiles. What cannot be compiled
-is kept with the reason, so that the reference's coverage is known. Not part of pyserver.
+compiled with `dispatcher.compile(types)` on the live dispatcher of that function (an @overload's
+typing function through a minimal jitted caller); the caller's CompileTimer times them. A function that
+only exists once another compiled (an @overload's implementation, a closure) is looked for again after
+each round of compiles. What cannot be compiled is kept with the reason, so that the reference's
+coverage is known. Not part of pyserver.
 """
 
 from __future__ import annotations
