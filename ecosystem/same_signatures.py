@@ -68,7 +68,9 @@ def compile_signatures(
             try:
                 if entry["kind"] in OVERLOAD_KINDS:
                     _compile_through_caller(target, arg_types, timer)
-                else:
+                elif arg_types not in target.overloads:  # else compiled already: at import, or in a caller
+                    if not getattr(target, "_can_compile", True):
+                        raise _NotCompilable("its dispatcher compiles only its explicit signatures")
                     count = len(target.overloads)
                     target.compile(arg_types)
                     if timer.events == before[2] and len(target.overloads) > count:
@@ -94,7 +96,13 @@ def compile_signatures(
     }
 
 
+class _NotCompilable(Exception):
+    pass
+
+
 def _why(exc: Exception) -> str:
+    if isinstance(exc, _NotCompilable):
+        return str(exc)
     if type(exc).__name__ == "ForceLiteralArg":  # Numba's dispatcher would retry with the values as literals
         return (
             "Numba asks for the literal values of some arguments (literally()), which the types do not hold"
