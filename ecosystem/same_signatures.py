@@ -64,17 +64,13 @@ def compile_signatures(
                 not_compiled.append(_failed(entry, f"its types do not decode here: {exc}"))
                 continue
             before = (timer.seconds, timer.cpu_seconds, timer.events)
-            started, started_cpu = time.perf_counter(), time.thread_time()
             try:
                 if entry["kind"] in OVERLOAD_KINDS:
                     _compile_through_caller(target, arg_types, timer)
                 elif arg_types not in target.overloads:  # else compiled already: at import, or in a caller
                     if not getattr(target, "_can_compile", True):
                         raise _NotCompilable("its dispatcher compiles only its explicit signatures")
-                    count = len(target.overloads)
                     target.compile(arg_types)
-                    if timer.events == before[2] and len(target.overloads) > count:
-                        _add(timer, started, started_cpu)  # a @vectorize kernel's compile has no event
                 compiled += 1
             except Exception as exc:
                 failed_s += timer.seconds - before[0]

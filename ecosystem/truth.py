@@ -71,6 +71,31 @@ class CompileTimer:
 
         event.register("numba:compile", Listener())
 
+    def time_kernel_compiles(self) -> None:
+        """A @vectorize/@guvectorize kernel compiles with no numba:compile event: time its
+        UFuncDispatcher's compiles of functions under ROOT as outermost events (the jitted functions
+        they compile on the way count in them)."""
+        from numba.np.ufunc.ufuncbuilder import UFuncDispatcher
+
+        original = UFuncDispatcher.compile
+        timer = self
+
+        def compile(self: Any, *args: Any, **kwargs: Any) -> Any:
+            code = self.py_func.__code__
+            if timer.depth or not _under(code.co_filename, timer.root):
+                return original(self, *args, **kwargs)
+            started, started_cpu = time.perf_counter(), time.thread_time()
+            timer.depth += 1
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                timer.depth -= 1
+                timer.seconds += time.perf_counter() - started
+                timer.cpu_seconds += time.thread_time() - started_cpu
+                timer.events += 1
+
+        UFuncDispatcher.compile = compile
+
     def _ours(self, ev: Any) -> bool:
         dispatcher = (ev.data or {}).get("dispatcher")
         code = getattr(getattr(dispatcher, "py_func", None), "__code__", None)
@@ -151,6 +176,16 @@ def dump(root: str, base: str) -> list[dict[str, Any]]:
     return sorted(functions.values(), key=lambda f: (f["path"], f["line"], f["qualname"]))
 
 
+def _keep_program(namespace: dict[str, Any]) -> None:
+    """The program's globals as a module, found by its file: runpy gives `__main__` back once the program
+    ended, and a type that names one of its classes (a jitclass) is decoded by where it is defined."""
+    import types
+
+    module = types.ModuleType("__eco_program__")
+    module.__dict__.update(namespace)
+    sys.modules[module.__name__] = module
+
+
 def warm_up() -> None:
     """Compile once what the analysis worker types once at its start (its warm-up: the usual NumPy
     operations), outside ROOT so it is not timed: Numba's one-time costs of a first compile in a process
@@ -181,6 +216,7 @@ def main(argv: list[str]) -> int:
     base, root, out, program, *args = argv
     base, root = os.path.realpath(base), os.path.realpath(root)
     timer = CompileTimer(root)
+    timer.time_kernel_compiles()
     _keep_kernel_dispatchers()
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
@@ -200,7 +236,7 @@ def main(argv: list[str]) -> int:
         # With ECO_SIGNATURES the program runs only for a script (ECO_RUN_PROGRAM: its functions exist
         # once it ran); a package's modules were imported above.
         if signatures is None or os.environ.get("ECO_RUN_PROGRAM"):
-            runpy.run_path(program, run_name="__main__")
+            _keep_program(runpy.run_path(program, run_name="__main__"))
     except SystemExit as exc:
         if exc.code not in (None, 0):
             status = f"exit {exc.code}"
