@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,11 @@ ROUNDS = 5  # rounds of "compile what has a dispatcher now": an implementation a
 
 
 def compile_signatures(
-    wanted: list[dict[str, Any]], base: str, dispatchers: Callable[[], list[Any]], timer: Any
+    wanted: list[dict[str, Any]],
+    base: str,
+    dispatchers: Callable[[], list[Any]],
+    timer: Any,
+    not_imported: Iterable[str] = (),
 ) -> dict[str, Any]:
     """Compile each wanted signature; {"wanted", "compiled", "not_compiled": [{..., "reason"}], and the
     time of the compiles that failed}. A failed compile is no compile of the signature: its time is taken
@@ -80,9 +84,13 @@ def compile_signatures(
         pending = waiting
         if not progress or not pending:
             break
-    not_compiled.extend(
-        _failed(entry, "no live dispatcher (or @overload) of this function") for entry in pending
-    )
+    failed_imports = set(not_imported)
+    for entry in pending:
+        module = entry["path"].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        if module in failed_imports:
+            not_compiled.append(_failed(entry, "its module does not import in plain Python"))
+        else:
+            not_compiled.append(_failed(entry, "no live dispatcher (or @overload) of this function"))
     return {
         "wanted": len(wanted),
         "compiled": compiled,

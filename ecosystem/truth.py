@@ -246,7 +246,9 @@ def main(argv: list[str]) -> int:
     same: dict[str, Any] | None = None
     if signatures is not None:
         with open(signatures) as handle:
-            same = compile_signatures(json.load(handle), base, lambda: _dispatchers(root), timer)
+            same = compile_signatures(
+                json.load(handle), base, lambda: _dispatchers(root), timer, not_imported
+            )
     run_s = time.perf_counter() - started
     payload = {
         "program": program,
