@@ -71,7 +71,7 @@ def compile_signatures(
             try:
                 if entry["kind"] in OVERLOAD_KINDS:
                     _compile_through_caller(target, arg_types, timer)
-                elif arg_types not in target.overloads:  # else compiled already: at import, or in a caller
+                elif not _compiled_already(target, arg_types):
                     if not getattr(target, "_can_compile", True):
                         raise _NotCompilable("its dispatcher compiles only its explicit signatures")
                     target.compile(arg_types)
@@ -98,6 +98,12 @@ def compile_signatures(
         "failed_compile_s": failed_s,
         "failed_compile_cpu_s": failed_cpu_s,
     }
+
+
+def _compiled_already(dispatcher: Any, arg_types: tuple[Any, ...]) -> bool:
+    """Compiled at import (explicit signatures) or inside a caller: timed there. A UFuncDispatcher keys
+    its compiles by Signature, and compiles again when asked."""
+    return any(tuple(getattr(key, "args", key)) == arg_types for key in list(dispatcher.overloads))
 
 
 class _NotCompilable(Exception):
