@@ -8,7 +8,8 @@ writes, with paths relative to BASE, per function, each
 compiled signature with Numba's typemap (`overloads[sig].type_annotation.typemap`: IR variable name ->
 type). It also times Numba's compiles of those functions: the duration of the outermost "numba:compile"
 events whose dispatcher is under ROOT (a callee compiled inside a caller's compile counts once, in its
-caller), in wall and in CPU seconds (the compiling thread's: LLVM compiles on it).
+caller), and of the compiles of @vectorize/@guvectorize kernels under ROOT (they have no such event),
+in wall and in CPU seconds (the compiling thread's: LLVM compiles on it).
 
 With ECO_IMPORT_FIRST (a JSON list of module names) it first compiles a warm-up function (as the
 analysis worker types one at its start; not timed), then imports those modules before the program: a
