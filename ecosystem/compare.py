@@ -33,7 +33,11 @@ class Figures:
     numba_same_s: float = 0.0  # Numba compiling what check typed (a fresh process, no cache)
     numba_same_cpu_s: float = 0.0
     check_signatures: int = 0  # signatures check typed (after record)
-    numba_signatures: int = 0  # signatures Numba compiled in the numba_same run
+    numba_signatures: int = 0  # signatures Numba compiled in the numba_same run (callees' included)
+    same_compiled: int = 0  # of check_signatures, those the numba_same run compiled itself
+    same_failed_cpu_s: float = 0.0  # its compiles that failed: left out of numba_same_cpu_s
+    # of check_signatures, those it could not: "path:line qualname (args): why"
+    same_not_compiled: list[str] = field(default_factory=list)
     peak_mb: float = 0.0
     differences: list[str] = field(default_factory=list)
 
@@ -48,15 +52,17 @@ class Figures:
             "hover_equal",
             "check_signatures",
             "numba_signatures",
+            "same_compiled",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.check_s += other.check_s
         self.check_first_s += other.check_first_s
         self.numba_compile_s += other.numba_compile_s
-        for name in ("analysis_s", "analysis_cpu_s", "numba_same_s", "numba_same_cpu_s"):
+        for name in ("analysis_s", "analysis_cpu_s", "numba_same_s", "numba_same_cpu_s", "same_failed_cpu_s"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.peak_mb = max(self.peak_mb, other.peak_mb)
         self.differences.extend(other.differences)
+        self.same_not_compiled.extend(other.same_not_compiled)
 
 
 _CLASS_ID = re.compile(r"#[0-9a-f]{6,}")  # instance.jitclass.Bag#7f3a1d3f4490<...>: the class's id()

@@ -10,9 +10,11 @@ ecosystem/packages.txt, and for the scripts of ecosystem/scripts/ as a whole:
    truth.py, which dumps what Numba compiled: signatures and per-variable typemaps;
 3. runs `check --format json --variables` on the source twice: at first sight (no recording) and
    after record (with the recorded signatures);
-4. times Numba compiling what `check` typed: truth.py again, in a fresh process with an empty cache and
-   no recording, importing every module `check` analysed (their explicit signatures compile at import)
-   before the workload (what it compiles);
+4. times Numba compiling the signatures `check` typed: truth.py again, in a fresh process with an empty
+   cache and no recording, importing every module `check` analysed (their explicit signatures compile
+   at import), then compiling each signature check showed from its encoded argument types
+   (same_signatures.py; a script runs first, its functions exist once it ran); what it could not
+   compile is counted and listed;
 5. compares (compare.py) and prints one row per package and script, the total, the differences and
    the goals. Exit 1 when a goal fails (with --strict, also when a workload fails).
 """
@@ -136,12 +138,27 @@ def record_truth(
 
 
 def numba_same(
-    src: Path, root: Path, program: Path, modules: list[str], out: Path, env: dict[str, str]
+    src: Path,
+    root: Path,
+    program: Path,
+    modules: list[str],
+    typed: list[dict[str, Any]],
+    out: Path,
+    env: dict[str, str],
 ) -> dict[str, Any]:
-    """Numba compiling the signatures check typed: a fresh process, an empty cache, no recording."""
+    """Numba compiling the signatures check typed (`typed`: wanted_signatures()): a fresh process, an empty
+    cache, no recording. A package's modules are imported (their explicit signatures compile then), then
+    each signature compiles; a script runs first (its functions exist once it ran), so its reference
+    also holds what it compiles itself."""
     cache = out.with_suffix(".cache")
     shutil.rmtree(cache, ignore_errors=True)
-    env = dict(env, NUMBA_CACHE_DIR=str(cache), ECO_IMPORT_FIRST=json.dumps(modules))
+    wanted = out.with_suffix(".wanted.json")
+    wanted.write_text(json.dumps(typed))
+    env = dict(
+        env, NUMBA_CACHE_DIR=str(cache), ECO_IMPORT_FIRST=json.dumps(modules), ECO_SIGNATURES=str(wanted)
+    )
+    if not modules:
+        env["ECO_RUN_PROGRAM"] = "1"
     command = [PY, str(HERE / "truth.py"), str(src), str(root), str(out), str(program)]
     timed(command, src, env, timeout=900)
     shutil.rmtree(cache, ignore_errors=True)
@@ -150,6 +167,24 @@ def numba_same(
         return same
     except (OSError, json.JSONDecodeError):
         return {"functions": [], "numba_compile_s": 0.0, "numba_compile_cpu_s": 0.0}
+
+
+def wanted_signatures(result: dict[str, Any], paths: set[str] | None = None) -> list[dict[str, Any]]:
+    """Every signature check showed (what typed_signatures counts), with its encoded argument types."""
+    return [
+        {
+            "path": f["path"],
+            "qualname": f["name"],
+            "line": f["line"],
+            "kind": f["kind"],
+            "args": "(" + ", ".join(s["args"]) + ")",
+            "arg_types": s.get("arg_types"),
+            "parallel": (s.get("options") or {}).get("parallel"),
+        }
+        for f in result.get("functions", [])
+        if paths is None or f["path"] in paths
+        for s in f["signatures"]
+    ]
 
 
 def module_names(check_result: dict[str, Any]) -> list[str]:
@@ -163,9 +198,22 @@ def speed(figures: Figures, after: dict[str, Any], same: dict[str, Any]) -> None
     timing = after.get("timing") or {}
     figures.analysis_s = float(timing.get("analysis_s") or 0.0)
     figures.analysis_cpu_s = float(timing.get("analysis_cpu_s") or 0.0)
+    reference(figures, same)
+
+
+def reference(figures: Figures, same: dict[str, Any]) -> None:
+    """The numba_same run's times, and how many of check's signatures it compiled (those it could not,
+    with why)."""
     figures.numba_same_s = float(same.get("numba_compile_s") or 0.0)
     figures.numba_same_cpu_s = float(same.get("numba_compile_cpu_s") or 0.0)
     figures.numba_signatures = sum(len(f["signatures"]) for f in same.get("functions", []))
+    coverage = same.get("same_signatures") or {}
+    figures.same_compiled = int(coverage.get("compiled") or 0)
+    figures.same_failed_cpu_s = float(coverage.get("failed_compile_cpu_s") or 0.0)
+    figures.same_not_compiled = [
+        f"{n['path']}:{n['line']}: {n['qualname']}{n['args']}: {n['reason']}"
+        for n in coverage.get("not_compiled", [])
+    ]
 
 
 def typed_signatures(result: dict[str, Any], paths: set[str] | None = None) -> int:
@@ -249,6 +297,7 @@ def run_package(package: Package, check_timeout_s: float) -> Row:
         target,
         HERE / "workloads" / f"use_{package.module}.py",
         module_names(after),
+        wanted_signatures(after),
         work / "numba-same.json",
         env,
     )
@@ -293,10 +342,9 @@ def run_scripts(scripts: list[Path], check_timeout_s: float) -> tuple[list[Row],
         false_errors(figures, [first, after], fine)
         figures.numba_compile_s = truth.get("numba_compile_s", 0.0)
         copy = src / script.name
-        same = numba_same(src, copy, copy, [], work / f"numba-same-{script.stem}.json", env)
-        figures.numba_same_s = float(same.get("numba_compile_s") or 0.0)
-        figures.numba_same_cpu_s = float(same.get("numba_compile_cpu_s") or 0.0)
-        figures.numba_signatures = sum(len(f["signatures"]) for f in same.get("functions", []))
+        wanted = wanted_signatures(after, {script.name})
+        same = numba_same(src, copy, copy, [], wanted, work / f"numba-same-{script.stem}.json", env)
+        reference(figures, same)
         figures.check_signatures = typed_signatures(after, {script.name})
         rows.append(Row(script.name, "script", figures, truth.get("status", "?")))
         total.add(figures)
@@ -315,7 +363,7 @@ def _percent(part: int, whole: int) -> str:
 
 HEADER = (
     f"{'package':<22}{'version':<9}{'compiled':>9}{'found':>7}{'first':>7}{'after':>7}"
-    f"{'false err':>10}{'wrong':>7}{'hover=':>8}{'sigs':>10}{'check s':>9}{'warm s':>8}{'numba s':>9}"
+    f"{'false err':>10}{'wrong':>7}{'hover=':>8}{'numba/sigs':>11}{'check s':>9}{'warm s':>8}{'numba s':>9}"
     f"{'wall x':>8}{'faster':>8}{'peak MB':>9}  run"
 )
 
@@ -331,11 +379,11 @@ def format_row(name: str, version: str, f: Figures, status: str = "") -> str:
     faster_text = f"{faster:.1f}x" if faster else "-"
     check_s = f"{f.check_s:.1f}" if f.check_s else "-"
     warm_s = f"{f.analysis_s:.1f}" if f.analysis_s else "-"
-    sigs = f"{f.check_signatures}/{f.numba_signatures}"
+    sigs = f"{f.same_compiled}/{f.check_signatures}"  # of check's signatures, those Numba compiled
     peak = f"{f.peak_mb:.0f}" if f.peak_mb else "-"
     return (
         f"{name[:21]:<22}{version[:8]:<9}{f.compiled:>9}{f.found:>7}{f.typed_first:>7}{f.typed_after:>7}"
-        f"{f.false_errors:>10}{f.wrong_types:>7}{f.hover_equal:>8}{sigs:>10}{check_s:>9}{warm_s:>8}"
+        f"{f.false_errors:>10}{f.wrong_types:>7}{f.hover_equal:>8}{sigs:>11}{check_s:>9}{warm_s:>8}"
         f"{f.numba_same_s:>9.1f}{wall_text:>8}{faster_text:>8}{peak:>9}  {status[:60]}"
     )
 
@@ -452,6 +500,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {row.name}: {line}")
         if len(row.figures.differences) > SHOWN_DIFFERENCES:
             print(f"  {row.name}: ... {len(row.figures.differences) - SHOWN_DIFFERENCES} more")
+    print(
+        "\nThe speed reference: of the signatures check typed, those Numba compiled (and why not the rest):"
+    )
+    for row in rows:
+        f = row.figures
+        failed = (
+            f" (its failed compiles, {f.same_failed_cpu_s:.1f} s, not counted)" if f.same_failed_cpu_s else ""
+        )
+        print(f"  {row.name}: compiled {f.same_compiled} of {f.check_signatures} typed signatures{failed}")
+        for line in f.same_not_compiled[:SHOWN_DIFFERENCES]:
+            print(f"    not compiled: {line}")
+        if len(f.same_not_compiled) > SHOWN_DIFFERENCES:
+            print(f"    ... {len(f.same_not_compiled) - SHOWN_DIFFERENCES} more (report.json)")
     results = goals(package_total, script_total, rows)
     print("\nGoals:")
     for text, figure, passed in results:

@@ -8,14 +8,17 @@ writes, with paths relative to BASE, per function, each
 compiled signature with Numba's typemap (`overloads[sig].type_annotation.typemap`: IR variable name ->
 type). It also times Numba's compiles of those functions: the duration of the outermost "numba:compile"
 events whose dispatcher is under ROOT (a callee compiled inside a caller's compile counts once, in its
-caller), in wall and in CPU seconds (the compiling thread's: LLVM compiles on it).
+caller), and of the compiles of @vectorize/@guvectorize kernels under ROOT (they have no such event),
+in wall and in CPU seconds (the compiling thread's: LLVM compiles on it).
 
 With ECO_IMPORT_FIRST (a JSON list of module names) it first compiles a warm-up function (as the
 analysis worker types one at its start; not timed), then imports those modules before the program: a
 module's functions with explicit signatures compile when it is imported. run.py uses that, in a fresh
-process with an empty cache and no recording, to time Numba compiling what `check` types: the
-signatures of every module it analysed, and those the workload makes. Runs in the ecosystem venv,
-next to the package; this file is not part of pyserver.
+process with an empty cache and no recording, to time Numba compiling what `check` typed. With
+ECO_SIGNATURES (a JSON file of the signatures check showed, with their encoded argument types) it then
+compiles exactly those (same_signatures.py) instead of running the program, and adds what it compiled
+and what it could not ("same_signatures"). Runs in the ecosystem venv, next to the package; this file
+is not part of pyserver.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ import sys
 import time
 import traceback
 from typing import Any
+
+from same_signatures import compile_signatures
 
 
 def _under(path: str, root: str) -> bool:
@@ -66,6 +71,31 @@ class CompileTimer:
                     outer.events += 1
 
         event.register("numba:compile", Listener())
+
+    def time_kernel_compiles(self) -> None:
+        """A @vectorize/@guvectorize kernel compiles with no numba:compile event: time its
+        UFuncDispatcher's compiles of functions under ROOT as outermost events (the jitted functions
+        they compile on the way count in them)."""
+        from numba.np.ufunc.ufuncbuilder import UFuncDispatcher
+
+        original = UFuncDispatcher.compile
+        timer = self
+
+        def compile(self: Any, *args: Any, **kwargs: Any) -> Any:
+            code = self.py_func.__code__
+            if timer.depth or not _under(code.co_filename, timer.root):
+                return original(self, *args, **kwargs)
+            started, started_cpu = time.perf_counter(), time.thread_time()
+            timer.depth += 1
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                timer.depth -= 1
+                timer.seconds += time.perf_counter() - started
+                timer.cpu_seconds += time.thread_time() - started_cpu
+                timer.events += 1
+
+        UFuncDispatcher.compile = compile
 
     def _ours(self, ev: Any) -> bool:
         dispatcher = (ev.data or {}).get("dispatcher")
@@ -147,6 +177,16 @@ def dump(root: str, base: str) -> list[dict[str, Any]]:
     return sorted(functions.values(), key=lambda f: (f["path"], f["line"], f["qualname"]))
 
 
+def _keep_program(namespace: dict[str, Any]) -> None:
+    """The program's globals as a module, found by its file: runpy gives `__main__` back once the program
+    ended, and a type that names one of its classes (a jitclass) is decoded by where it is defined."""
+    import types
+
+    module = types.ModuleType("__eco_program__")
+    module.__dict__.update(namespace)
+    sys.modules[module.__name__] = module
+
+
 def warm_up() -> None:
     """Compile once what the analysis worker types once at its start (its warm-up: the usual NumPy
     operations), outside ROOT so it is not timed: Numba's one-time costs of a first compile in a process
@@ -177,6 +217,7 @@ def main(argv: list[str]) -> int:
     base, root, out, program, *args = argv
     base, root = os.path.realpath(base), os.path.realpath(root)
     timer = CompileTimer(root)
+    timer.time_kernel_compiles()
     _keep_kernel_dispatchers()
     sys.argv = [program, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
@@ -191,14 +232,24 @@ def main(argv: list[str]) -> int:
         except BaseException:  # a module that does not import in plain Python: nothing of it compiles
             not_imported.append(name)
     started = time.perf_counter()
+    signatures = os.environ.get("ECO_SIGNATURES")
     try:
-        runpy.run_path(program, run_name="__main__")
+        # With ECO_SIGNATURES the program runs only for a script (ECO_RUN_PROGRAM: its functions exist
+        # once it ran); a package's modules were imported above.
+        if signatures is None or os.environ.get("ECO_RUN_PROGRAM"):
+            _keep_program(runpy.run_path(program, run_name="__main__"))
     except SystemExit as exc:
         if exc.code not in (None, 0):
             status = f"exit {exc.code}"
     except BaseException:
         status = "failed: " + traceback.format_exc(limit=3).strip().splitlines()[-1]
         traceback.print_exc()
+    same: dict[str, Any] | None = None
+    if signatures is not None:
+        with open(signatures) as handle:
+            same = compile_signatures(
+                json.load(handle), base, lambda: _dispatchers(root), timer, not_imported
+            )
     run_s = time.perf_counter() - started
     payload = {
         "program": program,
@@ -210,6 +261,7 @@ def main(argv: list[str]) -> int:
         "not_imported": not_imported,
         "numba_compile_events": timer.events,
         "functions": dump(root, base),
+        **({"same_signatures": same} if same is not None else {}),
     }
     with open(out, "w") as handle:
         json.dump(payload, handle, indent=1)

@@ -174,6 +174,8 @@ def _functions_json(functions: list[Any], base: Path, variables: bool = False) -
                         "source": s.source,
                         "ok": s.ok,
                         **({"unknown_reason": s.unknown_reason} if s.unknown_reason else {}),
+                        # what Numba's dispatcher compiles: types_codec's encoding, when exact
+                        **({"arg_types": json.loads(s.exact)} if s.exact else {}),
                         "lifted_loops": s.lifted_loops,
                         "callers": [
                             {"path": _display(c.path, base), "function": c.function, "line": c.line}

@@ -154,7 +154,9 @@ class SignatureResult:
     lifted_loops: list[int] = field(default_factory=list)  # 1-based first lines of lifted loops
     inference_ms: float | None = None
     compile_ms: float | None = None  # only when a real compile ran (object mode, IR views)
-    exact: str | None = None  # exact encoding of the argument types (JSON, pyserver.record.types_codec)
+    # exact encoding of the argument types (JSON text, pyserver.record.types_codec): what Numba's
+    # dispatcher compiles for this signature; None when they do not encode exactly
+    exact: str | None = None
     call_types: list[CallType] = field(default_factory=list)
     callers: list[CallerSite] = field(default_factory=list)  # for source "caller": the calls passing them
     # parallel=True only: each loop or array expression and what Numba's parfor pass made of it

@@ -251,6 +251,8 @@ def _encode(ty: Any, encoder: _Encoder) -> Encoded:
             "size": ty.size,
             "aligned": ty.aligned,
         }
+    if isinstance(ty, (types.StarArgTuple, types.StarArgUniTuple)):  # a `*args` tuple as typing sees it
+        return {"kind": "star_args", "types": [nested(t) for t in ty.types]}
     if isinstance(ty, types.UniTuple) and type(ty) is types.UniTuple:
         return {"kind": "unituple", "dtype": nested(ty.dtype), "count": ty.count}
     if isinstance(ty, types.Tuple) and type(ty) is types.Tuple:
@@ -383,6 +385,8 @@ def _decode(encoded: Encoded, decode: Callable[[Encoded], Any], find: Any, value
         return types.UniTuple(decode(encoded["dtype"]), int(encoded["count"]))
     if kind == "tuple":
         return types.Tuple([decode(e) for e in encoded["types"]])
+    if kind == "star_args":
+        return types.StarArgTuple.from_types(tuple(decode(e) for e in encoded["types"]))
     if kind == "typed_list":
         return types.ListType(decode(encoded["dtype"]))
     if kind == "typed_dict":

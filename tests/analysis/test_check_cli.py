@@ -85,6 +85,18 @@ def test_clean_file_exits_0_and_json_shape() -> None:
             "mode": "nopython",
             "source": "annotation",
             "ok": True,
+            # what Numba's dispatcher compiles, in the signatures file's encoding
+            "arg_types": [
+                {
+                    "kind": "array",
+                    "dtype": {"kind": "named", "name": "float64"},
+                    "ndim": 1,
+                    "layout": "A",
+                    "readonly": False,
+                    "aligned": True,
+                },
+                {"kind": "named", "name": "int64"},
+            ],
             "lifted_loops": [],
             "callers": [],
         },
@@ -94,6 +106,18 @@ def test_clean_file_exits_0_and_json_shape() -> None:
             "mode": "nopython",
             "source": "python-caller",
             "ok": True,
+            # what Numba's dispatcher compiles, in the signatures file's encoding
+            "arg_types": [
+                {
+                    "kind": "array",
+                    "dtype": {"kind": "named", "name": "float64"},
+                    "ndim": 1,
+                    "layout": "C",
+                    "readonly": False,
+                    "aligned": True,
+                },
+                {"kind": "named", "name": "int64"},
+            ],
             "lifted_loops": [],
             "callers": [{"path": "examples/kernels.py", "function": "main", "line": 39}],
         },

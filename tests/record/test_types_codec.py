@@ -31,6 +31,9 @@ STORABLE = [
     typeof(np.zeros(2, dtype=np.dtype([("x", np.int16), ("y", np.float32)]))),
     types.UniTuple(types.int64, 3),
     types.Tuple((types.int64, types.float64, types.UniTuple(types.int8, 2))),
+    # a `*args` tuple as typing sees it, mixed and of one type
+    types.StarArgTuple.from_types((types.float64, types.literal(2))),
+    types.StarArgTuple.from_types((types.int64, types.int64)),
     typeof(List([1.0])),
     typeof(Dict.empty(types.unicode_type, types.float64)),
     types.List(types.int64, reflected=True),

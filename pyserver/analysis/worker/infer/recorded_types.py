@@ -12,6 +12,7 @@ Functions compiled from generated source (`exec` of a template) have no file and
 from __future__ import annotations
 
 import ast
+import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -160,6 +161,7 @@ def add_recorded_types(
                     mode="nopython",
                     ok=True,
                     variables=variables,
+                    exact=json.dumps(entry.types, sort_keys=True) if entry.types is not None else None,
                     options={"parallel": bool(entry.parallel)} if twin else {},
                 )
             )
