@@ -27,7 +27,7 @@ import json
 import sys
 
 import numpy as np
-from numba import int64, njit, prange, stencil
+from numba import int64, njit, prange, stencil, types
 from numba.core.dispatcher import Dispatcher
 from numba.experimental import jitclass
 from numba.extending import overload
@@ -67,6 +67,31 @@ def saturate_all(values, limit):
     return out
 
 
+def scale(x):
+    return x
+
+
+@overload(scale)
+def ol_scale(x):
+    if isinstance(x, types.Integer):
+        def impl(x):
+            doubled = x * 2
+            return doubled
+
+        return impl
+
+    def impl(x):
+        halved = x / 2.0
+        return halved
+
+    return impl
+
+
+@njit
+def scale_both(a, b):
+    return scale(a), scale(b)
+
+
 @stencil
 def smooth(a):
     return (a[-1] + a[0] + a[1]) / 3.0
@@ -103,6 +128,7 @@ if __name__ == "__main__":
     weighted = make_weighted_sum([1.0, 2.0, 3.0])
     weighted(np.ones(3))
     saturate_all(np.linspace(0.0, 4.0, 9), 2.0)
+    scale_both(3, 4.0)
     smooth(np.arange(10.0))
     values = np.arange(100.0)
     total_parallel(values)
@@ -205,6 +231,10 @@ def test_closures_overload_implementations_stencils_and_twins_show_numbas_types(
     assert variables["total"]["line"] == PROGRAM.splitlines().index("        total = 0.0") + 1
     [implementation] = signatures(result, "ol_saturate.<locals>.impl")
     assert implementation["args"] == ["float64", "float64"]
+    # Two implementations of one name, one per kind of argument: each shows only what it was typed for.
+    integer_impl, float_impl = sorted(functions(result, "ol_scale.<locals>.impl"), key=lambda f: f["line"])
+    assert [s["args"] for s in integer_impl["signatures"]] == [["int64"]]
+    assert [s["args"] for s in float_impl["signatures"]] == [["float64"]]
     # A compile whose argument types cannot be stored exactly still shows what Numba typed.
     [bumped] = signatures(result, "bump")
     assert bumped["source"] == "recorded" and bumped["args"][0].startswith("instance.jitclass.Counter<")

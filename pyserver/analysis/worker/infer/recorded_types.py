@@ -185,8 +185,23 @@ def _share_overload_signatures(result: FileResult, qualname: str, info: Function
     if owner is None:
         return
     for signature in owner.signatures:
-        if signature.variables and not any(s.args == signature.args for s in info.signatures):
+        if (
+            signature.variables
+            and not any(s.args == signature.args for s in info.signatures)
+            and _typed_here(signature, info, result)
+        ):
             info.signatures.append(signature)
+
+
+def _typed_here(signature: SignatureResult, info: FunctionInfo, result: FileResult) -> bool:
+    """Is this implementation the one the typing function returned for the signature? Its variables
+    (those of the body, not the parameters) lie on its lines; where none tells, only an implementation
+    whose name no other function of the file has. (A typing function may return one of several
+    same-named implementations, one per kind of argument.)"""
+    body = [v.line for v in signature.variables if not v.is_arg]
+    if body and info.end_line:
+        return all(info.line <= line <= info.end_line for line in body)
+    return sum(1 for f in result.functions if f.name == info.name) == 1
 
 
 def _info_for(result: FileResult, qualname: str, place: Place, entry: store.Entry | None) -> FunctionInfo:
