@@ -4,6 +4,7 @@ every body to a thread (four thread hops per message); asyncio reads a pipe with
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import BinaryIO
 
 
@@ -27,7 +28,10 @@ class PipeReader:
 
 
 async def pipe_reader(stdin: BinaryIO) -> PipeReader | None:
-    """A reader of `stdin` on the running loop; None when asyncio cannot watch it (a regular file)."""
+    """A reader of `stdin` on the running loop; None when asyncio cannot watch it (a regular file, or
+    anything outside POSIX, where a pipe handle is not made for the event loop)."""
+    if os.name != "posix":
+        return None
     loop = asyncio.get_running_loop()
     stream = asyncio.StreamReader()
     try:
