@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pyserver.analysis.model import Diagnostic, FileResult, IRView
+from pyserver.analysis.reply_functions import ReceivedFunctions
 from pyserver.analysis.static_results import (
     extends_numba,
     failed_result,
@@ -91,6 +92,8 @@ class AnalysisEngine:
         self._extension_sources: dict[str, str] = {}
         # path -> its lines in the last hang's or crash's stack (the definitions-only retry skips them)
         self._failure_lines: dict[str, list[int]] = {}
+        # path -> the functions of the last analysis received, which the next reply refers to
+        self._received_functions = ReceivedFunctions()
 
     # ---------------------------------------------------------------------------------- lifecycle
 
@@ -217,6 +220,9 @@ class AnalysisEngine:
         self._next_id += 1
         request_id = self._next_id
         message = dict(message, id=request_id, loading=self.loading)
+        known = 0
+        if message.get("op") == "analyze":
+            message["known"] = known = self._received_functions.known(message["path"])
         paused_at: float | None = None  # while the worker imports a third-party module (not the file's work)
         mark = worker.output_mark()
         try:
@@ -245,7 +251,12 @@ class AnalysisEngine:
                         return "cancelled", None, ""
                     if not reply.get("ok"):
                         return "error", None, str(reply.get("traceback") or reply.get("error"))
-                    return "ok", reply.get("result"), ""
+                    result = reply.get("result")
+                    if "functions" in reply:
+                        result.functions = self._received_functions.decode(
+                            message["path"], reply["functions"], known, request_id
+                        )
+                    return "ok", result, ""
             except (EOFError, OSError):
                 pass
             if self._closed:

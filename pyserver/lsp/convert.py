@@ -16,6 +16,7 @@ from pygls.uris import from_fs_path
 from pyserver.analysis.api import MAIN_BLOCK_REASON, explain_diagnostic
 from pyserver.analysis.codes import doc_link
 from pyserver.analysis.model import Diagnostic, Range
+from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.lsp.text import index_to_client, line_at, split_lines
 
 if TYPE_CHECKING:
@@ -56,17 +57,22 @@ class RangeConverter:
             self._lines[path] = split_lines(source) if source is not None else []
         return self._lines[path]
 
-    def range(self, path: str, value: Range) -> lsp.Range:
+    def positions(self, path: str, value: Range) -> tuple[int, int, int, int]:
+        """The range's start line and character, end line and character, as the client counts them."""
         lines = self._file_lines(path)
         start_line = max(value.start.line, 0)
         end_line = max(value.end.line, start_line)
+        return (
+            start_line,
+            index_to_client(line_at(lines, start_line), value.start.character, self._encoding),
+            end_line,
+            index_to_client(line_at(lines, end_line), value.end.character, self._encoding),
+        )
+
+    def range(self, path: str, value: Range) -> lsp.Range:
+        start_line, start_character, end_line, end_character = self.positions(path, value)
         return lsp.Range(
-            start=lsp.Position(
-                start_line, index_to_client(line_at(lines, start_line), value.start.character, self._encoding)
-            ),
-            end=lsp.Position(
-                end_line, index_to_client(line_at(lines, end_line), value.end.character, self._encoding)
-            ),
+            start=lsp.Position(start_line, start_character), end=lsp.Position(end_line, end_character)
         )
 
 
@@ -132,6 +138,12 @@ def publishable(
 
 
 NOT_RUN = "not-run"  # the code of the faded hints on top-level statements the analysis did not run (codes.py)
+# A notebook's edit publishes dozens of the same hints again: each is made once per (range, reason) and
+# the same object published again (published diagnostics are never changed in place; notebooks.split
+# moves a copy into its cell).
+_NOT_RUN_HINTS: BoundedCache[tuple[int, int, int, int, str], lsp.Diagnostic] = bounded_cache(
+    "convert.not_run_hints", 4096
+)
 
 
 def not_run_hints(
@@ -147,9 +159,15 @@ def not_run_hints(
         if skipped.reason == MAIN_BLOCK_REASON:
             continue  # never run in any mode, as every Python user expects: not worth fading
         end = min(max(skipped.end_line, skipped.line), len(lines)) - 1
-        hints.append(
-            lsp.Diagnostic(
-                range=ranges.range(path, Range.of(skipped.line - 1, 0, end, len(lines[end]))),
+        positions = ranges.positions(path, Range.of(skipped.line - 1, 0, end, len(lines[end])))
+        key = (*positions, skipped.reason)
+        hint = _NOT_RUN_HINTS.get(key)
+        if hint is None:
+            start_line, start_character, end_line, end_character = positions
+            hint = _NOT_RUN_HINTS[key] = lsp.Diagnostic(
+                range=lsp.Range(
+                    lsp.Position(start_line, start_character), lsp.Position(end_line, end_character)
+                ),
                 message=(
                     f"Not run by Numba Lens's analysis: {skipped.reason}. Only the top-level statements that "
                     'defining the jitted functions needs run (numbaLens.moduleLoading: "definitions").'
@@ -159,7 +177,7 @@ def not_run_hints(
                 source="numba-lens",
                 tags=[lsp.DiagnosticTag.Unnecessary],
             )
-        )
+        hints.append(hint)
     return hints
 
 

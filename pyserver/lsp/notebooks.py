@@ -62,6 +62,11 @@ class OpenNotebook:
     # cell URI -> the diagnostics last sent to it (a cell never sent any is absent)
     published: dict[str, list[lsp.Diagnostic]] = field(default_factory=dict)
     edited: set[str] = field(default_factory=set)  # cells whose text changed since the last split
+    # what each cell's text was in the module (`_cell_texts`), for the next rebuild to compare with
+    texts: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # id of a module diagnostic without related places (the same object published again: the not-run
+    # hints) -> (it, its cell's first line, its copy in the cell's lines), as of the last split
+    relocated: dict[int, tuple[lsp.Diagnostic, int, lsp.Diagnostic]] = field(default_factory=dict)
 
 
 def cells_of(workspace: Workspace, notebook_uri: str) -> list[NotebookCell] | None:
@@ -94,12 +99,12 @@ class NotebookState:
         if cells is None:
             return None
         module = notebook_module(cells)
+        after = _cell_texts(module)
         state = self._open.get(notebook_uri)
         if state is None:
-            self._open[notebook_uri] = OpenNotebook(module, edited={span.key for span in module.cells})
+            self._open[notebook_uri] = OpenNotebook(module, edited=set(after), texts=after)
             return module, set()
-        old, state.module = state.module, module
-        before, after = _cell_texts(old), _cell_texts(module)
+        before, state.module, state.texts = state.texts, module, after
         for key, (_, text) in after.items():
             if key not in before or before[key][1] != text:
                 state.edited.add(key)
@@ -133,12 +138,21 @@ class NotebookState:
             return {}
         module = state.module
         per_cell: dict[str, list[lsp.Diagnostic]] = {span.key: [] for span in module.cells}
+        relocated: dict[int, tuple[lsp.Diagnostic, int, lsp.Diagnostic]] = {}
         for diagnostic in diagnostics:
             found = module.locate(diagnostic.range.start.line)
             if found is None:
                 continue
             span, _ = found
-            per_cell[span.key].append(self._relocated(notebook_uri, module, diagnostic, span))
+            kept = state.relocated.get(id(diagnostic))
+            if kept is not None and kept[0] is diagnostic and kept[1] == span.first_line:
+                in_cell = kept[2]  # the same object in a cell that starts where it did: the same copy
+            else:
+                in_cell = self._relocated(notebook_uri, module, diagnostic, span)
+            if not diagnostic.related_information:  # a related place may lie in a cell that moved
+                relocated[id(diagnostic)] = (diagnostic, span.first_line, in_cell)
+            per_cell[span.key].append(in_cell)
+        state.relocated = relocated
         for problem in module.problems:
             per_cell.setdefault(problem.key, []).append(
                 lsp.Diagnostic(

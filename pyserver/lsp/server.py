@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types as lsp
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from pyserver import __version__
@@ -20,6 +22,7 @@ from pyserver.lsp.documents import DocumentSnapshot
 from pyserver.lsp.params import document_uri
 from pyserver.lsp.requests import ROUTES, DocumentRoute, Route
 from pyserver.lsp.session import Session
+from pyserver.lsp.stdio import pipe_reader
 
 
 class NumbaLensServer(LanguageServer):
@@ -31,6 +34,44 @@ class NumbaLensServer(LanguageServer):
             notebook_document_sync=notebooks.SYNC_OPTIONS,
         )
         self.session = Session(self)
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio, the input read on the event loop (stdio.pipe_reader); pygls's own reader
+        where the input is not a pipe."""
+        if stdin is None or stdout is None or not self._serve_pipe(stdin, stdout):
+            super().start_io(stdin, stdout)
+
+    def _serve_pipe(self, stdin: BinaryIO, stdout: BinaryIO) -> bool:
+        """Serve until the client exits or the input ends; False (nothing served) when `stdin` is not
+        something asyncio can watch."""
+        self._stop_event = stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout))
+        served = False
+
+        async def main() -> None:
+            nonlocal served
+            reader = await pipe_reader(stdin)
+            if reader is None:
+                return
+            served = True
+            await run_async(
+                stop_event=stop_event,
+                reader=reader,
+                protocol=self.protocol,
+                logger=logging.getLogger("pygls.server"),
+                error_handler=self.report_server_error,
+            )
+
+        try:
+            asyncio.run(main())
+        except BrokenPipeError:
+            logging.getLogger("pyserver.lsp").error("the connection to the client is lost: shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            if served:
+                self.shutdown()
+        return served
 
     def shutdown(self) -> None:
         """Stop reading without waiting for the reader thread, which may sit in a blocking read of a

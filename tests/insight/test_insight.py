@@ -224,6 +224,31 @@ def test_frozen_global_ignores_alternative_branches() -> None:
     assert {"os", "scipy", "f"} <= bound
 
 
+def test_module_assignments_of_an_edited_module_are_those_of_its_fresh_parse() -> None:
+    """The statements an edit did not touch are the previous parse's nodes, whose part is kept: the
+    result must be the one of a tree parsed from nothing."""
+    import ast
+
+    from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
+    from pyserver.analysis.worker.report.insight import module_assignments
+
+    texts = [
+        "import os\nSCALE = 1.0\ndef f():\n    global MODE\n    MODE = 1\nMODE = 0\nSCALE = 2.0\n",
+        "import os\nSCALE = 1.0\ndef f():\n    global MODE\n    MODE = 2\nMODE = 0\nSCALE = 2.0\n",
+        "import os\nSCALE = 1.0\nLIMIT = 3\ndef f():\n    global MODE\n    MODE = 2\nMODE = 0\nSCALE = 2.0\n",
+        "import os, sys\nSCALE = 1.0\nLIMIT = 3\ndef f():\n    return 1\nMODE = 0\nSCALE = 2.0\n",
+    ]
+    parser = IncrementalParser()
+    reused = []
+    for text in texts:
+        edited = parser.parse(text, "m.py")
+        reused.append(parser.reused_statements)
+        assert module_assignments(edited) == module_assignments(ast.parse(text)), text
+    assert reused[1] and reused[2]  # those parses reused statements: their kept parts served
+    assigned, bound = module_assignments(ast.parse(texts[-1]))
+    assert assigned == {"SCALE": [2, 7], "LIMIT": [3], "MODE": [6]} and bound == {"os", "sys", "f"}
+
+
 def test_no_promotion_hint_for_a_plain_reassignment(insight_engine: AnalysisEngine) -> None:
     result, source = analyse(insight_engine, "type_hints_reassigned.py")
     assert [d.code for d in type_hints(result, source)] == []

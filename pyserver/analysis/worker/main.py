@@ -103,6 +103,7 @@ def main(argv: list[str]) -> int:
     except BaseException:
         responses.send({"op": "ready", "ok": False, "error": traceback.format_exc()})
         return 1
+    from pyserver.analysis.reply_functions import SentFunctions
     from pyserver.analysis.worker.load.loader import IMPORT_CLOCK
 
     responses.send(
@@ -115,6 +116,7 @@ def main(argv: list[str]) -> int:
         }
     )
     busy = [False]
+    sent_functions = SentFunctions()
     frozen = [False]  # gc.freeze() done
     current = [0]  # the id of the request in progress
 
@@ -152,6 +154,11 @@ def main(argv: list[str]) -> int:
                     request["path"], request["source"], selective=bool(request.get("selective"))
                 )
                 _note_loading(result, analyzer.loader.last_load)
+                if "known" in request:  # the functions as what changed since the reply the engine holds
+                    reply["functions"] = sent_functions.encode(
+                        request["path"], result.functions, int(request["known"]), int(request.get("id") or 0)
+                    )
+                    result.functions = []
                 reply["result"] = result
             elif op == "ir_view":
                 from pyserver.analysis.worker.infer.ir_views import ir_view

@@ -210,11 +210,13 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
         kernels.type_overloads(self, run)  # @overload implementations, from the calls that reached them
         # What the recorded compiles typed, for the functions and argument types not typed above.
         recorded_types.add_recorded_types(result, self.root, source, index, stores)
-        for name, record in records.items():  # recorded compiles, each recompile explained (recompiles.py)
-            key = store.function_key(os.path.relpath(path, self.root), name)
+        relative = os.path.relpath(path, self.root)
+        recording = [data for data in stores if data.get("functions")]  # most stores hold nothing
+        for name, record in records.items() if recording else ():  # recorded compiles, each explained
+            key = store.function_key(relative, name)
             cached = bool(record.options.get("cache"))
             infos[name].compiles = recompiles.function_compiles(
-                stores, key, infos[name].params, record.py_func, cached
+                recording, key, infos[name].params, record.py_func, cached
             )
         for name in records:
             identifier = numba_api.function_id(records[name].py_func)

@@ -23,6 +23,7 @@ from pyserver.analysis.codes import CODE_TABLE, doc_link
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, ParallelLoop, Range, SignatureResult
 from pyserver.analysis.worker.discover.discovery import nested_statements
 from pyserver.analysis.worker.report.report import SourceIndex
+from pyserver.caches import BoundedCache, bounded_cache
 
 if TYPE_CHECKING:  # the language server imports this module without Numba (it may be missing)
     from pyserver.numba_api import ParforFact
@@ -116,11 +117,18 @@ def _bool_invert(path: str, function: FunctionInfo, index: SourceIndex) -> list[
     return list(found.values())
 
 
+# id(top-level statement) -> (it, the names it assigns with their lines, the names it binds otherwise)
+_STATEMENT_ASSIGNMENTS: BoundedCache[int, tuple[ast.stmt, dict[str, list[int]], frozenset[str]]] = (
+    bounded_cache("insight.statement_assignments", 8192)
+)
+
+
 def module_assignments(tree: ast.Module) -> tuple[dict[str, list[int]], set[str]]:
     """Assignment lines per name on one path through the module's top level (the branches of an `if` or
     a `try` are alternatives: the longer one counts; a loop's body counts twice, as it re-assigns);
     a `global` statement in a function counts as one more; names bound by def/import/class."""
     bound_otherwise: set[str] = set()
+    bound_all: set[str] = set()
 
     def merge_longest(branches: list[dict[str, list[int]]]) -> dict[str, list[int]]:
         merged: dict[str, list[int]] = {}
@@ -173,7 +181,18 @@ def module_assignments(tree: ast.Module) -> tuple[dict[str, list[int]], set[str]
                             assigned.setdefault(bound.id, []).append(node.lineno)
         return assigned
 
-    return visit(tree.body), bound_otherwise
+    assigned: dict[str, list[int]] = {}
+    for node in tree.body:
+        # One top-level statement's part at a time: a statement an edit did not touch is the previous
+        # parse's node (incremental_parse; nothing changes a node), and its part is the one found before.
+        kept = _STATEMENT_ASSIGNMENTS.get(id(node))
+        if kept is None or kept[0] is not node:
+            bound_otherwise = set()
+            kept = _STATEMENT_ASSIGNMENTS[id(node)] = (node, visit([node]), frozenset(bound_otherwise))
+        for name, lines in kept[1].items():
+            assigned.setdefault(name, []).extend(lines)
+        bound_all.update(kept[2])
+    return assigned, bound_all
 
 
 def _frozen_globals(path: str, functions: list[FunctionInfo], index: SourceIndex) -> list[Diagnostic]:

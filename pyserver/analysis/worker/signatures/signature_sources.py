@@ -301,10 +301,10 @@ class SignatureSources:
             add(tuple(annotation_types), None, "annotation")
         elif not params and function.kind in ("njit", "jit"):
             add((), None, "annotation")  # no parameters: nothing to know
-        # Recorded from real runs.
-        relative = os.path.relpath(path, self.root)
-        key = store.function_key(relative, function.name)
-        for data in stores:
+        # Recorded from real runs (the key only where a store records something: most hold nothing).
+        recording = [data for data in stores if data.get("functions") or data.get("notes")]
+        key = store.function_key(os.path.relpath(path, self.root), function.name) if recording else ""
+        for data in recording:
             for entry in store.entries(data, key):
                 try:
                     args = tuple(
