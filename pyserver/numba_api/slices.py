@@ -19,6 +19,7 @@ from numba.core import types as nbtypes
 from numba.core.registry import cpu_target
 from numba.core.typing.templates import CallableTemplate
 
+from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.numba_api.core import WITH_OPCODES
 from pyserver.numba_api.slice_containers import bound_receivers, typed_container_arg, untrusted_containers
 
@@ -476,8 +477,25 @@ def array_layout_undecided(ty: Any) -> bool:
     return isinstance(ty, nbtypes.Array) and ty.layout != "C"
 
 
+# (dispatcher, argument types, keyword types) -> the folded signature, or None: a dispatcher's Python
+# signature is fixed when it is made, so the same call types fold the same way (a call site is folded
+# again at every analysis of its file).
+_folded: BoundedCache[tuple[Any, ...], tuple[Any, ...] | None] = bounded_cache("numba_api.folded_calls", 4096)
+
+
 def fold_call_types(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[Any, ...] | None:
     """The signature the dispatcher compiles for a call with these types (defaults folded as Omitted)."""
+    key = (dispatcher, args, tuple(sorted(kws.items())))
+    try:
+        if key in _folded:
+            return _folded[key]
+    except TypeError:  # an unhashable type
+        return _fold(dispatcher, args, kws)
+    found = _folded[key] = _fold(dispatcher, args, kws)
+    return found
+
+
+def _fold(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[Any, ...] | None:
     try:
         _pysig, folded = dispatcher._compiler.fold_argument_types(args, kws)
     except Exception:  # too many or too few arguments, an unknown keyword: the call would fail
