@@ -2,12 +2,12 @@
 
 Each signature a function is typed for (and each time a caller's typing types it as a callee) starts
 with the same translation of its bytecode to Numba IR, which reads no argument type: only the code,
-and the values of the globals and closure cells it names at that moment. The pass below keeps a pristine
-copy of the IR it translated, keyed on the function and its code, and starts a later typing from a copy
-of it, as long as every global and cell the code names still holds the same object (else it
-translates again). A function is copied from its second translation on. The IR blocks are copied by ir_copy (deepcopy's result, one memo for the whole
-function, as the translation shares variables and scopes between blocks); the function identity is the
-typing's own.
+and the values of the globals and closure cells it names at that moment. The pass below keeps a
+pristine copy of the IR it translated, keyed on the function and its code, and starts a later typing
+from a copy of it, as long as every global and cell the code names still holds the same object (else
+it translates again). A function is kept from its second translation on (one typed once costs no
+copy). The IR blocks are copied by ir_copy (deepcopy's result, one memo for the whole function, as the
+translation shares variables and scopes between blocks); the function identity is the typing's own.
 """
 
 from __future__ import annotations
