@@ -10,6 +10,7 @@ import copy
 import io
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -150,25 +151,31 @@ def _outcome(inference: Any) -> dict[str, Any]:
     }
 
 
-def test_inlining_memo_gives_numbas_inferences(tmp_path: Path) -> None:
-    path = tmp_path / "inlining.py"
+def _analysed_functions(folder: Path, name: str) -> Iterator[tuple[Analyzer, Any, Any]]:
+    """Analyse SOURCE as `folder/name`, then (analyzer, its record, its memo entry) for each of the file's
+    jitted functions the analysis inferred."""
+    path = folder / name
     path.write_text(SOURCE)
     cwd = os.getcwd()
-    analyzer = Analyzer(tmp_path)
-    compared = 0
+    analyzer = Analyzer(folder)
     try:
         analyzer.analyze(str(path), SOURCE)
         for memo in list(analyzer.memo.values()):
             record = analyzer.loader.recorded.get(memo.function)
-            if record is None or memo.function[0] != str(path):
-                continue
-            with numba_api.patches.inline_memo_disabled():
-                with numba_api.callee_resolver(analyzer.resolve_callee):
-                    numba_own = numba_api.infer(record.dispatcher, memo.inference.args, None)
-            assert _outcome(memo.inference) == _outcome(numba_own), memo.function[1]
-            compared += 1
+            if record is not None and memo.function[0] == str(path):
+                yield analyzer, record, memo
     finally:
         os.chdir(cwd)
+
+
+def test_inlining_memo_gives_numbas_inferences(tmp_path: Path) -> None:
+    compared = 0
+    for analyzer, record, memo in _analysed_functions(tmp_path, "inlining.py"):
+        with numba_api.patches.inline_memo_disabled():
+            with numba_api.callee_resolver(analyzer.resolve_callee):
+                numba_own = numba_api.infer(record.dispatcher, memo.inference.args, None)
+        assert _outcome(memo.inference) == _outcome(numba_own), memo.function[1]
+        compared += 1
     assert compared >= 5
 
 
@@ -260,26 +267,15 @@ def test_compile_flags_compare_and_hash_by_their_values(tmp_path: Path) -> None:
 def test_translation_memo_gives_numbas_inferences(tmp_path: Path) -> None:
     """A function typed again starts from a copy of its first translation: the same inferences as
     Numba's own translation, the third time (the first copy) and later."""
-    path = tmp_path / "translated.py"
-    path.write_text(SOURCE)
-    cwd = os.getcwd()
-    analyzer = Analyzer(tmp_path)
     compared = 0
-    try:
-        analyzer.analyze(str(path), SOURCE)
-        for memo in list(analyzer.memo.values()):
-            record = analyzer.loader.recorded.get(memo.function)
-            if record is None or memo.function[0] != str(path):
-                continue
-            with numba_api.callee_resolver(analyzer.resolve_callee):
-                again = [numba_api.infer(record.dispatcher, memo.inference.args, None) for _ in range(3)]
-                with numba_api.translate_memo_disabled():
-                    numba_own = numba_api.infer(record.dispatcher, memo.inference.args, None)
-            for inference in again:
-                assert _outcome(inference) == _outcome(numba_own), memo.function[1]
-            compared += 1
-    finally:
-        os.chdir(cwd)
+    for analyzer, record, memo in _analysed_functions(tmp_path, "translated.py"):
+        with numba_api.callee_resolver(analyzer.resolve_callee):
+            again = [numba_api.infer(record.dispatcher, memo.inference.args, None) for _ in range(3)]
+            with numba_api.translate_memo_disabled():
+                numba_own = numba_api.infer(record.dispatcher, memo.inference.args, None)
+        for inference in again:
+            assert _outcome(inference) == _outcome(numba_own), memo.function[1]
+        compared += 1
     assert compared >= 5
     assert numba_api.translations_reused() >= compared
 
