@@ -245,6 +245,28 @@ def apply_edits(text: str, edits: list[lsp.TextEdit]) -> str:
     return text
 
 
+def cell_text_change(
+    notebook_uri: str, version: int, cell_uri: str, old_text: str, new_text: str
+) -> lsp.DidChangeNotebookDocumentParams:
+    """A notebook change (at `version`) that replaces one cell's whole text."""
+    lines = old_text.split("\n")
+    change = lsp.TextDocumentContentChangePartial(
+        range=lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines) - 1, len(lines[-1]))), text=new_text
+    )
+    return lsp.DidChangeNotebookDocumentParams(
+        notebook_document=lsp.VersionedNotebookDocumentIdentifier(version, notebook_uri),
+        change=lsp.NotebookDocumentChangeEvent(
+            cells=lsp.NotebookDocumentCellChanges(
+                text_content=[
+                    lsp.NotebookDocumentCellContentChanges(
+                        document=lsp.VersionedTextDocumentIdentifier(version, cell_uri), changes=[change]
+                    )
+                ]
+            )
+        ),
+    )
+
+
 def json_converter() -> Any:
     """pygls' converter, except that custom params and results stay plain JSON (pygls would turn
     them into namedtuples and rename keys such as the "12" of a lineMap)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_session import Session, start_session, uri_of
+from lsp_session import Session, cell_text_change, start_session, uri_of
 from lsprotocol import types as lsp
 
 KERNEL = """@njit
@@ -65,26 +65,10 @@ class Notebook:
 
     def edit(self, index: int, text: str) -> None:
         uri, kind, old = self.cells[index]
-        lines = old.split("\n")
         self.cells[index] = (uri, kind, text)
         self.version += 1
-        change = lsp.TextDocumentContentChangePartial(
-            range=lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines) - 1, len(lines[-1]))), text=text
-        )
         self.session.client.notebook_document_did_change(
-            lsp.DidChangeNotebookDocumentParams(
-                notebook_document=lsp.VersionedNotebookDocumentIdentifier(self.version, self.uri),
-                change=lsp.NotebookDocumentChangeEvent(
-                    cells=lsp.NotebookDocumentCellChanges(
-                        text_content=[
-                            lsp.NotebookDocumentCellContentChanges(
-                                document=lsp.VersionedTextDocumentIdentifier(self.version, uri),
-                                changes=[change],
-                            )
-                        ]
-                    )
-                ),
-            )
+            cell_text_change(self.uri, self.version, uri, old, text)
         )
 
     def delete(self, index: int) -> None:

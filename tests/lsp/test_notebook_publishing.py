@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsp_session import cell_text_change
 from lsprotocol import types as lsp
 from pygls.uris import from_fs_path
 from pygls.workspace import Workspace
@@ -43,26 +44,10 @@ class OpenNotebook:
         )
 
     def edit(self, index: int, text: str) -> None:
-        lines = self.texts[index].split("\n")
-        self.texts[index] = text
+        old, self.texts[index] = self.texts[index], text
         self.version += 1
-        change = lsp.TextDocumentContentChangePartial(
-            range=lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines) - 1, len(lines[-1]))), text=text
-        )
         self.workspace.update_notebook_document(
-            lsp.DidChangeNotebookDocumentParams(
-                notebook_document=lsp.VersionedNotebookDocumentIdentifier(self.version, self.uri),
-                change=lsp.NotebookDocumentChangeEvent(
-                    cells=lsp.NotebookDocumentCellChanges(
-                        text_content=[
-                            lsp.NotebookDocumentCellContentChanges(
-                                document=lsp.VersionedTextDocumentIdentifier(self.version, self.cells[index]),
-                                changes=[change],
-                            )
-                        ]
-                    )
-                ),
-            )
+            cell_text_change(self.uri, self.version, self.cells[index], old, text)
         )
 
     def published(
