@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psutil
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
@@ -135,6 +136,21 @@ def whole_text_change(old_text: str, new_text: str) -> lsp.TextDocumentContentCh
 
 def median_p90(timings: list[float]) -> tuple[float, float]:
     return statistics.median(timings), sorted(timings)[int(len(timings) * 0.9) - 1]
+
+
+def server_cpu_s(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) so far of the server `pid` and of its child processes (the analysis
+    worker): what an edit costs whatever the machine's load, where wall time includes waiting for a core."""
+    server = psutil.Process(pid)
+
+    def used(process: psutil.Process) -> float:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            return 0.0
+        return float(times.user + times.system)
+
+    return used(server), sum(used(child) for child in server.children(recursive=True))
 
 
 def machine_load() -> str:
