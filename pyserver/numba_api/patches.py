@@ -243,6 +243,17 @@ def _rec_list_vars(self: Any, value: Any) -> list[Any]:
     return out
 
 
+@contextmanager
+def list_vars_walk_disabled() -> Iterator[None]:
+    """Numba's own walk of IR statements' variables inside (to compare the two)."""
+    ours = ir.Inst.__dict__["_rec_list_vars"]
+    ir.Inst._rec_list_vars = _original_rec_list_vars  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        ir.Inst._rec_list_vars = ours  # type: ignore[method-assign]
+
+
 def _lens_postprocessor_run(self: Any, *args: Any, **kwargs: Any) -> None:
     func_ir = self.func_ir
     emit_dels = bool(args[0] if args else kwargs.get("emit_dels", False))
