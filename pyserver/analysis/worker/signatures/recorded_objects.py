@@ -31,6 +31,9 @@ class RecordedObjects:
         # function passed to a library): only when imports run definitions alone, never a script's work.
         self.may_import = may_import or (lambda: False)
         self._imported: dict[str, float] = {}  # path -> its mtime when imported (or tried)
+        # A file name's real path, asked once per name: a lookup compares it for every loaded module (a
+        # package's check made tens of thousands of such comparisons, each a realpath's system calls).
+        self._real_paths: dict[str, str] = {}
 
     def resolve(self, module: str, qualname: str, path: str | None) -> Any:
         full = os.path.realpath(os.path.join(self.root, path)) if path else None
@@ -70,12 +73,18 @@ class RecordedObjects:
     def _in_loaded(self, qualname: str, full: str) -> Any:
         if full is not None:
             for (recorded_file, name), record in list(self.records.items()):
-                if name == qualname and os.path.realpath(recorded_file) == full:
+                if name == qualname and self._real_path(recorded_file) == full:
                     return record.dispatcher
             for loaded in list(sys.modules.values()):
                 file = getattr(loaded, "__file__", None)
-                if isinstance(file, str) and os.path.realpath(file) == full:
+                if isinstance(file, str) and self._real_path(file) == full:
                     found = types_codec.walk_qualname(loaded, qualname)
                     if found is not None:
                         return found
         return None
+
+    def _real_path(self, file: str) -> str:
+        real = self._real_paths.get(file)
+        if real is None:
+            real = self._real_paths[file] = os.path.realpath(file)
+        return real
