@@ -22,6 +22,10 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
+# Middle-generation collections between two full ones (CPython's default: 10). A full collection walks
+# everything the worker holds outside the frozen start-up objects (the call index's trees, kept
+# inferences, typing caches): at 10, a package's check spent 10-20% of its CPU in them, freeing little.
+FULL_COLLECTION_EVERY = 100
 
 
 def _die_with_parent() -> None:
@@ -105,6 +109,8 @@ def main(argv: list[str]) -> int:
         # any file arrives), or a full collection walks them during the first file's analysis.
         gc.collect()
         gc.freeze()
+        young, middle, _full = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
     except BaseException:
         responses.send({"op": "ready", "ok": False, "error": traceback.format_exc()})
         return 1
