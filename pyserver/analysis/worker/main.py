@@ -22,10 +22,12 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
-# Middle-generation collections between two full ones (CPython's default: 10). A full collection walks
-# everything the worker holds outside the frozen start-up objects (the call index's trees, kept
-# inferences, typing caches): at 10, a package's check spent 10-20% of its CPU in them, freeing little.
-FULL_COLLECTION_EVERY = 100
+# The collector's thresholds (CPython's defaults: 700, 10, 10). An analysis allocates many short-lived
+# containers (IR, typing constraints): rarer young collections let most of them die first. A full
+# collection walks everything the worker holds outside the frozen start-up objects (the call index's
+# trees, kept inferences, typing caches) and frees little: with the defaults, a package's check spent
+# 10-25% of its CPU in the collector.
+COLLECTOR_THRESHOLDS = (50_000, 20, 100)
 
 
 def _die_with_parent() -> None:
@@ -91,11 +93,7 @@ def main(argv: list[str]) -> int:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     started = time.perf_counter()
-    # An analysis allocates many short-lived containers (IR, typing constraints): with Python's default
-    # thresholds (700, 10, 10) the collector runs ~40 young collections per file and a full one every
-    # few files, each walking what the workspace's modules and parses hold (50-150 ms with sparse's).
-    # Rarer young collections let most containers die first: 5-10% less CPU per analysis.
-    gc.set_threshold(50_000, 20, 10)
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
     try:
         from pyserver import numba_api
         from pyserver.analysis.worker.infer.analyzer import Analyzer
@@ -109,8 +107,6 @@ def main(argv: list[str]) -> int:
         # any file arrives), or a full collection walks them during the first file's analysis.
         gc.collect()
         gc.freeze()
-        young, middle, _full = gc.get_threshold()
-        gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
     except BaseException:
         responses.send({"op": "ready", "ok": False, "error": traceback.format_exc()})
         return 1
