@@ -43,9 +43,14 @@ def places(tree: ast.Module | None, lines: list[str]) -> dict[str, list[Place]]:
     found: dict[str, list[Place]] = {}
     if tree is None:
         return found
+    # Only a lambda defines a function inside an expression: without one in the text, the walk need not
+    # enter expressions, most of a module's nodes.
+    skipped = ast.expr if not any("lambda" in line for line in lines) else ()
 
     def visit(node: ast.AST, scope: list[str]) -> None:
         for child in ast.iter_child_nodes(node):
+            if isinstance(child, skipped):
+                continue
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
                 name = child.name if not isinstance(child, ast.Lambda) else "<lambda>"
                 first = min([d.lineno for d in getattr(child, "decorator_list", [])] + [child.lineno])
