@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyserver import pysource
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.pysource import source_segment
 
@@ -382,7 +383,7 @@ def _find_cached(source: str, path: str, tree: ast.Module | None = None) -> tupl
     found = _found.get(key)
     if found is not None:
         return found
-    parsed = tree if tree is not None else ast.parse(source, filename=path)
+    parsed = tree if tree is not None else pysource.parse(source, path)
     found = tuple(find_jitted_functions_in_tree(parsed, source))
     _found[key] = found
     return found

@@ -8,6 +8,7 @@ import re
 import types
 from typing import Any
 
+from pyserver import pysource
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
 from pyserver.analysis.worker.load import toplevel_slice
@@ -104,6 +105,48 @@ def _statement_code(
         code = compile(chunk, path, "exec", flags=flags, dont_inherit=True)
         _STATEMENT_CODES[key] = code
     return code
+
+
+# (file, text, definitions only) -> what importing the module compiles, and its slice: a module imported
+# again (its package forgotten, or a failing import retried by each analysis) is not parsed, sliced and
+# compiled again. Each is a pure function of the key.
+_IMPORTED: BoundedCache[tuple[str, str, bool], tuple[types.CodeType, toplevel_slice.TopLevelSlice | None]] = (
+    bounded_cache("loader.imported_codes", 256)
+)
+
+
+def imported_code(
+    source: str | bytes, text: str, path: str, definitions_only: bool
+) -> tuple[types.CodeType, toplevel_slice.TopLevelSlice | None]:
+    """The code a workspace import of the file at `path` runs (`text`: `source` decoded), and the slice
+    it is compiled from under definitions-only loading (its assignments kept: they are what other modules
+    import; its calls, loops and `__main__` block left out). Raises the SyntaxError compile raises."""
+    key = (path, text, definitions_only)
+    found = _IMPORTED.get(key)
+    if found is None:
+        found = _compiled_import(source, text, path, definitions_only)
+        _IMPORTED[key] = found
+    code, sliced = found
+    if sliced is None:
+        return code, None
+    # The caller may change its lists; the tree is only read.
+    return code, toplevel_slice.TopLevelSlice(
+        sliced.tree, list(sliced.skipped), sliced.future_flags, dict(sliced.unavailable)
+    )
+
+
+def _compiled_import(
+    source: str | bytes, text: str, path: str, definitions_only: bool
+) -> tuple[types.CodeType, toplevel_slice.TopLevelSlice | None]:
+    if definitions_only:
+        try:
+            tree = pysource.parse(text, path)  # shared with the call index and the file's analysis
+        except SyntaxError:
+            pass  # compile() below reports it as Python would
+        else:
+            sliced = toplevel_slice.slice_module(tree, keep_assignments=True, source=text)
+            return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True), sliced
+    return compile(source, path, "exec", dont_inherit=True), None
 
 
 def _is_docstring(statement: ast.stmt) -> bool:

@@ -17,6 +17,7 @@ import os
 import weakref
 from dataclasses import dataclass, field, replace
 
+from pyserver import pysource
 from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
 
@@ -133,7 +134,7 @@ def index_source(
     """`parser`: parses an edited buffer again reusing the unchanged top-level statements' nodes (so
     what python_callers keeps per node, a caller's flattened statements, stays valid for them)."""
     try:
-        tree = parser.parse(source, path) if parser is not None else ast.parse(source, filename=path)
+        tree = parser.parse(source, path) if parser is not None else pysource.parse(source, path)
     except (SyntaxError, ValueError):
         return None
     try:
