@@ -62,7 +62,7 @@ def test_a_tree_held_elsewhere_is_found_again_and_a_changed_text_parsed_afresh()
     assert elsewhere is not held and ast.dump(elsewhere) == ast.dump(held)
 
 
-def test_an_imported_slice_is_a_fresh_copy_each_time() -> None:
+def test_an_import_is_compiled_once_its_slice_handed_out_afresh_its_tree_kept_shared() -> None:
     text = CONSTANTS.format(scale=2)
     code, sliced = module_codes.imported_code(text, text, "/nowhere/constants.py", True)
     assert sliced is not None and sliced.skipped
@@ -73,6 +73,12 @@ def test_an_imported_slice_is_a_fresh_copy_each_time() -> None:
     fresh = toplevel_slice.slice_module(ast.parse(text), keep_assignments=True, source=text)
     assert sliced_again is not None
     assert sliced_again.skipped == fresh.skipped and sliced_again.unavailable == fresh.unavailable
+    # The import's tree is the one a later parse of the text gets (the call index's), however many
+    # other files were parsed meanwhile: the statements the slice kept whole are its nodes.
+    for n in range(3 * pysource.PARSE_CACHE_SIZE):
+        pysource.parse(f"z = {n}\n", f"/nowhere/between_{n}.py")
+    later = pysource.parse(text, "/nowhere/constants.py")
+    assert any(kept is statement for kept in sliced_again.tree.body for statement in later.body)
 
 
 @pytest.fixture(autouse=True)

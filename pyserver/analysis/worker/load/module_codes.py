@@ -107,12 +107,12 @@ def _statement_code(
     return code
 
 
-# (file, text, definitions only) -> what importing the module compiles, and its slice: a module imported
-# again (its package forgotten, or a failing import retried by each analysis) is not parsed, sliced and
-# compiled again. Each is a pure function of the key.
-_IMPORTED: BoundedCache[tuple[str, str, bool], tuple[types.CodeType, toplevel_slice.TopLevelSlice | None]] = (
-    bounded_cache("loader.imported_codes", 256)
-)
+# (file, text, definitions only) -> what importing the module compiles, its slice, and the parsed tree
+# (held so that the call index, parsing the same text later, gets it from pysource.parse): a module
+# imported again (its package forgotten, or a failing import retried by each analysis) is not parsed,
+# sliced and compiled again. Each is a pure function of the key.
+_Imported = tuple[types.CodeType, toplevel_slice.TopLevelSlice | None, ast.Module | None]
+_IMPORTED: BoundedCache[tuple[str, str, bool], _Imported] = bounded_cache("loader.imported_codes", 256)
 
 
 def imported_code(
@@ -126,7 +126,7 @@ def imported_code(
     if found is None:
         found = _compiled_import(source, text, path, definitions_only)
         _IMPORTED[key] = found
-    code, sliced = found
+    code, sliced, _tree = found
     if sliced is None:
         return code, None
     # The caller may change its lists; the tree is only read.
@@ -135,9 +135,7 @@ def imported_code(
     )
 
 
-def _compiled_import(
-    source: str | bytes, text: str, path: str, definitions_only: bool
-) -> tuple[types.CodeType, toplevel_slice.TopLevelSlice | None]:
+def _compiled_import(source: str | bytes, text: str, path: str, definitions_only: bool) -> _Imported:
     if definitions_only:
         try:
             tree = pysource.parse(text, path)  # shared with the call index and the file's analysis
@@ -145,8 +143,9 @@ def _compiled_import(
             pass  # compile() below reports it as Python would
         else:
             sliced = toplevel_slice.slice_module(tree, keep_assignments=True, source=text)
-            return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True), sliced
-    return compile(source, path, "exec", dont_inherit=True), None
+            code = compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
+            return code, sliced, tree
+    return compile(source, path, "exec", dont_inherit=True), None, None
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
