@@ -2,13 +2,15 @@
 definitions-only slice the loader compiles) and the call index share the tree pysource.parse gives, and
 an import's compiled slice is reused while the file's text is the same. Shared means read only: the
 slices copy what they trim, so the shared tree stays the parse of its text; a changed text is parsed,
-sliced and compiled afresh."""
+sliced and compiled afresh, and the last text's tree is let go."""
 
 from __future__ import annotations
 
 import ast
+import gc
 import os
 import sys
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,7 +115,14 @@ def test_the_analysis_import_and_call_index_share_one_unchanged_tree(tmp_path: P
         # The import's slice trimmed the `if` and the `try` in copies: the shared tree is still its text's.
         assert ast.dump(shared, include_attributes=True) == ast.dump(ast.parse(text), include_attributes=True)
         # A changed text (its size too: the loader's stamp) is imported anew, never the last compile.
+        first = weakref.ref(shared)
+        del indexed, shared
         constants.write_text(CONSTANTS.format(scale="2j"))
         assert _types(analyzer, kernels) == [("float64", "complex128")]
+        # and nothing keeps the last text's tree (one text per file is kept).
+        for n in range(3 * pysource.PARSE_CACHE_SIZE):
+            pysource.parse(f"w = {n}\n", f"/nowhere/after_{n}.py")
+        gc.collect()
+        assert first() is None
     finally:
         os.chdir(cwd)

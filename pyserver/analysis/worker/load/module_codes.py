@@ -107,12 +107,13 @@ def _statement_code(
     return code
 
 
-# (file, text, definitions only) -> what importing the module compiles, its slice, and the parsed tree
-# (held so that the call index, parsing the same text later, gets it from pysource.parse): a module
-# imported again (its package forgotten, or a failing import retried by each analysis) is not parsed,
-# sliced and compiled again. Each is a pure function of the key.
+# (file, definitions only) -> the text last imported, what importing it compiles, its slice, and the
+# parsed tree (held so that the call index, parsing the same text later, gets it from pysource.parse): a
+# module imported again (its package forgotten, or a failing import retried by each analysis) is not
+# parsed, sliced and compiled again. Each is a pure function of the text; one text per file is kept (a
+# large module's tree is tens of MB, and the editor changes it save after save).
 _Imported = tuple[types.CodeType, toplevel_slice.TopLevelSlice | None, ast.Module | None]
-_IMPORTED: BoundedCache[tuple[str, str, bool], _Imported] = bounded_cache("loader.imported_codes", 256)
+_IMPORTED: BoundedCache[tuple[str, bool], tuple[str, _Imported]] = bounded_cache("loader.imported_codes", 256)
 
 
 def imported_code(
@@ -121,11 +122,13 @@ def imported_code(
     """The code a workspace import of the file at `path` runs (`text`: `source` decoded), and the slice
     it is compiled from under definitions-only loading (its assignments kept: they are what other modules
     import; its calls, loops and `__main__` block left out). Raises the SyntaxError compile raises."""
-    key = (path, text, definitions_only)
-    found = _IMPORTED.get(key)
-    if found is None:
+    key = (path, definitions_only)
+    kept = _IMPORTED.get(key)
+    if kept is not None and kept[0] == text:
+        found = kept[1]
+    else:
         found = _compiled_import(source, text, path, definitions_only)
-        _IMPORTED[key] = found
+        _IMPORTED[key] = (text, found)
     code, sliced, _tree = found
     if sliced is None:
         return code, None
