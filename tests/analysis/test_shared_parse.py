@@ -1,6 +1,6 @@
 """One parse of each text for the whole worker: the analysis of a file, its import by another module (the
 definitions-only slice the loader compiles) and the call index share the tree pysource.parse gives, and
-an import's compiled slice is reused while the file's text is the same. Shared means read only: the
+an import's slice is reused while the file's text is the same. Shared means read only: the
 slices copy what they trim, so the shared tree stays the parse of its text; a changed text is parsed,
 sliced and compiled afresh, and the last text's tree is let go."""
 
@@ -64,16 +64,15 @@ def test_a_tree_held_elsewhere_is_found_again_and_a_changed_text_parsed_afresh()
     assert elsewhere is not held and ast.dump(elsewhere) == ast.dump(held)
 
 
-def test_an_import_is_compiled_once_its_slice_handed_out_afresh_its_tree_kept_shared() -> None:
+def test_an_import_is_sliced_once_its_slice_handed_out_afresh_its_tree_kept_shared() -> None:
     text = CONSTANTS.format(scale=2)
-    code, sliced = module_codes.imported_code(text, text, "/nowhere/constants.py", True)
+    sliced = module_codes.imported_slice(text, "/nowhere/constants.py")
     assert sliced is not None and sliced.skipped
     sliced.skipped.clear()
     sliced.unavailable["SCALE"] = "changed by a caller"
-    again, sliced_again = module_codes.imported_code(text, text, "/nowhere/constants.py", True)
-    assert again is code  # compiled once
+    sliced_again = module_codes.imported_slice(text, "/nowhere/constants.py")
+    assert sliced_again is not None and sliced_again.tree is sliced.tree  # sliced once
     fresh = toplevel_slice.slice_module(ast.parse(text), keep_assignments=True, source=text)
-    assert sliced_again is not None
     assert sliced_again.skipped == fresh.skipped and sliced_again.unavailable == fresh.unavailable
     # The import's tree is the one a later parse of the text gets (the call index's), however many
     # other files were parsed meanwhile: the statements the slice kept whole are its nodes.

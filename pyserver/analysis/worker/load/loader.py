@@ -40,7 +40,12 @@ from pyserver.analysis.worker.load import (
     toplevel_slice,
     unavailable,
 )
-from pyserver.analysis.worker.load.module_codes import annotates, imported_code, module_codes, statement_codes
+from pyserver.analysis.worker.load.module_codes import (
+    annotates,
+    imported_slice,
+    module_codes,
+    statement_codes,
+)
 from pyserver.analysis.worker.load.module_names import installed_module_names, module_name_for, package_root
 
 _FILE_LOADERS = (
@@ -78,15 +83,16 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         buffer = buffers.get(os.path.realpath(path)) if buffers else None
         source: str | bytes = buffer if buffer is not None else self.get_data(path)
         text = source if isinstance(source, str) else importlib.util.decode_source(source)
-        definitions = type(self).definitions_only
-        self.ran = package_copy.Ran(os.path.realpath(path), text, definitions, None)
-        # Another module imports names from this one: under definitions-only loading its assignments stay
-        # (exports), its calls, loops and `__main__` block do not run.
-        code, sliced = imported_code(source, text, path, definitions)
-        if sliced is not None:
-            self.ran = package_copy.Ran(self.ran.path, text, True, sliced)
-            self.unavailable.update(sliced.unavailable)
-        return code
+        self.ran = package_copy.Ran(os.path.realpath(path), text, type(self).definitions_only, None)
+        if type(self).definitions_only:
+            # Another module imports names from this one: its assignments stay (exports), its calls,
+            # loops and `__main__` block do not run. None: it does not parse; compile() below says why.
+            sliced = imported_slice(text, path)
+            if sliced is not None:
+                self.ran = package_copy.Ran(self.ran.path, text, True, sliced)
+                self.unavailable.update(sliced.unavailable)
+                return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
+        return compile(source, path, "exec", dont_inherit=True)
 
 
 class ImportClock:
@@ -589,7 +595,6 @@ def _statement_at(body: list[ast.stmt], line: int | None) -> ast.stmt | None:
 
 
 def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
-    """The module with only what its definitions need (toplevel_slice), and the first lines of the
-    top-level statements left out."""
+    """The module's definitions-only slice (toplevel_slice) and the first lines of the statements left out."""
     sliced = toplevel_slice.slice_module(tree)
     return sliced.tree, [s.line for s in sliced.skipped]

@@ -107,48 +107,36 @@ def _statement_code(
     return code
 
 
-# (file, definitions only) -> the text last imported, what importing it compiles, its slice, and the
-# parsed tree (held so that the call index, parsing the same text later, gets it from pysource.parse): a
-# module imported again (its package forgotten, or a failing import retried by each analysis) is not
-# parsed, sliced and compiled again. Each is a pure function of the text; one text per file is kept (a
-# large module's tree is tens of MB, and the editor changes it save after save).
-_Imported = tuple[types.CodeType, toplevel_slice.TopLevelSlice | None, ast.Module | None]
-_IMPORTED: BoundedCache[tuple[str, bool], tuple[str, _Imported]] = bounded_cache("loader.imported_codes", 256)
+# file -> the text last imported, its definitions-only slice, and the parsed tree (held so that the call
+# index, parsing the same text later, gets it from pysource.parse): a module imported again (its package
+# forgotten, or a failing import retried by each analysis) is not parsed and sliced again. The slice is
+# a pure function of the text; one text per file is kept (a large module's tree is tens of MB, and the
+# editor changes it save after save).
+_IMPORTED: BoundedCache[str, tuple[str, toplevel_slice.TopLevelSlice, ast.Module]] = bounded_cache(
+    "loader.imported_slices", 256
+)
 
 
-def imported_code(
-    source: str | bytes, text: str, path: str, definitions_only: bool
-) -> tuple[types.CodeType, toplevel_slice.TopLevelSlice | None]:
-    """The code a workspace import of the file at `path` runs (`text`: `source` decoded), and the slice
-    it is compiled from under definitions-only loading (its assignments kept: they are what other modules
-    import; its calls, loops and `__main__` block left out). Raises the SyntaxError compile raises."""
-    key = (path, definitions_only)
-    kept = _IMPORTED.get(key)
-    if kept is not None and kept[0] == text:
-        found = kept[1]
-    else:
-        found = _compiled_import(source, text, path, definitions_only)
-        _IMPORTED[key] = (text, found)
-    code, sliced, _tree = found
-    if sliced is None:
-        return code, None
-    # The caller may change its lists; the tree is only read.
-    return code, toplevel_slice.TopLevelSlice(
-        sliced.tree, list(sliced.skipped), sliced.future_flags, dict(sliced.unavailable)
-    )
-
-
-def _compiled_import(source: str | bytes, text: str, path: str, definitions_only: bool) -> _Imported:
-    if definitions_only:
+def imported_slice(text: str, path: str) -> toplevel_slice.TopLevelSlice | None:
+    """What a workspace import of the file at `path` runs under definitions-only loading: its
+    assignments kept (they are what other modules import), its calls, loops and `__main__` block left
+    out. None when the text does not parse."""
+    kept = _IMPORTED.get(path)
+    if kept is None or kept[0] != text:
         try:
             tree = pysource.parse(text, path)  # shared with the call index and the file's analysis
         except SyntaxError:
-            pass  # compile() below reports it as Python would
-        else:
-            sliced = toplevel_slice.slice_module(tree, keep_assignments=True, source=text)
-            code = compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
-            return code, sliced, tree
-    return compile(source, path, "exec", dont_inherit=True), None, None
+            return None
+        kept = _IMPORTED[path] = (
+            text,
+            toplevel_slice.slice_module(tree, keep_assignments=True, source=text),
+            tree,
+        )
+    sliced = kept[1]
+    # The caller may change its lists; the tree is only read.
+    return toplevel_slice.TopLevelSlice(
+        sliced.tree, list(sliced.skipped), sliced.future_flags, dict(sliced.unavailable)
+    )
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
