@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyserver import pysource
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.pysource import source_segment
 
@@ -383,7 +382,7 @@ def _find_cached(source: str, path: str, tree: ast.Module | None = None) -> tupl
     found = _found.get(key)
     if found is not None:
         return found
-    parsed = tree if tree is not None else pysource.parse(source, path)
+    parsed = tree if tree is not None else ast.parse(source, filename=path)
     found = tuple(find_jitted_functions_in_tree(parsed, source))
     _found[key] = found
     return found
