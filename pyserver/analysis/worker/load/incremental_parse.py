@@ -22,6 +22,8 @@ import re
 import threading
 from collections import OrderedDict
 
+from pyserver import pysource
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
 
 
@@ -44,7 +46,7 @@ class IncrementalParser:
         if last is not None and "barry_as_FLUFL" not in source:
             tree = self._reparse(last[0], last[1], lines)
         if tree is None:
-            tree = ast.parse(source)
+            tree = pysource.parse(source, path)  # the one parse of this text the worker shares
         with self._lock:
             self._last[path] = (lines, tree)
             self._last.move_to_end(path)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pyserver import numba_api
+from pyserver import numba_api, pysource
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
 from pyserver.analysis.worker.load import (
@@ -40,7 +40,12 @@ from pyserver.analysis.worker.load import (
     toplevel_slice,
     unavailable,
 )
-from pyserver.analysis.worker.load.module_codes import annotates, module_codes, statement_codes
+from pyserver.analysis.worker.load.module_codes import (
+    annotates,
+    imported_slice,
+    module_codes,
+    statement_codes,
+)
 from pyserver.analysis.worker.load.module_names import installed_module_names, module_name_for, package_root
 
 _FILE_LOADERS = (
@@ -80,14 +85,10 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         text = source if isinstance(source, str) else importlib.util.decode_source(source)
         self.ran = package_copy.Ran(os.path.realpath(path), text, type(self).definitions_only, None)
         if type(self).definitions_only:
-            try:
-                tree = ast.parse(source, path)
-            except SyntaxError:
-                pass  # compile() below reports it as Python would
-            else:
-                # Another module imports names from this one: its assignments stay (exports), its calls,
-                # loops and `__main__` block do not run.
-                sliced = toplevel_slice.slice_module(tree, keep_assignments=True)
+            # Another module imports names from this one: its assignments stay (exports), its calls,
+            # loops and `__main__` block do not run. None: it does not parse; compile() below says why.
+            sliced = imported_slice(text, path)
+            if sliced is not None:
                 self.ran = package_copy.Ran(self.ran.path, text, True, sliced)
                 self.unavailable.update(sliced.unavailable)
                 return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
@@ -401,7 +402,7 @@ class Loader:
                     result.skipped_statements = list(sliced_import.skipped)
                     without_value |= set(sliced_import.unavailable)
             elif definitions:
-                parsed = tree if tree is not None else ast.parse(source, path)
+                parsed = tree if tree is not None else pysource.parse(source, path)
                 # After an edit of a jitted function's body, the last slice of the file (slice_memo).
                 sliced = slice_memo.remembered_slice(path, parsed, source)
                 result.skipped_statements = sliced.skipped
@@ -594,7 +595,6 @@ def _statement_at(body: list[ast.stmt], line: int | None) -> ast.stmt | None:
 
 
 def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:
-    """The module with only what its definitions need (toplevel_slice), and the first lines of the
-    top-level statements left out."""
+    """The module's definitions-only slice (toplevel_slice) and the first lines of the statements left out."""
     sliced = toplevel_slice.slice_module(tree)
     return sliced.tree, [s.line for s in sliced.skipped]

@@ -8,6 +8,7 @@ import re
 import types
 from typing import Any
 
+from pyserver import pysource
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
 from pyserver.analysis.worker.load import toplevel_slice
@@ -104,6 +105,38 @@ def _statement_code(
         code = compile(chunk, path, "exec", flags=flags, dont_inherit=True)
         _STATEMENT_CODES[key] = code
     return code
+
+
+# file -> the text last imported, its definitions-only slice, and the parsed tree (held so that the call
+# index, parsing the same text later, gets it from pysource.parse): a module imported again (its package
+# forgotten, or a failing import retried by each analysis) is not parsed and sliced again. The slice is
+# a pure function of the text; one text per file is kept (a large module's tree is tens of MB, and the
+# editor changes it save after save).
+_IMPORTED: BoundedCache[str, tuple[str, toplevel_slice.TopLevelSlice, ast.Module]] = bounded_cache(
+    "loader.imported_slices", 256
+)
+
+
+def imported_slice(text: str, path: str) -> toplevel_slice.TopLevelSlice | None:
+    """What a workspace import of the file at `path` runs under definitions-only loading: its
+    assignments kept (they are what other modules import), its calls, loops and `__main__` block left
+    out. None when the text does not parse."""
+    kept = _IMPORTED.get(path)
+    if kept is None or kept[0] != text:
+        try:
+            tree = pysource.parse(text, path)  # shared with the call index and the file's analysis
+        except SyntaxError:
+            return None
+        kept = _IMPORTED[path] = (
+            text,
+            toplevel_slice.slice_module(tree, keep_assignments=True, source=text),
+            tree,
+        )
+    sliced = kept[1]
+    # The caller may change its lists; the tree is only read.
+    return toplevel_slice.TopLevelSlice(
+        sliced.tree, list(sliced.skipped), sliced.future_flags, dict(sliced.unavailable)
+    )
 
 
 def _is_docstring(statement: ast.stmt) -> bool:

@@ -17,6 +17,7 @@ import os
 import weakref
 from dataclasses import dataclass, field, replace
 
+from pyserver import pysource
 from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
 
@@ -133,7 +134,7 @@ def index_source(
     """`parser`: parses an edited buffer again reusing the unchanged top-level statements' nodes (so
     what python_callers keeps per node, a caller's flattened statements, stays valid for them)."""
     try:
-        tree = parser.parse(source, path) if parser is not None else ast.parse(source, filename=path)
+        tree = parser.parse(source, path) if parser is not None else pysource.parse(source, path)
     except (SyntaxError, ValueError):
         return None
     try:
@@ -340,6 +341,9 @@ class CallIndex:
         self._buffers: dict[str, tuple[str, tuple[int, int] | None]] = {}
         self.parsed = 0  # files parsed since creation (to show that a refresh is incremental)
         self._real_paths: dict[str, str] = {}  # path -> its realpath, until the next refresh
+        # path -> (its indexed file, what each imported name it calls through binds): asked for each
+        # function of each analysed file, until the next refresh (bindings depend on the files indexed)
+        self._import_bindings: dict[str, tuple[IndexedFile, list[tuple[str, tuple[str, str]]]]] = {}
         self._resolved: dict[tuple[str, str, int], str | None] = {}  # (directory, module, level) -> file
         self._files_resolved_against = 0
         # the editor buffers, edited a little at a time
@@ -359,6 +363,7 @@ class CallIndex:
     def refresh(self, path: str | None = None, source: str | None = None) -> None:
         """Re-read the files whose stamp changed; `path`/`source`: the editor buffer of one file."""
         self._real_paths = {}
+        self._import_bindings = {}
         if path is not None and source is not None:
             real = os.path.realpath(path)
             if self._buffers.get(real, ("", None))[0] != source or real not in self.files:
@@ -456,6 +461,20 @@ class CallIndex:
         sites.sort(key=lambda s: (s.scope.path, s.call.lineno, s.call.col_offset))
         return sites
 
+    def _imported_bindings(self, indexed: IndexedFile) -> list[tuple[str, tuple[str, str]]]:
+        """(name, what it binds) for each name `indexed` imports and calls through, in import order."""
+        kept = self._import_bindings.get(indexed.path)
+        if kept is not None and kept[0] is indexed:
+            return kept[1]
+        found = []
+        for first in indexed.imports:
+            if first in indexed.calls:
+                bound = self.binding(indexed, first)
+                if bound is not None:
+                    found.append((first, bound))
+        self._import_bindings[indexed.path] = (indexed, found)
+        return found
+
     def calls_to(self, path: str, function: str) -> list[CallSite]:
         """The Python call sites in the workspace of `function` (a top-level function of `path`)."""
         real = self._real_paths.get(path)
@@ -468,18 +487,20 @@ class CallIndex:
         # a call of the plain function runs Python (compiles nothing) unless a decorator jitted it
         plain_runs_python = bool(aliases) and home is not None and function not in home.jitted
         through = aliases if plain_runs_python else [function, *aliases]
+        functions = [(real, n) for n in through]
         for indexed in self.files.values():
             # Only the names a call can reach the function through: its own, or an imported name.
-            names = [n for n in indexed.imports if n in indexed.calls]
-            names += [n for n in through if n in indexed.calls and n not in indexed.imports]
-            for first in names:
-                bound = self.binding(indexed, first)
-                if bound is None:
-                    continue
-                for site in indexed.calls[first]:
-                    if site.name == first and bound in [(real, n) for n in through]:
-                        sites.append(site)
-                    elif site.name in [f"{first}.{n}" for n in through] and bound == (real, ""):
-                        sites.append(site)
+            bindings = list(self._imported_bindings(indexed))
+            for first in through:
+                if first in indexed.calls and first not in indexed.imports:
+                    bound = self.binding(indexed, first)
+                    if bound is not None:
+                        bindings.append((first, bound))
+            for first, bound in bindings:
+                if bound in functions:
+                    sites += [site for site in indexed.calls[first] if site.name == first]
+                elif bound == (real, ""):
+                    attributes = [f"{first}.{n}" for n in through]
+                    sites += [site for site in indexed.calls[first] if site.name in attributes]
         sites.sort(key=lambda s: (s.scope.path != real, s.scope.path, s.call.lineno, s.call.col_offset))
         return sites
