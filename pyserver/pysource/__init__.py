@@ -2,7 +2,8 @@
 and one bounded parse cache for the process.
 
 - `parse(source, filename)`: ast.parse, the most recent trees kept (a tree is shared: read it, never
-  change it; copy it first where it must change).
+  change it; copy it first where it must change). `parsed(source, filename)`: that tree if it is
+  still cached or held elsewhere, without parsing.
 - `source_segment(source, node)`: ast.get_source_segment, the source split into lines once (segments.py).
 - `NEVER_JITTING_DECORATORS`, `NOT_SLICE_ROOT_DECORATORS`: the decorators (last dotted part) that
   make nothing jitted, as discovery and the top-level slice each need them (decorators.py).
@@ -13,7 +14,7 @@ from pyserver.pysource.decorators import (
     NOT_SLICE_ROOT_DECORATORS,
     PLAIN_DECORATORS,
 )
-from pyserver.pysource.parse import PARSE_CACHE_SIZE, parse
+from pyserver.pysource.parse import PARSE_CACHE_SIZE, parse, parsed
 from pyserver.pysource.segments import source_segment
 
 __all__ = [
@@ -22,5 +23,6 @@ __all__ = [
     "PARSE_CACHE_SIZE",
     "PLAIN_DECORATORS",
     "parse",
+    "parsed",
     "source_segment",
 ]

@@ -19,6 +19,17 @@ _alive: weakref.WeakValueDictionary[tuple[str, str], ast.Module] = weakref.WeakV
 _alive_lock = threading.Lock()
 
 
+def parsed(source: str, filename: str = "<unknown>") -> ast.Module | None:
+    """The tree parse() gave for this text and filename, while it is cached or held elsewhere; else None
+    (nothing is parsed)."""
+    key = (source, filename)
+    tree = _trees.get(key)
+    if tree is None:
+        with _alive_lock:
+            tree = _alive.get(key)
+    return tree
+
+
 def parse(source: str, filename: str = "<unknown>") -> ast.Module:
     """ast.parse(source, filename), the same tree for the same text and filename while it is cached or
     held elsewhere. Raises what ast.parse raises (nothing is cached then). The tree is shared: never

@@ -368,13 +368,18 @@ class CallIndex:
             real = os.path.realpath(path)
             if self._buffers.get(real, ("", None))[0] != source or real not in self.files:
                 self._buffers[real] = (source, _stamp(real))
-                indexed = index_source(real, source, (-1, len(source)), self._buffer_parser)
-                if indexed is not None:
-                    self.files[real] = indexed
-                    self.parsed += 1
+                known = self.files.get(real)
+                if known is None or known.tree is not pysource.parsed(source, real):
+                    indexed = index_source(real, source, (-1, len(source)), self._buffer_parser)
+                    if indexed is not None:
+                        self.files[real] = indexed
+                        self.parsed += 1
+                # else the buffer is the text indexed from disk (one parse per text and file name): its
+                # index is that text's
         seen = set()
         for file in self._walk():
-            real = os.path.realpath(file)
+            # The walk starts at a real path and enters no linked folder: only a linked file is not real.
+            real = os.path.realpath(file) if os.path.islink(file) else file
             seen.add(real)
             stamp = _stamp(real)
             if real in self._buffers:
