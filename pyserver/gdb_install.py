@@ -21,7 +21,13 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from pyserver.versions import GDB_WHEEL, GDB_WHEEL_REQUIREMENT, gdb_can_see_jit, gdb_wheel_available
+from pyserver.versions import (
+    GDB_WHEEL,
+    GDB_WHEEL_REQUIREMENT,
+    gdb_can_see_jit,
+    gdb_usable,
+    gdb_wheel_available,
+)
 
 HOME_VARIABLE = "NUMBA_LENS_GDB_HOME"
 VERSION_TIMEOUT_S = 20.0
@@ -89,16 +95,16 @@ def explicit_gdb(requested: str) -> str:
 
 
 def resolve_gdb(requested: object = None, home: Path | None = None) -> str:
-    """The gdb to run: gdbPath when given; else gdb on PATH when it can see jitted code; else the gdb
-    Numba Lens installed (gdb home, then this environment's bin/); else whatever gdb is on PATH (whose
-    problem the caller then reports), or "gdb"."""
+    """The gdb to run: gdbPath when given; else gdb on PATH when it can see jitted code and call
+    functions in the program on this CPU; else the gdb Numba Lens installed (gdb home, then this
+    environment's bin/); else whatever gdb is on PATH (whose problem the caller then reports), or "gdb"."""
     if isinstance(requested, str) and requested.strip():
         return explicit_gdb(requested.strip())
     system = shutil.which("gdb")
-    if system is not None and gdb_can_see_jit(gdb_version(system)):
+    if system is not None and gdb_usable(gdb_version(system)):
         return system
     for candidate in (managed_gdb(home), environment_gdb()):
-        if candidate is not None and candidate != system and gdb_can_see_jit(gdb_version(candidate)):
+        if candidate is not None and candidate != system and gdb_usable(gdb_version(candidate)):
             return candidate
     return system or "gdb"
 

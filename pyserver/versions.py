@@ -22,6 +22,11 @@ PYTHON_MAX = (3, 14)
 # gdb: 15.x cannot see Numba's jitted code (fixed in gdb 16); 13, 14, 16 and newer can.
 GDB_BROKEN_MAJORS = (15,)
 GDB_MIN = (12, 0)
+# gdb older than 16 cannot call a function in the debugged program on a CPU with AMX tiles (its XSAVE
+# layout predates them: "Couldn't write extended state status: Bad address"); the debugger calls into
+# the program to hand a step to debugpy and to run Python there.
+GDB_AMX_MIN = (16, 0)
+CPU_FLAGS_FILE = "/proc/cpuinfo"
 # A modern gdb from PyPI: the wheel installs bin/gdb into the environment and embeds its Python.
 GDB_WHEEL = "gdb-for-pwndbg"
 GDB_WHEEL_REQUIREMENT = "gdb-for-pwndbg>=16.3,<19"
@@ -114,6 +119,29 @@ def gdb_can_see_jit(version: str | None) -> bool:
     """False for gdb 15.x and for a gdb too old or unparsable to trust."""
     parsed = version_tuple(version)
     return bool(parsed) and parsed[:2] >= GDB_MIN and parsed[0] not in GDB_BROKEN_MAJORS
+
+
+def cpu_has_amx(cpuinfo: str | None = None) -> bool:
+    """Whether this CPU has AMX tiles (the `amx_tile` flag Linux lists in /proc/cpuinfo)."""
+    if cpuinfo is None:
+        try:
+            with open(CPU_FLAGS_FILE, encoding="utf-8", errors="replace") as handle:
+                cpuinfo = handle.read()
+        except OSError:
+            return False
+    return any(line.startswith("flags") and "amx_tile" in line.split() for line in cpuinfo.splitlines())
+
+
+def gdb_calls_functions(version: str | None, amx: bool | None = None) -> bool:
+    """False for a gdb older than 16 on a CPU with AMX (`amx`: whether it has, else this CPU's flags)."""
+    if version_tuple(version)[:2] >= GDB_AMX_MIN:
+        return True
+    return not (cpu_has_amx() if amx is None else amx)
+
+
+def gdb_usable(version: str | None) -> bool:
+    """A gdb the debugger can drive fully here: it sees jitted code and can call functions in the program."""
+    return gdb_can_see_jit(version) and gdb_calls_functions(version)
 
 
 def gdb_wheel_available(python_version: tuple[int, ...] = tuple(sys.version_info[:2])) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,41 @@ def test_record_notes_a_numba_outside_the_tested_range(tmp_path: Path) -> None:
     )
     notes = json.loads(target.read_text())["notes"]
     assert any("newer than the tested range" in note and NUMBA_REQUIREMENT in note for note in notes), notes
+
+
+CPUINFO_AMX = "processor\t: 0\nflags\t\t: fpu sse2 avx512f amx_bf16 amx_tile amx_int8\n\n"
+CPUINFO_PLAIN = "processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f\n\n"
+
+
+def test_a_cpu_with_amx_is_told_by_its_flags() -> None:
+    assert versions.cpu_has_amx(CPUINFO_AMX)
+    assert not versions.cpu_has_amx(CPUINFO_PLAIN)
+    assert not versions.cpu_has_amx("model name\t: amx_tile in a name\n")  # only the flags line counts
+
+
+def test_gdb_older_than_16_calls_no_function_on_a_cpu_with_amx() -> None:
+    assert not versions.gdb_calls_functions("13.1", amx=True)
+    assert not versions.gdb_calls_functions("14.2", amx=True)
+    assert versions.gdb_calls_functions("16.3", amx=True) and versions.gdb_calls_functions("18.1", amx=True)
+    assert versions.gdb_calls_functions("13.1", amx=False)
+
+
+def test_the_gdb_the_debugger_would_use_here_can_call_functions_in_the_program(tmp_path: Path) -> None:
+    """What resolve_gdb picks on this machine calls a function in a program (a CPU with AMX needs gdb 16+:
+    `make test` installs one from PyPI there)."""
+    from pyserver import gdb_install
+
+    gdb = gdb_install.resolve_gdb(None, home=tmp_path / "none")
+    if shutil.which(gdb) is None:
+        pytest.skip("no gdb here")
+    assert versions.gdb_usable(gdb_install.gdb_version(gdb)), gdb
+    stops_itself = "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)"
+    commands = ["-ex", "run", "-ex", "print (int)getpid()", "-ex", "kill"]
+    done = subprocess.run(
+        [gdb, "-nx", "-batch", *commands, "--args", sys.executable, "-c", stops_itself],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Couldn't write extended state" not in done.stdout + done.stderr
+    assert re.search(r"\$1 = \d+", done.stdout), done.stdout + done.stderr

@@ -39,7 +39,7 @@ from pyserver.debug.session.jit_side import JitSide
 from pyserver.debug.session.python_side import PythonSide
 from pyserver.debug.stop_intent import IntentKind
 from pyserver.gdb_install import resolve_gdb
-from pyserver.versions import gdb_can_see_jit, install_command, numba_verdict
+from pyserver.versions import gdb_calls_functions, gdb_usable, install_command, numba_verdict
 
 if TYPE_CHECKING:
     from pyserver.debug.session.session import Session
@@ -226,14 +226,14 @@ def _start_gdb(session: Session, spec: LaunchSpec) -> GdbBackend:
     version: str | None = None
     system = shutil.which("gdb") if not str(spec.gdb_path or "").strip() else None
     if system is not None:
-        # resolve_gdb's first choice (gdb on PATH when it sees jitted code), judged by the version the
-        # MI session reports: no `gdb --version` run (60 ms) before gdb starts.
+        # resolve_gdb's first choice (gdb on PATH when it sees jitted code and can call functions in the
+        # program), judged by the version the MI session reports: no `gdb --version` run (60 ms) first.
         first = GdbBackend(system, log=log)
         try:
             version = _mi_gdb_version(first)
         except (GdbCommandError, IndexError):
             version = None
-        if gdb_can_see_jit(version):
+        if gdb_usable(version):
             gdb = first
         else:
             first.close()
@@ -268,6 +268,13 @@ def _start_gdb(session: Session, spec: LaunchSpec) -> GdbBackend:
             'Run "python -m pyserver doctor --fix" (gdb 18 from PyPI), or install gdb 13, 14 or 16+, or use "mode": "python".'
         )
     assert gdb is not None
+    if version is not None and not gdb_calls_functions(version):
+        session.client.output(
+            f"gdb {version} cannot call functions in the program on this CPU (AMX; fixed in gdb 16): a step "
+            "from jitted code into Python stops there without debugpy, and Python's values come from memory. "
+            'Run "python -m pyserver doctor --fix" (gdb 18 from PyPI) for the full debugger.\n',
+            "console",
+        )
     return gdb
 
 
