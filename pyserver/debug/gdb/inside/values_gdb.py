@@ -351,7 +351,9 @@ def _caller_args(dispatcher):
     return args, kws, ""
 
 
-_TABLE_ROW = re.compile(r"^\s*\d+\s+(\d+)\s+(0x[0-9a-fA-F]+)\s+Y")
+# gdb 13 prints INDEX LINE ADDRESS IS-STMT ..., gdb 16 and newer INDEX LINE REL-ADDRESS UNREL-ADDRESS
+# IS-STMT ...: the address is the first (relocated) one, the flag is read in its header's column.
+_TABLE_ROW = re.compile(r"^\s*\d+\s+(\d+)\s+(0x[0-9a-fA-F]+)")
 _STMT_CACHE = {}
 
 
@@ -370,9 +372,13 @@ def _at_line_start(frame, sal):
         except gdb.error:
             return None
         rows = set()
+        stmt_column = None
         for raw in text.splitlines():
+            if "IS-STMT" in raw:
+                stmt_column = raw.index("IS-STMT")
+                continue
             match = _TABLE_ROW.match(raw)
-            if match:
+            if match and stmt_column is not None and raw[stmt_column : stmt_column + 7].strip() == "Y":
                 rows.add((int(match.group(2), 16), int(match.group(1))))
         _STMT_CACHE[key] = rows
     return (frame.pc(), sal.line) in rows
