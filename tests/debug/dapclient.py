@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from pyserver.debug.dap import DapStream
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -251,3 +253,14 @@ class DapClient:
             except subprocess.TimeoutExpired:
                 terminal.kill()
                 terminal.wait(10)
+
+
+def program_name(process: psutil.Process) -> str:
+    """The program a process runs: its name, except for a program started through the dynamic loader
+    (PyPI's gdb runs as `ld-linux-x86-64.so.2 .../gdb ...`), named by the file the loader runs."""
+    name = process.name()
+    if name.startswith(("ld-linux", "ld64")):
+        command = process.cmdline()
+        if len(command) > 1:
+            return os.path.basename(command[1])
+    return name

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from dapclient import DapClient
+from dapclient import DapClient, program_name
 
 from pyserver.debug.jit.entry_stop import first_body_line
 
@@ -66,7 +66,9 @@ def test_disconnect_while_stopped_in_jitted_code_ends_everything(dap: DapClient)
     assert dap.start(MIXED, breakpoints={12: {}})["success"]
     dap.stopped()
     tree = descendants(dap.proc.pid)
-    assert {"gdb", "python"} <= {p.name() for p in tree}  # gdb and the debuggee (debugpy runs inside it)
+    assert {"gdb", "python"} <= {
+        program_name(p) for p in tree
+    }  # gdb and the debuggee (debugpy runs inside it)
     dap.ok("disconnect", {"terminateDebuggee": True})
     dap.event("terminated")
     _gone, alive = psutil.wait_procs(tree, timeout=30)
@@ -100,7 +102,7 @@ def test_adapter_killed_while_stopped_leaves_nothing(dap: DapClient) -> None:
     assert dap.start(MIXED, breakpoints={12: {}})["success"]
     dap.stopped()
     tree = descendants(dap.proc.pid)
-    assert {"gdb", "python"} <= {p.name() for p in tree}
+    assert {"gdb", "python"} <= {program_name(p) for p in tree}
     os.kill(dap.proc.pid, signal.SIGKILL)
     dap.proc.wait(30)
     # gdb dies with the adapter (parent-death signal), the debuggee with gdb; anything else would be
@@ -130,7 +132,7 @@ def test_python_mode_debugs_jitted_functions_as_python(dap: DapClient) -> None:
     assert (frames[0]["name"], frames[0]["line"]) == ("walk", 12)
     variables = dap.scope_variables(frames[0]["id"])["Locals"]
     assert variables["n"]["value"] == "4" and variables["i"]["value"] == "2"
-    assert not [p for p in descendants(dap.proc.pid) if p.name() == "gdb"]
+    assert not [p for p in descendants(dap.proc.pid) if program_name(p) == "gdb"]
     dap.ok("continue", {"threadId": stop["threadId"]})
     assert dap.event("exited")["exitCode"] == 0
 

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import psutil
-from dapclient import DapClient
+from dapclient import DapClient, program_name
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 IN_CODE = PROGRAMS / "in_code_breaks.py"
@@ -14,7 +14,7 @@ IN_CODE = PROGRAMS / "in_code_breaks.py"
 
 def gdb_count(dap: DapClient) -> int:
     children = psutil.Process(dap.proc.pid).children(recursive=True)
-    return sum(1 for p in children if p.name() == "gdb" and p.status() != psutil.STATUS_ZOMBIE)
+    return sum(1 for p in children if program_name(p) == "gdb" and p.status() != psutil.STATUS_ZOMBIE)
 
 
 def test_gdb_breakpoint_and_gdb_stop_at_the_callers_line_without_a_second_gdb(dap: DapClient) -> None:
