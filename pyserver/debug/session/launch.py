@@ -349,6 +349,14 @@ def _attach_to_process(session: Session, pid: int, spec: AttachSpec) -> None:
     too: two tracers cannot hold one process at once)."""
     if not os.path.exists(f"/proc/{pid}"):
         raise DapError(f"No process with id {pid}.")
+    gdb_path = shutil.which(resolve_gdb(spec.gdb_path))
+    if gdb_path is None:
+        raise DapError(
+            'gdb not found. Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "gdbPath".'
+        )
+    # debugpy's injection runs `gdb` from PATH and calls into the program with it: the same gdb as ours,
+    # one that can call functions here (another may leave the program's interrupted system call broken).
+    path = os.pathsep.join([os.path.dirname(gdb_path), os.environ.get("PATH", "")])
     port = free_port()
     try:
         injected = subprocess.run(
@@ -357,17 +365,13 @@ def _attach_to_process(session: Session, pid: int, spec: AttachSpec) -> None:
             text=True,
             timeout=120,
             preexec_fn=set_parent_death_signal,
+            env={**os.environ, "PATH": path},
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise DapError(f"Could not inject debugpy into process {pid}: {exc}") from None
     if injected.returncode != 0:
         detail = (injected.stderr or injected.stdout).strip()[-500:]
         raise DapError(ptrace_hint(detail) or f"Could not inject debugpy into process {pid}: {detail}")
-    gdb_path = shutil.which(resolve_gdb(spec.gdb_path))
-    if gdb_path is None:
-        raise DapError(
-            'gdb not found. Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "gdbPath".'
-        )
     jit = JitSide(session, GdbBackend(gdb_path, log=session.client.log), spec)
     session.jit = jit
     _configure_jit_side(session, jit, spec)
