@@ -38,12 +38,22 @@ def stand_in_gdb_15(folder: Path) -> Path:
 
 @pytest.fixture
 def gdb15_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """PATH finds the stand-in gdb 15 first; Numba Lens's gdb folder is empty and private to the test."""
+    """PATH finds the stand-in gdb 15 first; Numba Lens's gdb folder is empty and private to the test, and
+    this environment's own gdb (where `make test` installed one: a CPU on which the system gdb cannot
+    call functions) is set aside while the test runs."""
     stand_in_gdb_15(tmp_path / "bin")
     home = tmp_path / "gdb-home"
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv(gdb_install.HOME_VARIABLE, str(home))
-    yield home
+    own = gdb_install.environment_gdb()
+    aside = tmp_path / "environment-gdb"
+    if own is not None:
+        os.replace(own, aside)
+    try:
+        yield home
+    finally:
+        if own is not None:
+            os.replace(aside, own)
 
 
 def gdb_processes_under(root: int) -> list[str]:
