@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import {
@@ -90,6 +90,12 @@ test("a failed install says why", async () => {
 
 test("accepting installs the real gdb-for-pwndbg wheel into the extension's folder (real doctor --fix)", { skip: !existsSync(PYTHON) }, async () => {
   const scratch = mkdtempSync(path.join(tmpdir(), "numba-lens-gdb-offer-"));
+  // The interpreter's own gdb (where `make test` installed one: a CPU on which the system gdb cannot call
+  // functions) is set aside while the test runs: the world holds only the stand-in.
+  const ownGdb = path.join(path.dirname(PYTHON), "gdb");
+  const ownGdbAside = path.join(scratch, "environment-gdb");
+  const setAside = existsSync(ownGdb);
+  if (setAside) renameSync(ownGdb, ownGdbAside);
   try {
     // A stand-in gdb 15 first on PATH (gdb 15 is not on this machine), and an empty extension folder.
     mkdirSync(path.join(scratch, "bin"));
@@ -114,6 +120,7 @@ test("accepting installs the real gdb-for-pwndbg wheel into the extension's fold
     const after = await run(["doctor", "--json"]);
     assert.equal((JSON.parse(after.output) as { gdb_path: string }).gdb_path, result.path);
   } finally {
+    if (setAside) renameSync(ownGdbAside, ownGdb);
     rmSync(scratch, { recursive: true, force: true });
   }
 });
