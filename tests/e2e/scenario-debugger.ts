@@ -113,8 +113,10 @@ function gdbProcesses(): number {
   let count = 0;
   for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     try {
-      const argv0 = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
-      if (path.basename(argv0) === "gdb" && fs.readlinkSync(`/proc/${pid}/cwd`).startsWith(WORKSPACE)) count += 1;
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      // PyPI's gdb runs through the dynamic loader: `ld-linux-x86-64.so.2 .../gdb ...`.
+      const program = /^ld(-linux|64)/.test(path.basename(argv[0])) ? (argv[1] ?? "") : argv[0];
+      if (path.basename(program) === "gdb" && fs.readlinkSync(`/proc/${pid}/cwd`).startsWith(WORKSPACE)) count += 1;
     } catch {
       // The process ended while we looked.
     }
