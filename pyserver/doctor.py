@@ -16,7 +16,13 @@ from dataclasses import asdict, dataclass, field
 from importlib import metadata
 
 from pyserver.gdb_install import InstallError, gdb_version, install_gdb, resolve_gdb
-from pyserver.versions import gdb_calls_functions, gdb_usable, install_command, numba_verdict
+from pyserver.versions import (
+    gdb_calls_functions,
+    gdb_calls_no_functions_text,
+    gdb_usable,
+    install_command,
+    numba_verdict,
+)
 
 PACKAGES = ("numba", "llvmlite", "numpy", "pygls", "lsprotocol", "debugpy", "pygdbmi")
 GDB_TIMEOUT_S = 20.0
@@ -80,8 +86,7 @@ def gdb_version_check(version: str | None, gdb: str) -> Check:
         return Check(
             "gdb",
             "warning",
-            f"gdb {version} cannot call functions in the program on this CPU (AMX tiles; fixed in gdb 16): "
-            "a step from jitted code into Python stops without debugpy, and Python values come from memory",
+            gdb_calls_no_functions_text(version),
             "Run `python -m pyserver doctor --fix` (installs gdb 18 from PyPI for this Python), or use gdb 16+ "
             "('gdbPath').",
         )

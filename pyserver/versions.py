@@ -139,6 +139,14 @@ def gdb_calls_functions(version: str | None, amx: bool | None = None) -> bool:
     return not (cpu_has_amx() if amx is None else amx)
 
 
+def gdb_calls_no_functions_text(version: str | None) -> str:
+    """What a gdb that cannot call functions here costs the user (the launch's console note, doctor's check)."""
+    return (
+        f"gdb {version} cannot call functions in the program on this CPU (AMX tiles; fixed in gdb 16): a step "
+        "from jitted code into Python stops without debugpy, and Python values come from memory"
+    )
+
+
 def gdb_usable(version: str | None) -> bool:
     """A gdb the debugger can drive fully here: it sees jitted code and can call functions in the program."""
     return gdb_can_see_jit(version) and gdb_calls_functions(version)

@@ -39,7 +39,13 @@ from pyserver.debug.session.jit_side import JitSide
 from pyserver.debug.session.python_side import PythonSide
 from pyserver.debug.stop_intent import IntentKind
 from pyserver.gdb_install import resolve_gdb
-from pyserver.versions import gdb_calls_functions, gdb_usable, install_command, numba_verdict
+from pyserver.versions import (
+    gdb_calls_functions,
+    gdb_calls_no_functions_text,
+    gdb_usable,
+    install_command,
+    numba_verdict,
+)
 
 if TYPE_CHECKING:
     from pyserver.debug.session.session import Session
@@ -270,9 +276,8 @@ def _start_gdb(session: Session, spec: LaunchSpec) -> GdbBackend:
     assert gdb is not None
     if version is not None and not gdb_calls_functions(version):
         session.client.output(
-            f"gdb {version} cannot call functions in the program on this CPU (AMX; fixed in gdb 16): a step "
-            "from jitted code into Python stops there without debugpy, and Python's values come from memory. "
-            'Run "python -m pyserver doctor --fix" (gdb 18 from PyPI) for the full debugger.\n',
+            gdb_calls_no_functions_text(version)
+            + '. Run "python -m pyserver doctor --fix" (gdb 18 from PyPI) for the full debugger.\n',
             "console",
         )
     return gdb
