@@ -113,7 +113,9 @@ def test_reverse_steps_inside_jitted_code(dap: DapClient) -> None:
     assert dap.top_frames(thread)[0]["line"] != WALK_BODY_LINE
     dap.ok("stepBack", {"threadId": thread})
     stop = dap.stopped()
-    assert stop["reason"] == "step"
+    # The step back ends where the breakpoint is: gdb 16 and newer report that arrival as the breakpoint's
+    # hit (as a forward step onto a breakpoint always was), gdb 13 as the step's end.
+    assert stop["reason"] == "step" or (stop["reason"] == "breakpoint" and stop.get("hitBreakpointIds")), stop
     top = dap.top_frames(thread)[0]
     assert top["name"].startswith("walk(") and top["line"] == WALK_BODY_LINE, top
     assert float(local_value(dap, thread, "x")) == 1.0

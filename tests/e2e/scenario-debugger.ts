@@ -62,10 +62,11 @@ function adapterProblems(since: number): string {
 }
 
 /** The next `stopped` event after `since` (optionally with a given reason). */
-async function waitForStop(since: number, reason?: string, timeoutMs = 150_000): Promise<Event> {
+async function waitForStop(since: number, reason?: string | string[], timeoutMs = 150_000): Promise<Event> {
+  const reasons = reason === undefined ? undefined : ([] as string[]).concat(reason);
   return waitForEvent(
-    `a stopped event${reason ? ` (reason ${reason})` : ""}`,
-    (e) => e.event === "dap" && e.type === "event" && e.dapEvent === "stopped" && (!reason || (e.body as { reason?: string }).reason === reason),
+    `a stopped event${reasons ? ` (reason ${reasons.join(" or ")})` : ""}`,
+    (e) => e.event === "dap" && e.type === "event" && e.dapEvent === "stopped" && (!reasons || reasons.includes(String((e.body as { reason?: string }).reason))),
     timeoutMs,
     since,
   ).catch((error: Error) => {
@@ -553,7 +554,8 @@ export async function debuggerScenario(): Promise<void> {
     const back = Date.now();
     await stepBack.click();
     await waitForEvent("a stepBack request", (e) => e.event === "dap" && e.type === "request" && e.command === "stepBack", 10_000, back);
-    const reversed = await waitForStop(back, "step", 120_000);
+    // It ends on the breakpoint's line: gdb 16 and newer report that arrival as the breakpoint's hit.
+    const reversed = await waitForStop(back, ["step", "breakpoint"], 120_000);
     const response = events().find((e) => e.time >= back && e.event === "dap" && e.type === "response" && e.command === "stepBack");
     if (response && response.success === false) throw new Error(`stepBack refused: ${String(response.message)}`);
     const frames = await waitForStack("a stack in walk after Step Back", reversed.time, (f) => /^walk\(/.test(f[0].name));
