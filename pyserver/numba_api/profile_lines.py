@@ -7,6 +7,10 @@
   (`dbg_directives_only`, used for CUDA's lineinfo) keeps the optimised code; its DIBuilder is swapped
   for one that emits `LineTablesOnly` compile units (`DebugDirectivesOnly` writes no `.debug_info`, which
   pyelftools needs to find the line program) and no variables or types.
+- `wrapper_lines`: Numba's ufunc and gufunc wrappers (a prange body's among them) have no debug info, and
+  inline the function they loop over (declared `alwaysinline`): once inlined, that code has no lines.
+  Such a wrapper gets a subprogram of line 0 and its calls a location of line 0, so the inlined code
+  keeps its rows (inlined at the call) and the wrapper's own code has none.
 - `parse_each_file_once`: with debug info on, Numba finds each function's first body line by parsing
   its whole file, once per function compiled; an index per file gives the same answers.
 - `on_compile`: Numba's `numba:compile` event, start and end of each compile.
@@ -22,7 +26,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from numba.core import compiler, config, cpu, debuginfo, errors, event, lowering
+from llvmlite import ir as llvm_ir
+from numba.core import codegen, compiler, config, cpu, debuginfo, errors, event, lowering
 from numba.misc import firstlinefinder
 from numba.np.ufunc import ufuncbuilder
 
@@ -95,6 +100,7 @@ def line_tables_only() -> None:
     if not hasattr(cpu.CPUContext, LINES_ONLY_ATTRIBUTE):
         setattr(cpu.CPUContext, LINES_ONLY_ATTRIBUTE, False)
         compiler._make_subtarget = _marking_lines_only(compiler._make_subtarget)
+    wrapper_lines()
     # A prange body is compiled from generated source: Numba warns that it has none, for debug info the
     # user did not ask for (its rows keep the user's line numbers, which the report maps back).
     warnings.filterwarnings(
@@ -102,6 +108,78 @@ def line_tables_only() -> None:
         message="Could not find source for function: <function __numba_parfor_gufunc",
         category=errors.NumbaDebugInfoWarning,
     )
+
+
+def _inlines_without_lines(function: Any) -> list[Any]:
+    """The calls of a definition with no debug info to functions it will inline: Numba's ufunc and
+    gufunc wrappers."""
+    if function.is_declaration or "dbg" in function.metadata:
+        return []
+    return [
+        instruction
+        for block in function.blocks
+        for instruction in block.instructions
+        if isinstance(instruction, llvm_ir.CallInstr)
+        and isinstance(instruction.callee, llvm_ir.Function)
+        and "alwaysinline" in instruction.callee.attributes
+    ]
+
+
+def _give_wrapper_lines(ir_module: Any, touched: list[Any]) -> None:
+    """Line-0 debug info for the module's wrappers (module docstring); `touched` gets each function
+    and call given a `dbg` attachment."""
+    found = [(f, calls) for f in ir_module.functions if (calls := _inlines_without_lines(f))]
+    if not found:
+        return
+    # Rows of file "<string>" are the ones the profiler maps to the function that registered the
+    # object, as it does for a prange body compiled from generated source.
+    dibuilder = LineTablesDIBuilder(ir_module, "<string>", None, True)
+    for function, calls in found:
+        touched.append(function)
+        dibuilder.mark_subprogram(function, function.name, [], [], 0)
+        located = llvm_ir.IRBuilder()
+        dibuilder.mark_location(located, 0)
+        for call in calls:
+            touched.append(call)
+            call.set_metadata("dbg", located.debug_metadata)
+    dibuilder.finalize()
+
+
+def _drop_wrapper_lines(ir_module: Any, touched: list[Any], named_before: set[str]) -> None:
+    """Back to the module as Numba made it."""
+    for item in touched:
+        item.metadata.pop("dbg", None)
+    for name in set(ir_module.namedmetadata) - named_before:
+        del ir_module.namedmetadata[name]
+
+
+def _with_wrapper_lines(original: Callable[..., Any]) -> Callable[..., Any]:
+    def add_ir_module(self: Any, ir_module: Any) -> Any:
+        named_before = set(ir_module.namedmetadata)
+        touched: list[Any] = []
+        try:
+            _give_wrapper_lines(ir_module, touched)
+        except Exception:  # lines are a nicety: the wrapper is compiled as Numba made it
+            _drop_wrapper_lines(ir_module, touched, named_before)
+            return original(self, ir_module)
+        if not touched:
+            return original(self, ir_module)
+        try:
+            return original(self, ir_module)
+        except Exception:
+            # Never a compile failed for the profiler's sake: again, without the debug info.
+            _drop_wrapper_lines(ir_module, touched, named_before)
+            return original(self, ir_module)
+
+    add_ir_module.numba_lens_wrapper_lines = True  # type: ignore[attr-defined]
+    return add_ir_module
+
+
+def wrapper_lines() -> None:
+    """Lines for the code Numba's ufunc and gufunc wrappers inline (module docstring)."""
+    library = codegen.CPUCodeLibrary
+    if not getattr(library.add_ir_module, "numba_lens_wrapper_lines", False):
+        library.add_ir_module = _with_wrapper_lines(library.add_ir_module)  # type: ignore[method-assign]
 
 
 def parse_each_file_once() -> bool:

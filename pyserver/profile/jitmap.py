@@ -55,6 +55,8 @@ class Compile:
     ] = ()  # (path, name, line) outermost first; outermost compile only
 
 
+# Numba's names for the loops of ufuncs and gufuncs: the prefix, then the mangled name of the function.
+UFUNC_LOOP_PREFIXES = ("__ufunc__.", "__gufunc__.")
 _DECODE_ESCAPE = re.compile(r"_([0-9a-f]{2})")
 
 
@@ -197,10 +199,13 @@ class JitMap:
 
     def _describe(self, symbol: str, start: int, end: int) -> JitFunction:
         wrapper = symbol.startswith(("_ZN7cpython", "cfunc.")) or not symbol.startswith("_ZN")
-        compiled = self._by_mangled.get(symbol)
+        # A ufunc's or gufunc's loop (@vectorize, @guvectorize, a prange body) is named for the function
+        # it loops over, whose code it inlines.
+        inner = symbol.split(".", 1)[1] if symbol.startswith(UFUNC_LOOP_PREFIXES) else symbol
+        compiled = self._by_mangled.get(inner)
         if compiled is not None and compiled.name:
             return JitFunction(start, end, symbol, compiled.name, compiled.path, compiled.signature, wrapper)
-        return JitFunction(start, end, symbol, demangle(symbol), None, None, wrapper)
+        return JitFunction(start, end, symbol, demangle(inner), None, None, wrapper)
 
     def code_before(self, address: int, size: int) -> bytes | None:
         """Up to `size` bytes of jitted code just before `address` (None outside known code)."""

@@ -93,9 +93,10 @@ class Resolver:
             found.append((address, function, False))
         frames: list[Frame] = []
         for address, function, exact in found:
-            if function.wrapper:
-                continue
-            frames.append(self._jit_frame(function, address if exact else address - 1))
+            address = address if exact else address - 1
+            if function.wrapper and self.jitmap.line_at(address) is None:
+                continue  # a wrapper's own code; with a line, code it inlined (a ufunc's kernel, say)
+            frames.append(self._jit_frame(function, address))
         return frames
 
     def _jit_frame(self, function: JitFunction, address: int) -> Frame:
