@@ -118,12 +118,9 @@ COMPAT_DEBUG_ONE := tests/debug/test_dap_session.py::test_python_breakpoint_then
 COMPAT_PYTEST := -m pytest -q -p no:cacheprovider
 # The profiler reads CPython's frames from outside with a layout measured per version: its whole suite on
 # the Pythons the main venv is not (3.10: PyFrameObject and PEP 626 line pairs; 3.13: the frame in the
-# thread state). Numba 0.61's optimised prange body carries the loop's line rather than the body's, and
-# a worker's sample in libm below it lands in libm (the body's code is in the `__gufunc__` wrapper, which
-# the report does not take for a caller).
+# thread state).
 COMPAT_PROFILE := tests/profile
 COMPAT_PROFILE_ENVS := py310-numba0.61 py313-gdb16
-COMPAT_PROFILE_K_NUMBA061 := not test_threads_prange_workers_and_a_python_thread and not test_parallel_region_lines_get_their_share
 
 $(COMPAT)/%.stamp: scripts/compat-venv.sh pyproject.toml | $(STAMPS)
 	mkdir -p $(COMPAT)
@@ -147,8 +144,7 @@ test-compat: $(COMPAT_STAMPS) $(STAMPS)/apt
 	done; \
 	for env in $(COMPAT_PROFILE_ENVS); do \
 	  echo "== compat $$env: profiler (Python frames on $$($(COMPAT)/$$env/bin/python -V))"; \
-	  case $$env in *numba0.61) k="$(COMPAT_PROFILE_K_NUMBA061)";; *) k="";; esac; \
-	  $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_PROFILE) -k "$$k" || failed="$$failed $$env-profile"; \
+	  $(COMPAT)/$$env/bin/python $(COMPAT_PYTEST) $(COMPAT_PROFILE) || failed="$$failed $$env-profile"; \
 	done; \
 	echo "== compat py311-numbacuda: CUDA kernels with NVIDIA's numba-cuda"; \
 	$(COMPAT)/py311-numbacuda/bin/python $(COMPAT_PYTEST) tests/cuda || failed="$$failed py311-numbacuda"; \

@@ -39,4 +39,8 @@ packages=(-e "$ROOT" "numba==$NUMBA" "pytest>=8,<10" "pytest-timeout>=2.3,<3" "p
 "$DIR/bin/python" -c "import numba, sys; print('compat venv', sys.version.split()[0], 'numba', numba.__version__)"
 if [ -n "$GDB" ]; then
   "$DIR/bin/gdb" --version | head -1
+else
+  # As `make setup` does: a gdb from PyPI only where the system's cannot drive the debugger (a CPU with AMX).
+  "$DIR/bin/python" -m pyserver doctor --fix --into-environment >/dev/null ||
+    echo "compat: no gdb from PyPI for Python $PYVER: the system gdb is used"
 fi

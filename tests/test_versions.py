@@ -113,7 +113,11 @@ def test_the_gdb_the_debugger_would_use_here_can_call_functions_in_the_program(t
     gdb = gdb_install.resolve_gdb(None, home=tmp_path / "none")
     if shutil.which(gdb) is None:
         pytest.skip("no gdb here")
-    assert versions.gdb_usable(gdb_install.gdb_version(gdb)), gdb
+    version = gdb_install.gdb_version(gdb)
+    if not versions.gdb_usable(version) and not versions.gdb_wheel_available():
+        # Nothing better exists for this Python here: the launch says on the debug console what is missing.
+        pytest.skip(f"gdb {version} cannot call functions on this CPU and PyPI has no gdb for this Python")
+    assert versions.gdb_usable(version), gdb
     stops_itself = "import os, signal; os.kill(os.getpid(), signal.SIGSTOP)"
     commands = ["-ex", "run", "-ex", "print (int)getpid()", "-ex", "kill"]
     done = subprocess.run(
