@@ -23,10 +23,16 @@ def test_ufunc_and_gufunc_loops_are_jitted_on_their_lines(tmp_path: Path) -> Non
         entries = [e for e in data["lines"] if e["path"] == str(PROGRAM) and e["line"] == line]
         assert entries and all(e["jitted"] for e in entries), (marker, data["lines"][:8])
         assert entries[0]["function"].endswith(name), entries
-        assert sum(e["samples"] for e in entries) >= 0.15 * data["samples"], (marker, entries, data["samples"])
+        assert sum(e["samples"] for e in entries) >= 0.15 * data["samples"], (
+            marker,
+            entries,
+            data["samples"],
+        )
     main = next(t for t in data["threads"] if t["name"] == "MainThread")
     # The loops are most of the run (the rest: start-up, imports, the compiles at decoration).
-    assert main["jitted"] >= 0.5 * main["samples"] and main["jitted_without_line"] <= 0.1 * main["jitted"], main
+    assert main["jitted"] >= 0.5 * main["samples"] and main["jitted_without_line"] <= 0.1 * main["jitted"], (
+        main
+    )
     numba_calls = [
         e for e in data["lines"] if "/numba/np/ufunc/" in e["path"] and e["function"] == "__call__"
     ]
