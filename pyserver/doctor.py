@@ -19,6 +19,7 @@ from pyserver.gdb_install import InstallError, gdb_version, install_gdb, resolve
 from pyserver.versions import (
     gdb_calls_functions,
     gdb_calls_no_functions_text,
+    gdb_that_calls_functions_hint,
     gdb_usable,
     install_command,
     numba_verdict,
@@ -87,8 +88,7 @@ def gdb_version_check(version: str | None, gdb: str) -> Check:
             "gdb",
             "warning",
             gdb_calls_no_functions_text(version),
-            "Run `python -m pyserver doctor --fix` (installs gdb 18 from PyPI for this Python), or use gdb 16+ "
-            "('gdbPath').",
+            gdb_that_calls_functions_hint() + ".",
         )
     return Check("gdb", "ok", f"gdb {version}")
 

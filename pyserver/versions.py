@@ -147,6 +147,16 @@ def gdb_calls_no_functions_text(version: str | None) -> str:
     )
 
 
+def gdb_that_calls_functions_hint() -> str:
+    """How to get a gdb that can call functions here: PyPI's for this Python where it has one."""
+    if gdb_wheel_available():
+        return "Run `python -m pyserver doctor --fix` (installs gdb 18 from PyPI for this Python), or use gdb 16+ ('gdbPath')"
+    return (
+        "Install gdb 16 or newer (your distribution's, or PyPI's gdb-for-pwndbg under Python 3.11 to 3.13) and "
+        "set 'gdbPath'"
+    )
+
+
 def gdb_usable(version: str | None) -> bool:
     """A gdb the debugger can drive fully here: it sees jitted code and can call functions in the program."""
     return gdb_can_see_jit(version) and gdb_calls_functions(version)

@@ -128,3 +128,12 @@ def test_the_gdb_the_debugger_would_use_here_can_call_functions_in_the_program(t
     )
     assert "Couldn't write extended state" not in done.stdout + done.stderr
     assert re.search(r"\$1 = \d+", done.stdout), done.stdout + done.stderr
+
+
+def test_the_way_to_a_gdb_that_calls_functions_fits_this_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(versions, "gdb_wheel_available", lambda *_: True)
+    assert "doctor --fix" in versions.gdb_that_calls_functions_hint()
+    # No PyPI gdb for this Python (3.10): doctor --fix would fail, so the hint names what works.
+    monkeypatch.setattr(versions, "gdb_wheel_available", lambda *_: False)
+    hint = versions.gdb_that_calls_functions_hint()
+    assert "doctor --fix" not in hint and "gdb 16 or newer" in hint and "gdbPath" in hint

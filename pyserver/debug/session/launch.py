@@ -42,6 +42,7 @@ from pyserver.gdb_install import resolve_gdb
 from pyserver.versions import (
     gdb_calls_functions,
     gdb_calls_no_functions_text,
+    gdb_that_calls_functions_hint,
     gdb_usable,
     install_command,
     numba_verdict,
@@ -225,12 +226,13 @@ def _mi_gdb_version(gdb: GdbBackend) -> str | None:
 
 def _start_gdb(session: Session, spec: LaunchSpec) -> GdbBackend:
     """A gdb that sees jitted code: gdb on PATH when it does, else gdbPath or the one resolve_gdb finds."""
-    from pyserver.doctor import gdb_version, parse_version
+    from pyserver.doctor import parse_version
 
     log = session.client.log
     gdb: GdbBackend | None = None
     version: str | None = None
     system = shutil.which("gdb") if not str(spec.gdb_path or "").strip() else None
+    first: GdbBackend | None = None
     if system is not None:
         # resolve_gdb's first choice (gdb on PATH when it sees jitted code and can call functions in the
         # program), judged by the version the MI session reports: no `gdb --version` run (60 ms) first.
@@ -241,31 +243,16 @@ def _start_gdb(session: Session, spec: LaunchSpec) -> GdbBackend:
             version = None
         if gdb_usable(version):
             gdb = first
-        else:
-            first.close()
-            version = None
-    gdb_path = system
     if gdb is None:
         gdb_path = resolve_gdb(spec.gdb_path)  # gdbPath, else a gdb that sees jitted code
         resolved = shutil.which(gdb_path)
-        if resolved is None:
-            raise DapError(
-                f"gdb not found ('{gdb_path}'). Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "
-                '"gdbPath" in launch.json; "mode": "python" debugs without gdb (jitted code runs as Python).'
-            )
-        # The version comes from the MI session itself (one gdb start, not two).
-        gdb = GdbBackend(resolved, log=log)
-        try:
-            version = _mi_gdb_version(gdb)
-        except (GdbCommandError, IndexError):
-            gdb.close()
-            version = gdb_version(resolved)
-            if version is None or parse_version(version)[:1] != (15,):
-                raise DapError(
-                    f"'{gdb_path}' did not run as gdb with MI ({version or 'no version'}). "
-                    'Set "gdbPath" to a working gdb.'
-                ) from None
-            gdb = None
+        if first is not None and resolved == system and version is not None:
+            gdb = first  # nothing better here: the one already started (what it lacks is said below)
+        elif first is not None:
+            first.close()
+            version = None
+        if gdb is None:
+            gdb, version = _start_resolved_gdb(resolved, gdb_path, log)
     if version is not None and parse_version(version)[:1] == (15,):
         if gdb is not None:
             gdb.close()
@@ -275,12 +262,37 @@ def _start_gdb(session: Session, spec: LaunchSpec) -> GdbBackend:
         )
     assert gdb is not None
     if version is not None and not gdb_calls_functions(version):
+        hint = gdb_that_calls_functions_hint()
         session.client.output(
-            gdb_calls_no_functions_text(version)
-            + '. Run "python -m pyserver doctor --fix" (gdb 18 from PyPI) for the full debugger.\n',
+            f"{gdb_calls_no_functions_text(version)}. For the full debugger, {hint[:1].lower()}{hint[1:]}.\n",
             "console",
         )
     return gdb
+
+
+def _start_resolved_gdb(
+    resolved: str | None, gdb_path: str, log: Any
+) -> tuple[GdbBackend | None, str | None]:
+    """The gdb resolve_gdb chose, started, and its version from the MI session itself (one gdb start, not
+    two); (None, "15.x") for a gdb 15, whose MI session fails on Numba's JIT objects."""
+    from pyserver.doctor import gdb_version, parse_version
+
+    if resolved is None:
+        raise DapError(
+            f"gdb not found ('{gdb_path}'). Install it (Debian/Ubuntu: sudo apt-get install gdb) or set "
+            '"gdbPath" in launch.json; "mode": "python" debugs without gdb (jitted code runs as Python).'
+        )
+    gdb = GdbBackend(resolved, log=log)
+    try:
+        return gdb, _mi_gdb_version(gdb)
+    except (GdbCommandError, IndexError):
+        gdb.close()
+    version = gdb_version(resolved)
+    if version is None or parse_version(version)[:1] != (15,):
+        raise DapError(
+            f"'{gdb_path}' did not run as gdb with MI ({version or 'no version'}). Set \"gdbPath\" to a working gdb."
+        ) from None
+    return None, version
 
 
 def _configure_jit_side(session: Session, jit: JitSide, spec: LaunchSpec | AttachSpec) -> None:
