@@ -129,8 +129,8 @@ class SourceIndex:
 
     source: str
     tree: ast.Module | None
-    # Built on first use from one walk of the tree: 1-based line -> nodes starting there (walk order),
-    # and the first function defined on each line.
+    # Built on first use: 1-based line -> nodes starting there (walk order), from one walk of the whole
+    # tree; and the function defined on each line, from a walk of the statements only (a `def` is one).
     _by_line: dict[int, list[ast.AST]] | None = field(default=None, init=False, repr=False, compare=False)
     _functions: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = field(
         default=None, init=False, repr=False, compare=False
@@ -147,19 +147,31 @@ class SourceIndex:
     def lines(self) -> list[str]:
         return self.source.splitlines()
 
-    def _index(self) -> tuple[dict[int, list[ast.AST]], dict[int, ast.FunctionDef | ast.AsyncFunctionDef]]:
-        if self._by_line is None or self._functions is None:
+    def _nodes_by_line(self) -> dict[int, list[ast.AST]]:
+        if self._by_line is None:
             by_line: dict[int, list[ast.AST]] = {}
-            functions: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}
             for node in ast.walk(self.tree) if self.tree is not None else ():
                 line = getattr(node, "lineno", None)
-                if line is None:
-                    continue
-                by_line.setdefault(line, []).append(node)
+                if line is not None:
+                    by_line.setdefault(line, []).append(node)
+            self._by_line = by_line
+        return self._by_line
+
+    def _functions_by_line(self) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef]:
+        if self._functions is None:
+            functions: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+            pending: list[ast.AST] = [self.tree] if self.tree is not None else []
+            while pending:
+                node = pending.pop()
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                    functions.setdefault(line, node)
-            self._by_line, self._functions = by_line, functions
-        return self._by_line, self._functions
+                    functions.setdefault(node.lineno, node)
+                for _, value in ast.iter_fields(node):
+                    if isinstance(value, list):
+                        pending.extend(
+                            v for v in value if isinstance(v, ast.stmt | ast.excepthandler | ast.match_case)
+                        )
+            self._functions = functions
+        return self._functions
 
     def line_range(self, line: int) -> Range:
         """The text of a 1-based line without its indentation."""
@@ -177,7 +189,7 @@ class SourceIndex:
     def nodes_on_line(self, line: int, kind: type | tuple[type, ...]) -> list[ast.AST]:
         if self.tree is None:
             return []
-        found = [node for node in self._index()[0].get(line, ()) if isinstance(node, kind)]
+        found = [node for node in self._nodes_by_line().get(line, ()) if isinstance(node, kind)]
         found.sort(key=lambda n: (getattr(n, "col_offset", 0), -(getattr(n, "end_col_offset", 0) or 0)))
         return found
 
@@ -317,7 +329,7 @@ class SourceIndex:
     def function_node(self, def_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         if self.tree is None:
             return None
-        return self._index()[1].get(def_line)
+        return self._functions_by_line().get(def_line)
 
     def return_ranges(self, def_line: int) -> list[tuple[int, Range]]:
         """(1-based line, range) of each `return` of the function defined on `def_line` (not nested)."""
