@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 
 from pyserver.analysis.worker.discover.discovery import ImportNames
-from pyserver.analysis.worker.load.names import statements_in
+from pyserver.pysource import statements_in
 
 # Qualified names (through the module's imports) of calls that act on the world or wait.
 _EFFECT_FUNCTIONS = frozenset(

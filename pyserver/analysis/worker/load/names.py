@@ -7,32 +7,14 @@ import functools
 import re
 from collections.abc import Iterable, Iterator
 
+from pyserver.pysource import statements_in
+
 
 def root_name(node: ast.expr) -> str | None:
     """`a` for `a`, `a.b.c`, `a[1].b`, `a.f(x).y`."""
     while isinstance(node, ast.Attribute | ast.Subscript | ast.Call | ast.Starred):
         node = node.func if isinstance(node, ast.Call) else node.value
     return node.id if isinstance(node, ast.Name) else None
-
-
-def statements_in(
-    body: list[ast.stmt], enclosing: str | None = None
-) -> Iterator[tuple[ast.stmt, str | None]]:
-    """Every statement, nested ones included, with the name of the top-level function it is in (None at
-    module or class level); expressions are not visited (much cheaper than ast.walk)."""
-    for node in body:
-        yield node, enclosing
-        inner_enclosing = enclosing
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and enclosing is None:
-            inner_enclosing = node.name
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(node, name, None)
-            if isinstance(inner, list):
-                yield from statements_in(inner, inner_enclosing)
-        for handler in getattr(node, "handlers", ()) or ():
-            yield from statements_in(handler.body, inner_enclosing)
-        for case in getattr(node, "cases", ()) or ():
-            yield from statements_in(case.body, inner_enclosing)
 
 
 def walk(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:

@@ -39,12 +39,11 @@ from pyserver.analysis.worker.load.names import (
     bound_names,
     definition_reads,
     loads,
-    statements_in,
     stored_names,
 )
 from pyserver.analysis.worker.load.slice_units import Unit, settle_definitions, unavailable_names
 from pyserver.caches import BoundedCache, bounded_cache
-from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
+from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS, statements_in
 
 # ast.TryStar (except*) exists from Python 3.11 on.
 if sys.version_info >= (3, 11):

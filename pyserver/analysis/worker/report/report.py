@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from pyserver.analysis.model import Range
 from pyserver.analysis.worker.report.explain import clean_text, in_user_terms
+from pyserver.pysource import statements_in
 
 # Numba's operator function names -> the AST operator classes they come from.
 _BINOPS: dict[str, type[ast.operator]] = {
@@ -160,16 +161,9 @@ class SourceIndex:
     def _functions_by_line(self) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef]:
         if self._functions is None:
             functions: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}
-            pending: list[ast.AST] = [self.tree] if self.tree is not None else []
-            while pending:
-                node = pending.pop()
+            for node, _ in statements_in(self.tree.body) if self.tree is not None else ():
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                     functions.setdefault(node.lineno, node)
-                for _, value in ast.iter_fields(node):
-                    if isinstance(value, list):
-                        pending.extend(
-                            v for v in value if isinstance(v, ast.stmt | ast.excepthandler | ast.match_case)
-                        )
             self._functions = functions
         return self._functions
 
