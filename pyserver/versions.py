@@ -8,6 +8,7 @@ imports it without importing Numba.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from dataclasses import dataclass
@@ -121,22 +122,26 @@ def gdb_can_see_jit(version: str | None) -> bool:
     return bool(parsed) and parsed[:2] >= GDB_MIN and parsed[0] not in GDB_BROKEN_MAJORS
 
 
-def cpu_has_amx(cpuinfo: str | None = None) -> bool:
-    """Whether this CPU has AMX tiles (the `amx_tile` flag Linux lists in /proc/cpuinfo)."""
-    if cpuinfo is None:
-        try:
-            with open(CPU_FLAGS_FILE, encoding="utf-8", errors="replace") as handle:
-                cpuinfo = handle.read()
-        except OSError:
-            return False
+def cpu_has_amx(cpuinfo: str) -> bool:
+    """Whether a CPU has AMX tiles (the `amx_tile` flag Linux lists in /proc/cpuinfo)."""
     return any(line.startswith("flags") and "amx_tile" in line.split() for line in cpuinfo.splitlines())
+
+
+@functools.cache
+def this_cpu_has_amx() -> bool:
+    """cpu_has_amx of this machine, read once (each gdb the launch weighs asks)."""
+    try:
+        with open(CPU_FLAGS_FILE, encoding="utf-8", errors="replace") as handle:
+            return cpu_has_amx(handle.read())
+    except OSError:
+        return False
 
 
 def gdb_calls_functions(version: str | None, amx: bool | None = None) -> bool:
     """False for a gdb older than 16 on a CPU with AMX (`amx`: whether it has, else this CPU's flags)."""
     if version_tuple(version)[:2] >= GDB_AMX_MIN:
         return True
-    return not (cpu_has_amx() if amx is None else amx)
+    return not (this_cpu_has_amx() if amx is None else amx)
 
 
 def gdb_calls_no_functions_text(version: str | None) -> str:
