@@ -117,6 +117,21 @@ export async function runCommand(title: string): Promise<void> {
   }
 }
 
+/**
+ * Shows the hover at the cursor (Ctrl+K Ctrl+I) and returns its widget. A hover shown just before the
+ * file's lenses or inlay hints arrive is closed by the editor when they shift the lines: ask again, as a
+ * user would, until it stays.
+ */
+export async function showHover(where: string) {
+  const hover = page.locator(".monaco-hover:not(.hidden)").first();
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press("Control+k");
+    await page.keyboard.press("Control+i");
+    if (await hover.waitFor({ state: "visible", timeout: 5_000 }).then(() => true, () => false)) return hover;
+    if (attempt >= 4) throw new Error(`no hover at ${where} after ${attempt} requests`);
+  }
+}
+
 /** Moves the cursor with "Go to Line/Column" (1-based line and column). */
 export async function goTo(line: number, column: number): Promise<void> {
   // Ctrl+G (Go to Line/Column) acts on the active editor wherever the focus is.

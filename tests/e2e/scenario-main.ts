@@ -1,17 +1,14 @@
 // The user's view: diagnostics, hover, lenses, the Debug JIT function session, an IR view, recording.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ARTIFACTS, events, goTo, lensAbove, lineNumberBox, lineOf, openFile, page, publishShot, runCommand, step, waitForEvent, WORKSPACE } from "./driver";
+import { ARTIFACTS, events, goTo, lensAbove, lineNumberBox, lineOf, openFile, page, publishShot, runCommand, showHover, step, waitForEvent, WORKSPACE } from "./driver";
 
 // Hovers the word on a line of a workspace file and waits for a float64 type, in the editor and in the server's log.
 async function hoverShowsFloat64(file: string, line: number, word: string, shot: string): Promise<string> {
   const column = fs.readFileSync(path.join(WORKSPACE, file), "utf8").split("\n")[line].indexOf(word) + 2;
   const since = Date.now();
   await goTo(line + 1, column);
-  await page.keyboard.press("Control+k");
-  await page.keyboard.press("Control+i");
-  const hover = page.locator(".monaco-hover:not(.hidden)").first();
-  await hover.waitFor({ state: "visible", timeout: 20_000 });
+  const hover = await showHover(`${file}:${line + 1}`);
   await page.waitForFunction(() => /float64/.test(document.querySelector(".monaco-hover:not(.hidden)")?.textContent ?? ""), null, { timeout: 30_000 });
   const text = (await hover.textContent()) ?? "";
   const logged = await waitForEvent(`a hover event in ${file}`, (e) => e.event === "hover" && e.line === line, 10_000, since);
@@ -150,10 +147,7 @@ export async function mainScenario(): Promise<void> {
       );
       const since = Date.now();
       await goTo(helperLine + 1, insightSource[helperLine].indexOf("helper") + 3);
-      await page.keyboard.press("Control+k");
-      await page.keyboard.press("Control+i");
-      const hover = page.locator(".monaco-hover:not(.hidden)").first();
-      await hover.waitFor({ state: "visible", timeout: 20_000 });
+      await showHover(`insight_demo.py:${helperLine + 1}`);
       const logged = await waitForEvent("a hover event on the call of helper", (e) => e.event === "hover" && e.line === helperLine, 20_000, since);
       const text = String(logged.text);
       if (!/Why/.test(text) || !/@njit/.test(text)) throw new Error(`hover without the cause and the @njit fix: ${text.slice(0, 300)}`);
@@ -360,6 +354,8 @@ export async function mainScenario(): Promise<void> {
       if (!fs.existsSync(file)) throw new Error(`${file} was not written`);
       const recorded = fs.readFileSync(file, "utf8");
       if (!recorded.includes("walk")) throw new Error(`walk not recorded: ${recorded.slice(0, 300)}`);
+      // The run ends with `exit`: its terminal closes, and the next step starts from a workbench without it.
+      await page.locator(".terminal-wrapper .xterm").first().waitFor({ state: "detached", timeout: 30_000 });
       return `${file.replace(WORKSPACE + "/", "")}: ${recorded.length} bytes, walk recorded`;
     });
 
@@ -370,9 +366,14 @@ export async function mainScenario(): Promise<void> {
       const current = fs.existsSync(settingsFile) ? (JSON.parse(fs.readFileSync(settingsFile, "utf8")) as Record<string, unknown>) : {};
       fs.writeFileSync(settingsFile, JSON.stringify({ ...current, "numbaLens.recordSignatures": true }, null, 2));
       const on = await waitForEvent("recording switched on", (e) => e.event === "recording" && e.on === true, 60_000, since);
-      await runCommand("Terminal: Create New Terminal");
       const terminal = page.locator(".terminal-wrapper.active .xterm").first();
-      await terminal.waitFor({ state: "visible", timeout: 30_000 });
+      // The workbench at times shows no terminal for the first command (its panel stays closed): ask again.
+      for (let attempt = 1; ; attempt++) {
+        await runCommand("Terminal: Create New Terminal");
+        if (await terminal.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false)) break;
+        if (attempt >= 3) throw new Error(`no terminal after ${attempt} "Terminal: Create New Terminal" commands`);
+        await page.keyboard.press("Escape");
+      }
       await page.waitForTimeout(1500);
       await terminal.click();
       await page.keyboard.type("env | grep -E '^(NUMBA_LENS_RECORD|PYTHONPATH)=' > terminal-env.txt\n", { delay: 5 });

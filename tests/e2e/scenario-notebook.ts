@@ -3,7 +3,7 @@
 // types that the call in a later cell gives; the cells' diagnostics in the event log name their cell.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { events, openFile, page, publishShot, runCommand, step, waitForEvent, WORKSPACE } from "./driver";
+import { events, openFile, page, publishShot, runCommand, showHover, step, waitForEvent, WORKSPACE } from "./driver";
 
 const NOTEBOOK = "notebook.ipynb";
 
@@ -111,10 +111,7 @@ export async function notebookScenario(): Promise<void> {
     await token.waitFor({ state: "visible", timeout: 30_000 });
     const since = Date.now();
     await token.click();
-    await page.keyboard.press("Control+k");
-    await page.keyboard.press("Control+i");
-    const hover = page.locator(".monaco-hover:not(.hidden)").first();
-    await hover.waitFor({ state: "visible", timeout: 20_000 });
+    await showHover(`cell ${hovered.cell + 1}, line ${hovered.line + 1}`);
     await page.waitForFunction(
       () => /array\(float64, 1d, C\)/.test(document.querySelector(".monaco-hover:not(.hidden)")?.textContent ?? ""),
       null,
