@@ -4,7 +4,9 @@
   effects defines imports as unavailable, and the importing module's other functions are still typed;
 - a module is imported as `pkg.sub.mod` from above its package: adapter modules named like real packages
   (`colorsys.py`, `pandas.py`) in a sub-package never hide the real ones, and relative imports work;
-- a module that makes no jitted function (a pytest module) is not executed, and gets no error."""
+- a module that makes no jitted function (a pytest module) is not executed, and gets no error;
+- a module's globals are another library's objects: a lazy module proxy (as `lazy_loader.load` makes
+  for an optional dependency that is not installed) raises on any attribute, and the module still checks."""
 
 from __future__ import annotations
 
@@ -65,6 +67,44 @@ def third(x: float):
     return x * THIRD
 """
 
+OPTIONAL = """\
+import types
+
+
+class MissingModule(types.ModuleType):
+    def __getattr__(self, name):
+        raise ModuleNotFoundError(f"No module named {self.__name__!r}")
+
+
+def load(name):
+    return MissingModule(name)
+"""
+
+SOUND = """\
+from numba import njit
+
+from . import optional
+
+samplerate = optional.load("not_installed_samplerate")
+GAIN = 3.0
+
+
+@njit
+def louder(x: float):
+    return x * GAIN
+"""
+
+BEATS = """\
+from numba import njit
+
+from .sound import GAIN
+
+
+@njit
+def beat_gain(x: float):
+    return x + GAIN
+"""
+
 PYTEST_FILE = """\
 import numba
 import pytest
@@ -98,6 +138,9 @@ def _package(root: Path) -> list[Path]:
     (adapters / "pandas.py").write_text("ADAPTS = 'pandas'\n")
     (adapters / "use.py").write_text(ADAPTER_USER)
     (root / "tests" / "test_nothing_jitted.py").write_text(PYTEST_FILE)
+    (pkg / "optional.py").write_text(OPTIONAL)
+    (pkg / "sound.py").write_text(SOUND)
+    (pkg / "beats.py").write_text(BEATS)
     return users
 
 
@@ -122,6 +165,7 @@ def test_a_package_checks_without_a_false_error(tmp_path: Path) -> None:
     typed = {f["name"]: [s["return_type"] for s in f["signatures"]] for f in report["functions"]}
     assert typed["scaled_0"] == typed["scaled_1"] == typed["scaled_2"] == ["float64"]
     assert typed["third"] == ["float64"]  # the real colorsys, not the adapter next to it
+    assert typed["louder"] == typed["beat_gain"] == ["float64"]  # beside a lazy module proxy
     assert typed["looped"] == []  # LOOPED has no value: listed, not checked
     files = {Path(f["path"]).name for f in report["files"]}
     assert "test_nothing_jitted.py" not in files  # never executed

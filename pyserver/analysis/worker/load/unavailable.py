@@ -74,5 +74,10 @@ def unavailable_globals(namespace: dict[str, Any]) -> set[str]:
         if isinstance(value, UnavailableName):
             names.add(name)
         elif isinstance(value, types.ModuleType):
-            names.update(getattr(value, UNAVAILABLE_ATTRIBUTE, None) or ())
+            # Read from the module's own dict: a lazy module proxy's `__getattr__` imports, and raises
+            # what the import raises.
+            try:
+                names.update(vars(value).get(UNAVAILABLE_ATTRIBUTE) or ())
+            except Exception:  # a module object of another library's making
+                continue
     return names
