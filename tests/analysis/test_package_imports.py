@@ -179,3 +179,54 @@ def test_a_pytest_module_without_jitted_code_is_not_loaded() -> None:
     assert may_make_jitted("from numba.experimental import jitclass\n\n@jitclass([])\nclass A:\n    pass\n")
     assert may_make_jitted("import numba\n\nexec(TEMPLATE.format(name='k'))\n")
     assert not may_make_jitted("import typing\n\n@typing.overload\ndef f(x: int) -> int: ...\n")
+
+
+CRLF_INIT = "from . import first, second\n"
+
+CRLF_FIRST = """\
+from numba import njit
+
+
+@njit
+def double(x: float):
+    return x * 2.0
+"""
+
+CRLF_SECOND = """\
+from numba import njit
+
+from .first import double
+
+
+@njit
+def quadruple(x: float):
+    return double(double(x))
+
+
+BY_NAME = {"quadruple": quadruple}
+"""
+
+
+def _crlf_package(root: Path, newline: str) -> Path:
+    pkg = root / "crlfpkg"
+    pkg.mkdir(parents=True)
+    for name, text in (("__init__", CRLF_INIT), ("first", CRLF_FIRST), ("second", CRLF_SECOND)):
+        (pkg / f"{name}.py").write_bytes(text.replace("\n", newline).encode())
+    return pkg
+
+
+def test_a_package_written_with_crlf_line_ends_loads_as_with_lf(tmp_path: Path) -> None:
+    """Python imports a module with universal newlines; the analysed file's text keeps its CRLF. The
+    module the package imported is still the one analysed (not a second copy from the module's own
+    slice), as with LF line ends."""
+    reports = {}
+    for newline in ("\n", "\r\n"):
+        root = tmp_path / repr(newline).strip("'\\")
+        report = _check(root, _crlf_package(root, newline))
+        assert report["diagnostics"] == [], report["diagnostics"]
+        reports[newline] = (
+            {f["name"]: [s["return_type"] for s in f["signatures"]] for f in report["functions"]},
+            {Path(f["path"]).name: f["skipped"] for f in report["files"]},
+        )
+    assert reports["\n"] == reports["\r\n"]
+    assert reports["\n"][1]["second.py"] == []  # BY_NAME may be imported: the package's copy ran it

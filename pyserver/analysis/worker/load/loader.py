@@ -42,7 +42,7 @@ from pyserver.analysis.worker.load import (
 )
 from pyserver.analysis.worker.load.module_codes import (
     annotates,
-    imported_slice,
+    imported_code,
     module_codes,
     statement_codes,
 )
@@ -87,11 +87,12 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         if type(self).definitions_only:
             # Another module imports names from this one: its assignments stay (exports), its calls,
             # loops and `__main__` block do not run. None: it does not parse; compile() below says why.
-            sliced = imported_slice(text, path)
-            if sliced is not None:
+            made = imported_code(text, path)
+            if made is not None:
+                sliced, code = made
                 self.ran = package_copy.Ran(self.ran.path, text, True, sliced)
                 self.unavailable.update(sliced.unavailable)
-                return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
+                return code
         return compile(source, path, "exec", dont_inherit=True)
 
 

@@ -139,6 +139,22 @@ def imported_slice(text: str, path: str) -> toplevel_slice.TopLevelSlice | None:
     )
 
 
+# file -> the text last imported and its slice's code: a module imported again runs the same code object.
+_IMPORTED_CODES: BoundedCache[str, tuple[str, types.CodeType]] = bounded_cache("loader.imported_codes", 256)
+
+
+def imported_code(text: str, path: str) -> tuple[toplevel_slice.TopLevelSlice, types.CodeType] | None:
+    """`imported_slice` and its compiled code (None when the text does not parse)."""
+    sliced = imported_slice(text, path)
+    if sliced is None:
+        return None
+    kept = _IMPORTED_CODES.get(path)
+    if kept is None or kept[0] != text:
+        code = compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
+        kept = _IMPORTED_CODES[path] = (text, code)
+    return sliced, kept[1]
+
+
 def _is_docstring(statement: ast.stmt) -> bool:
     return (
         isinstance(statement, ast.Expr)

@@ -61,14 +61,28 @@ def imported_copy(name: str, real_path: str, source: str, definitions_only: bool
     this analysis loads (definitions-only or whole); else None."""
     module = sys.modules.get(name)
     what = ran(module)
-    if what is None or what.text != source or what.definitions_only != definitions_only:
+    if what is None or not same_text(what.text, source) or what.definitions_only != definitions_only:
         return None
     return module if what.path == real_path else None
 
 
 def ran_other_text(module: types.ModuleType, source: str) -> bool:
     what = ran(module)
-    return what is None or what.text != source
+    return what is None or not same_text(what.text, source)
+
+
+def same_text(ran_text: str, source: str) -> bool:
+    """Whether a module ran `source`: an import reads a file with universal newlines, and the editor's
+    text or a file read as it is keeps its CRLF line ends."""
+    if ran_text == source:
+        return True
+    if "\r" not in source and "\r" not in ran_text:
+        return False
+    return _universal_newlines(ran_text) == _universal_newlines(source)
+
+
+def _universal_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def classes_referred_to(module: types.ModuleType, is_workspace_file: Callable[[str], bool]) -> bool:
