@@ -87,12 +87,11 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         if type(self).definitions_only:
             # Another module imports names from this one: its assignments stay (exports), its calls,
             # loops and `__main__` block do not run. None: it does not parse; compile() below says why.
-            made = imported_code(text, path)
-            if made is not None:
-                sliced, code = made
-                self.ran = package_copy.Ran(self.ran.path, text, True, sliced)
-                self.unavailable.update(sliced.unavailable)
-                return code
+            sliced_code = imported_code(text, path)
+            if sliced_code is not None:
+                self.ran = package_copy.Ran(self.ran.path, text, True, sliced_code[0])
+                self.unavailable.update(sliced_code[0].unavailable)
+                return sliced_code[1]
         return compile(source, path, "exec", dont_inherit=True)
 
 
