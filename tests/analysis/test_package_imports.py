@@ -230,3 +230,73 @@ def test_a_package_written_with_crlf_line_ends_loads_as_with_lf(tmp_path: Path) 
         )
     assert reports["\n"] == reports["\r\n"]
     assert reports["\n"][1]["second.py"] == []  # BY_NAME may be imported: the package's copy ran it
+
+
+DYNAMIC_INIT = """\
+import os
+
+from numba import njit
+
+try:
+    PARALLEL_OFF = os.environ["DYNPKG_NO_PARALLEL"]
+except KeyError:
+    PARALLEL = True
+else:
+    PARALLEL = not PARALLEL_OFF
+
+
+@njit
+def halve(x: float):
+    return x / 2.0
+
+
+# the package's modules import PARALLEL from it while it runs
+from . import blades, user  # noqa: E402
+"""
+
+DYNAMIC_BLADES = """\
+import os
+
+from . import PARALLEL
+
+
+def make_blades(n):
+    return {f"e{i + 1}": float(i + 1) for i in range(n)}
+
+
+blades = make_blades(3)
+locals().update(blades)
+for name, value in blades.items():
+    globals()[name + "_squared"] = value * value
+globals().update(dict(os.environ.items()) if open(os.path.join(os.path.dirname(__file__), "blades.ran"), "w") else {})
+"""
+
+DYNAMIC_USER = """\
+from numba import njit
+
+from .blades import *  # noqa: F403
+
+E12 = e1 * e2  # noqa: F405
+
+
+@njit
+def scaled(x: float):
+    return x * E12 + e3_squared  # noqa: F405
+"""
+
+
+def test_names_a_module_defines_at_run_time_are_defined(tmp_path: Path) -> None:
+    """`locals().update(blades)` and `globals()[name] = value` (in a loop) define module names that only
+    running them tells: they run as definitions do (their effects checked like an assignment's value),
+    and a module that star-imports them gets them. A package's `__init__` binds what its modules import
+    from it while it runs (`from pkg import PARALLEL`), inside a `try` too."""
+    pkg = tmp_path / "dynpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(DYNAMIC_INIT)
+    (pkg / "blades.py").write_text(DYNAMIC_BLADES)
+    (pkg / "user.py").write_text(DYNAMIC_USER)
+    report = _check(tmp_path, pkg)
+    assert report["diagnostics"] == [], report["diagnostics"]
+    typed = {f["name"]: [s["return_type"] for s in f["signatures"]] for f in report["functions"]}
+    assert typed["scaled"] == typed["halve"] == ["float64"]
+    assert not (pkg / "blades.ran").exists()  # the update whose value writes a file never ran

@@ -249,3 +249,42 @@ def assigned_names(tree: ast.Module) -> set[str]:
                 n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
             }
     return names
+
+
+# The name a statement binds when it defines module names at run time (never an identifier).
+DYNAMIC_NAMES = "*"
+_NAMESPACE_CALLS = {"globals", "locals", "vars"}
+_NAMESPACE_METHODS = {"update", "setdefault", "__setitem__"}
+
+
+def _is_namespace(node: ast.expr) -> bool:
+    """`globals()`, `locals()` or `vars()`: at the top level, the module's own namespace."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _NAMESPACE_CALLS
+        and not node.args
+        and not node.keywords
+    )
+
+
+def namespace_writes(node: ast.stmt) -> list[ast.expr] | None:
+    """The expressions of a top-level statement that defines module names at run time, whose names only
+    running it tells: `globals().update(blades)`, `locals().update(d)`, `globals()[name] = value`, and a
+    `for` loop whose body only does that. None for any other statement."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        func = node.value.func
+        if isinstance(func, ast.Attribute) and func.attr in _NAMESPACE_METHODS and _is_namespace(func.value):
+            return [*node.value.args, *(k.value for k in node.value.keywords)]
+        return None
+    if (
+        isinstance(node, ast.Assign)
+        and node.targets
+        and all(isinstance(t, ast.Subscript) and _is_namespace(t.value) for t in node.targets)
+    ):
+        return [node.value, *(t.slice for t in node.targets if isinstance(t, ast.Subscript))]
+    if isinstance(node, ast.For) and not node.orelse and node.body:
+        inner = [namespace_writes(statement) for statement in node.body]
+        if all(part is not None for part in inner):
+            return [node.iter, *(expr for part in inner for expr in part or ())]
+    return None

@@ -20,7 +20,7 @@ import ast
 import weakref
 from dataclasses import dataclass, field
 
-from pyserver.analysis.worker.load.names import calls
+from pyserver.analysis.worker.load.names import DYNAMIC_NAMES, calls
 
 
 @dataclass
@@ -175,7 +175,11 @@ def unavailable_names(
                 changed = True
     for unit in refused:
         names = sorted(unit.binds & unavailable.keys())
-        if names:
+        if names == [DYNAMIC_NAMES]:  # `globals().update(...)`: which names, only running it tells
+            unit.reason = (
+                f"it {unit.reason}: the analysis never runs that, so the names it defines have no value"
+            )
+        elif names:
             listed = ", ".join(f"`{name}`" for name in names)
             unit.reason = (
                 f"it {unit.reason}: the analysis never runs that, so {listed} (needed by the jitted"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import __future__
 
 import ast
+import builtins
 import copy
 import re
 import sys
@@ -34,11 +35,13 @@ from pyserver.analysis.worker.discover.discovery import statements_shallow as di
 from pyserver.analysis.worker.discover.makes_jitted import NUMBA_BUILDERS
 from pyserver.analysis.worker.load.effects import EffectScanner
 from pyserver.analysis.worker.load.names import (
+    DYNAMIC_NAMES,
     assigned_names,
     body_reads,
     bound_names,
     definition_reads,
     loads,
+    namespace_writes,
     stored_names,
 )
 from pyserver.analysis.worker.load.slice_units import Unit, settle_definitions, unavailable_names
@@ -55,6 +58,7 @@ JIT_BUILDERS = NUMBA_BUILDERS  # Numba's builders of jitted functions (last part
 _SYS_PATH_METHODS = frozenset({"append", "insert", "extend", "remove"})
 _ENVIRON_METHODS = frozenset({"update", "setdefault", "pop", "clear", "__setitem__"})
 _WARNINGS_FUNCTIONS = frozenset({"filterwarnings", "simplefilter", "resetwarnings"})
+_BUILTIN_NAMES = frozenset(vars(builtins))
 
 
 @dataclass
@@ -380,6 +384,11 @@ class _Slicer:
             isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
         ):  # a docstring
             return Unit(node, set(), set(), always=True)
+        written = namespace_writes(node)
+        if written is not None:  # `globals().update(blades)`: defines names only running it tells
+            loop_names = stored_names(node.target) if isinstance(node, ast.For) else set()
+            unit = Unit(node, loads(written) - loop_names, {DYNAMIC_NAMES})
+            return _blocking(unit, self.effects.expression_effect(list(written)))
         value = node.value if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) else None
         reads = loads([node])
         binds = bound_names(node)
@@ -484,7 +493,9 @@ def slice_module(
             if item in needed:
                 continue
             needed.add(item)
-            for binder in binders.get(item, []):
+            # A name no statement binds by name may come from one that defines names at run time.
+            found = binders.get(item) or ([] if item in _BUILTIN_NAMES else binders.get(DYNAMIC_NAMES, []))
+            for binder in found:
                 queue.append(binder)
                 expand(binder)
             continue
@@ -503,6 +514,7 @@ def slice_module(
         if item.parent is not None and not item.parent.kept:
             queue.append(item.parent)  # an `if`/`try` runs when anything inside it runs
     unavailable = unavailable_names(every, binders, needed, refused)
+    unavailable.pop(DYNAMIC_NAMES, None)
     skipped: list[SkippedStatement] = []
     kept_tree = ast.Module(body=_rebuild(tree.body, units, skipped), type_ignores=[])
     skipped.sort(key=lambda s: s.line)
