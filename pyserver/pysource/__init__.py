@@ -8,13 +8,15 @@ and one bounded parse cache for the process.
   (statements.py).
 - `source_segment(source, node)`: ast.get_source_segment, the source split into lines once (segments.py).
 - `NEVER_JITTING_DECORATORS`, `NOT_SLICE_ROOT_DECORATORS`: the decorators (last dotted part) that
-  make nothing jitted, as discovery and the top-level slice each need them (decorators.py).
+  make nothing jitted, as discovery and the top-level slice each need them, and `decorator_aliases`:
+  the module's own names for such decorators (decorators.py).
 """
 
 from pyserver.pysource.decorators import (
     NEVER_JITTING_DECORATORS,
     NOT_SLICE_ROOT_DECORATORS,
     PLAIN_DECORATORS,
+    decorator_aliases,
 )
 from pyserver.pysource.parse import PARSE_CACHE_SIZE, parse, parsed
 from pyserver.pysource.segments import source_segment
@@ -25,6 +27,7 @@ __all__ = [
     "NOT_SLICE_ROOT_DECORATORS",
     "PARSE_CACHE_SIZE",
     "PLAIN_DECORATORS",
+    "decorator_aliases",
     "parse",
     "parsed",
     "source_segment",

@@ -3,6 +3,9 @@ subset each use needs."""
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable
+
 # Decorators of the standard library and of pytest that wrap or mark a function and never jit it.
 PLAIN_DECORATORS = frozenset(
     {
@@ -37,3 +40,16 @@ NEVER_JITTING_DECORATORS = PLAIN_DECORATORS | frozenset(
 NOT_SLICE_ROOT_DECORATORS = PLAIN_DECORATORS | frozenset(
     {"overload_typing", "mark", "skip", "skipif", "xfail", "usefixtures", "filterwarnings"}
 )
+
+
+def decorator_aliases(tree: ast.Module, is_plain: Callable[[ast.expr], bool]) -> frozenset[str]:
+    """The names a module binds at its top level to a plain decorator, by `is_plain` of the decorator's
+    expression (a call's function): `too_slow = pytest.mark.skipif(DISABLE_JIT, reason=...)`, then
+    `@too_slow` on a test."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value.func if isinstance(node.value, ast.Call) else node.value
+            if isinstance(value, ast.Name | ast.Attribute) and is_plain(value):
+                names.add(node.targets[0].id)
+    return frozenset(names)

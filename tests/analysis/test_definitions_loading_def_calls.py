@@ -403,3 +403,45 @@ def test_a_needed_definition_that_acts_on_the_world_never_runs() -> None:
     assert set(sliced.unavailable) >= {"limit", "LIMIT"}
     (refused,) = [s for s in sliced.skipped if s.line == 11]
     assert "`.write()`" in refused.reason and "`limit`" in refused.reason
+
+
+MARK_ALIASES = textwrap.dedent(
+    """\
+    import pytest
+    from numba import njit
+
+    from helpers import expensive
+
+    DISABLE_JIT = False
+    too_slow_without_jit = pytest.mark.skipif(DISABLE_JIT, reason="too slow without the JIT")
+    veryslow = pytest.mark.veryslow
+
+
+    @njit
+    def kern(x: float):
+        return x + 1.0
+
+
+    class TestAlgebra:
+        @too_slow_without_jit
+        @veryslow
+        @pytest.mark.parametrize("algebra", [expensive("alias_marked")])
+        def test_multiply(self, algebra):
+            assert kern(algebra) > 0
+    """
+)
+
+
+def test_a_module_name_for_a_pytest_mark_is_a_plain_decorator(tmp_path: Path) -> None:
+    """`too_slow = pytest.mark.skipif(...)` then `@too_slow` on a test method: the class is a plain
+    definition whose decorators call functions (not a root that always runs), as with `@pytest.mark.skipif`
+    written out."""
+    sliced = slice_module(ast.parse(MARK_ALIASES), source=MARK_ALIASES)
+    reasons = {s.line: s.reason for s in sliced.skipped}
+    assert "call" in reasons[16], reasons
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    (tmp_path / "test_algebra.py").write_text(MARK_ALIASES)
+    report = _check(tmp_path, "test_algebra.py")
+    assert not list(tmp_path.glob("*.ran"))
+    assert report["diagnostics"] == [], report["diagnostics"]
+    assert [s["return_type"] for f in report["functions"] for s in f["signatures"]] == ["float64"]

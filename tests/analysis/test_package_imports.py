@@ -174,6 +174,8 @@ def test_a_package_checks_without_a_false_error(tmp_path: Path) -> None:
 
 def test_a_pytest_module_without_jitted_code_is_not_loaded() -> None:
     assert not may_make_jitted(PYTEST_FILE)
+    marked = "import numba\nimport pytest\n\nslow = pytest.mark.skipif(True, reason='slow')\n\n@slow\ndef test_x():\n    pass\n"
+    assert not may_make_jitted(marked)  # the module's own name for a pytest mark
     assert may_make_jitted("import numba\n\nfast = numba.njit\n")
     assert may_make_jitted("import numba as nb\n\n@nb.jit(nopython=True)\ndef f(x):\n    return x\n")
     assert may_make_jitted("from numba.experimental import jitclass\n\n@jitclass([])\nclass A:\n    pass\n")

@@ -5,7 +5,8 @@ A module may make jitted functions when, resolved through its imports:
 - it names one of Numba's builders of jitted functions (`@njit`, `nb.jit(...)`, `fast = numba.njit`,
   `@jitclass`, `@overload`), anywhere;
 - a function or class carries a decorator that is not known to make nothing jitted (a library's own jit
-  wrapper: `@fast`); the decorators of pytest, unittest, hypothesis and the standard library are known;
+  wrapper: `@fast`); the decorators of pytest, unittest, hypothesis and the standard library are known,
+  and so are the module's own names for them (`slow = pytest.mark.skipif(...)`);
 - a function of the module is passed to a call that is not known to make nothing jitted (`g = wrap(f)`);
 - it builds code from text (`exec`) and names numba (kernels made from a template).
 Naming `numba` without any of this (a test module that imports a package built on Numba) is not enough.
@@ -18,7 +19,7 @@ import builtins
 import re
 
 from pyserver.analysis.worker.discover.discovery import ImportNames
-from pyserver.pysource import NEVER_JITTING_DECORATORS
+from pyserver.pysource import NEVER_JITTING_DECORATORS, decorator_aliases
 
 # Numba's builders of jitted functions (the last part of their qualified names, under `numba.`).
 NUMBA_BUILDERS = frozenset(
@@ -106,6 +107,7 @@ def may_make_jitted(source: str) -> bool:
     except (SyntaxError, ValueError):
         return True  # let the analysis say why it cannot be read
     imports = ImportNames(tree)
+    plain_aliases = decorator_aliases(tree, lambda value: _never_jits(_qualified(imports, value)))
     defined: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -118,6 +120,8 @@ def may_make_jitted(source: str) -> bool:
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             for decorator in node.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if isinstance(target, ast.Name) and target.id in plain_aliases:
+                    continue
                 qualified = _qualified(imports, target)
                 if not qualified or not _never_jits(qualified):
                     return True

@@ -19,10 +19,9 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from pyserver.analysis.worker.discover.discovery import dotted_name
 from pyserver.analysis.worker.load import names, toplevel_slice
+from pyserver.analysis.worker.load.decorated import is_decorated
 from pyserver.caches import BoundedCache, bounded_cache
-from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks Python counts (str.splitlines has more)
 # What in a function's body the slice looks at beyond the names it reads.
@@ -60,18 +59,9 @@ def _plain_body(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return found
 
 
-def _is_jitted(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Decorated as the slice's roots are (calling it runs jitted code: its body's effects never count)."""
-    return any(
-        (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
-        not in NOT_SLICE_ROOT_DECORATORS
-        for d in node.decorator_list
-    )
-
-
 def _statement_key(node: ast.stmt, lines: list[str]) -> tuple[Any, ...]:
     place = (node.lineno, node.end_lineno, node.col_offset, node.end_col_offset)
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _is_jitted(node) and _plain_body(node):
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and is_decorated(node) and _plain_body(node):
         # A node is one text at one place (incremental parsing keeps it only so): its key once.
         found = _DEF_KEYS.get(node)
         if found is None:

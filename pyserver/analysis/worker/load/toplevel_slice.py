@@ -33,6 +33,7 @@ from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover.discovery import ImportNames, dotted_name
 from pyserver.analysis.worker.discover.discovery import statements_shallow as discovery_statements
 from pyserver.analysis.worker.discover.makes_jitted import NUMBA_BUILDERS
+from pyserver.analysis.worker.load.decorated import has_decorated_methods, is_decorated, is_plain_decorator
 from pyserver.analysis.worker.load.effects import EffectScanner
 from pyserver.analysis.worker.load.names import (
     DYNAMIC_NAMES,
@@ -46,7 +47,7 @@ from pyserver.analysis.worker.load.names import (
 )
 from pyserver.analysis.worker.load.slice_units import Unit, settle_definitions, unavailable_names
 from pyserver.caches import BoundedCache, bounded_cache
-from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS, statements_in
+from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS, decorator_aliases, statements_in
 
 # ast.TryStar (except*) exists from Python 3.11 on.
 if sys.version_info >= (3, 11):
@@ -165,24 +166,6 @@ def definition_names(
     return set(facts.reads | facts.in_strings), set(facts.later_reads)
 
 
-def _is_decorated(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
-    """Decorated by anything but plain decorators (NOT_SLICE_ROOT_DECORATORS)."""
-    return any(
-        (dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
-        not in NOT_SLICE_ROOT_DECORATORS
-        for d in node.decorator_list
-    )
-
-
-def _has_decorated_methods(node: ast.ClassDef) -> bool:
-    return any(
-        _is_decorated(item)
-        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-        else isinstance(item, ast.ClassDef) and (_is_decorated(item) or _has_decorated_methods(item))
-        for item in node.body
-    )
-
-
 # top-level statement -> what _definitions_in found in it (incremental parsing keeps unchanged nodes)
 _DEFINITIONS_IN: weakref.WeakKeyDictionary[
     ast.stmt, tuple[tuple[tuple[str, tuple[str, ...]], ...], frozenset[str], frozenset[str]]
@@ -228,6 +211,7 @@ class _Slicer:
                 self.sets_globals.setdefault(enclosing, set()).update(names)
             self.def_names.update(def_names)
             self.decorator_names.update(decorator_names)
+        self.plain_decorators = decorator_aliases(tree, is_plain_decorator)  # `slow = pytest.mark.slow`
         self.effects = EffectScanner(tree, self.aliases, self._jitted_names(tree), assigned_names(tree))
 
     def _jitted_names(self, tree: ast.Module) -> set[str]:
@@ -236,7 +220,7 @@ class _Slicer:
         names: set[str] = set()
         for node in discovery_statements(tree.body):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                if _is_decorated(node):  # a decorated class too: making a jitclass instance compiles it
+                if is_decorated(node, self.plain_decorators):  # a jitclass instance made compiles it
                     names.add(node.name)
             elif isinstance(node, ast.Assign | ast.AnnAssign) and self.makes_jitted(node.value):
                 names |= bound_names(node)
@@ -361,9 +345,11 @@ class _Slicer:
             if isinstance(node, ast.ClassDef):
                 is_root = bool(node.decorator_list)
                 # (a class of jitted methods runs, as a jitted `def` does)
-                plain = not _is_decorated(node) and not _has_decorated_methods(node)
+                plain = not is_decorated(node, self.plain_decorators) and not has_decorated_methods(
+                    node, self.plain_decorators
+                )
             else:
-                is_root = _is_decorated(node)
+                is_root = is_decorated(node, self.plain_decorators)
                 plain = not is_root
             if not plain:  # its decorators read the names in their strings (signatures) when it runs
                 reads, later_reads = set(facts.reads | facts.in_strings), set(facts.later_reads)
