@@ -428,14 +428,19 @@ MARK_ALIASES = textwrap.dedent(
         @pytest.mark.parametrize("algebra", [expensive("alias_marked")])
         def test_multiply(self, algebra):
             assert kern(algebra) > 0
+
+        @pytest.mark.slow
+        @pytest.mark.parametrize("algebra", [expensive("custom_marked")])
+        def test_add(self, algebra):
+            assert kern(algebra) > 0
     """
 )
 
 
 def test_a_module_name_for_a_pytest_mark_is_a_plain_decorator(tmp_path: Path) -> None:
-    """`too_slow = pytest.mark.skipif(...)` then `@too_slow` on a test method: the class is a plain
-    definition whose decorators call functions (not a root that always runs), as with `@pytest.mark.skipif`
-    written out."""
+    """`too_slow = pytest.mark.skipif(...)` then `@too_slow` on a test method, and a custom mark
+    (`@pytest.mark.slow`): the class is a plain definition whose decorators call functions (not a root
+    that always runs), as with `@pytest.mark.skipif` written out."""
     sliced = slice_module(ast.parse(MARK_ALIASES), source=MARK_ALIASES)
     reasons = {s.line: s.reason for s in sliced.skipped}
     assert "call" in reasons[16], reasons

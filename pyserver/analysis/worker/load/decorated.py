@@ -14,12 +14,11 @@ def is_decorated(
 ) -> bool:
     """Decorated by anything but plain decorators (NOT_SLICE_ROOT_DECORATORS, and the module's names for
     them in `plain`)."""
-    return any(
-        (dotted := dotted_name(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
-        not in NOT_SLICE_ROOT_DECORATORS
-        and dotted not in plain
-        for d in node.decorator_list
-    )
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if not is_plain_decorator(target) and dotted_name(target) not in plain:
+            return True
+    return False
 
 
 def has_decorated_methods(node: ast.ClassDef, plain: frozenset[str] = frozenset()) -> bool:
@@ -33,6 +32,7 @@ def has_decorated_methods(node: ast.ClassDef, plain: frozenset[str] = frozenset(
 
 
 def is_plain_decorator(value: ast.expr) -> bool:
-    """`pytest.mark.skipif`, `pytest.mark.slow`, `functools.lru_cache`: a decorator that is no slice root."""
+    """`pytest.mark.skipif`, `functools.lru_cache`, and any pytest mark (`pytest.mark.veryslow`): a
+    decorator that is no slice root."""
     parts = (dotted_name(value) or "").split(".")
     return parts[-1] in NOT_SLICE_ROOT_DECORATORS or "mark" in parts[:-1]
