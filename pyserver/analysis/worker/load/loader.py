@@ -358,8 +358,8 @@ class Loader:
         parent = name.rpartition(".")[0]
         _SourceOnlyLoader.definitions_only = self.loading == "definitions"  # the packages' imports too
         imported = None
-        if parent:
-            imported = self._import_package(name, parent, path, source, selective)
+        if parent or is_package:  # a package's `__init__` too: its modules import names from it as it runs
+            imported = self._import_package(name, name if is_package else parent, path, source, selective)
         if self._forgot_modules or any(other != name for other in dropped):
             last = None  # a workspace module its statements imported is another one now
         self._forgot_modules = False
@@ -500,8 +500,8 @@ class Loader:
                 self._forget_module(forgotten)
 
     def _import_package(self, name: str, parent: str, path: str, source: str, selective: bool) -> Any:
-        """Import the packages above the module, as Python does before running pkg/core.py as pkg.core,
-        with the module itself from `source`; the module when that import ran it (package_copy)."""
+        """Import the packages above the module (`parent`: the package itself for its `__init__`) as Python
+        does, with the module itself from `source`; the module when that import ran it (package_copy)."""
         stale = sys.modules.get(name)
         if stale is not None and package_copy.ran_other_text(stale, source):
             self._forget_package_referring_to(stale)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import os
 import re
 import weakref
 from dataclasses import dataclass
@@ -80,16 +79,13 @@ def _statement_key(node: ast.stmt, lines: list[str]) -> tuple[Any, ...]:
 
 
 def remembered_slice(path: str, tree: ast.Module, source: str) -> toplevel_slice.TopLevelSlice:
-    """The slice of the module at `path` (`toplevel_slice.slice_module`), from its last slice when only jitted
+    """`toplevel_slice.slice_module(tree, source=source)`, from the last slice of `path` when only jitted
     functions' bodies changed since. The caller may change what it gets (its `skipped` list)."""
     lines = _LINE_BREAK.split(source)
     key = tuple(_statement_key(node, lines) for node in tree.body)
     last = _LAST.get(path)
     if last is None or last.key != key:
-        # A package's `__init__` binds what its modules import from it (`from pkg import SETTING`), as
-        # they run inside its own run: every name it binds counts, as for any module others import.
-        is_package = os.path.basename(path) == "__init__.py"
-        sliced = toplevel_slice.slice_module(tree, keep_assignments=is_package, source=source)
+        sliced = toplevel_slice.slice_module(tree, source=source)
         last = _LAST[path] = _Remembered(key, _kept_places(tree, sliced), _copy(sliced, sliced.tree.body))
     body = [tree.body[index] if trimmed is None else trimmed for index, trimmed in last.kept]
     return _copy(last.sliced, body)
