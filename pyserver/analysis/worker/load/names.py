@@ -251,7 +251,8 @@ def assigned_names(tree: ast.Module) -> set[str]:
     return names
 
 
-# The name a statement binds when it defines module names at run time (never an identifier).
+# The name a statement binds when it defines module names at run time (never an identifier; a star
+# import, `from m import *`, binds it too, by `bound_names`).
 DYNAMIC_NAMES = "*"
 _NAMESPACE_CALLS = {"globals", "locals", "vars"}
 _NAMESPACE_METHODS = {"update", "setdefault", "__setitem__"}
