@@ -357,9 +357,9 @@ class Loader:
         is_package = os.path.basename(path) == "__init__.py"
         parent = name.rpartition(".")[0]
         _SourceOnlyLoader.definitions_only = self.loading == "definitions"  # the packages' imports too
-        imported = None
-        if parent or is_package:  # a package's `__init__` too: its modules import names from it as it runs
-            imported = self._import_package(name, name if is_package else parent, path, source, selective)
+        # An `__init__` is imported as its package (its modules import from it), unless statement by statement.
+        through = name if is_package and not selective else parent
+        imported = self._import_package(name, through, path, source, selective) if through else None
         if self._forgot_modules or any(other != name for other in dropped):
             last = None  # a workspace module its statements imported is another one now
         self._forgot_modules = False
