@@ -66,12 +66,16 @@ def test_a_tree_held_elsewhere_is_found_again_and_a_changed_text_parsed_afresh()
 
 def test_an_import_is_sliced_once_its_slice_handed_out_afresh_its_tree_kept_shared() -> None:
     text = CONSTANTS.format(scale=2)
-    sliced = module_codes.imported_slice(text, "/nowhere/constants.py")
-    assert sliced is not None and sliced.skipped
+    made = module_codes.imported_code(text, "/nowhere/constants.py")
+    assert made is not None
+    sliced, code = made
+    assert sliced.skipped
     sliced.skipped.clear()
     sliced.unavailable["SCALE"] = "changed by a caller"
-    sliced_again = module_codes.imported_slice(text, "/nowhere/constants.py")
-    assert sliced_again is not None and sliced_again.tree is sliced.tree  # sliced once
+    made_again = module_codes.imported_code(text, "/nowhere/constants.py")
+    assert made_again is not None
+    sliced_again, code_again = made_again
+    assert sliced_again.tree is sliced.tree and code_again is code  # sliced and compiled once
     fresh = toplevel_slice.slice_module(ast.parse(text), keep_assignments=True, source=text)
     assert sliced_again.skipped == fresh.skipped and sliced_again.unavailable == fresh.unavailable
     # The import's tree is the one a later parse of the text gets (the call index's), however many

@@ -107,19 +107,19 @@ def _statement_code(
     return code
 
 
-# file -> the text last imported, its definitions-only slice, and the parsed tree (held so that the call
-# index, parsing the same text later, gets it from pysource.parse): a module imported again (its package
-# forgotten, or a failing import retried by each analysis) is not parsed and sliced again. The slice is
-# a pure function of the text; one text per file is kept (a large module's tree is tens of MB, and the
-# editor changes it save after save).
-_IMPORTED: BoundedCache[str, tuple[str, toplevel_slice.TopLevelSlice, ast.Module]] = bounded_cache(
-    "loader.imported_slices", 256
+# file -> the text last imported, its definitions-only slice, the parsed tree (held so that the call
+# index, parsing the same text later, gets it from pysource.parse) and the slice's code: a module imported
+# again (its package forgotten, or a failing import retried by each analysis) is not parsed, sliced or
+# compiled again. The slice is a pure function of the text; one text per file is kept (a large module's
+# tree is tens of MB, and the editor changes it save after save).
+_IMPORTED: BoundedCache[str, tuple[str, toplevel_slice.TopLevelSlice, ast.Module, types.CodeType]] = (
+    bounded_cache("loader.imported_slices", 256)
 )
 
 
-def imported_slice(text: str, path: str) -> toplevel_slice.TopLevelSlice | None:
-    """What a workspace import of the file at `path` runs under definitions-only loading: its
-    assignments kept (they are what other modules import), its calls, loops and `__main__` block left
+def imported_code(text: str, path: str) -> tuple[toplevel_slice.TopLevelSlice, types.CodeType] | None:
+    """What a workspace import of the file at `path` runs under definitions-only loading, and its code:
+    its assignments kept (they are what other modules import), its calls, loops and `__main__` block left
     out. None when the text does not parse."""
     kept = _IMPORTED.get(path)
     if kept is None or kept[0] != text:
@@ -127,32 +127,15 @@ def imported_slice(text: str, path: str) -> toplevel_slice.TopLevelSlice | None:
             tree = pysource.parse(text, path)  # shared with the call index and the file's analysis
         except SyntaxError:
             return None
-        kept = _IMPORTED[path] = (
-            text,
-            toplevel_slice.slice_module(tree, keep_assignments=True, source=text),
-            tree,
-        )
+        sliced = toplevel_slice.slice_module(tree, keep_assignments=True, source=text)
+        code = compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
+        kept = _IMPORTED[path] = (text, sliced, tree, code)
     sliced = kept[1]
     # The caller may change its lists; the tree is only read.
-    return toplevel_slice.TopLevelSlice(
+    handed_out = toplevel_slice.TopLevelSlice(
         sliced.tree, list(sliced.skipped), sliced.future_flags, dict(sliced.unavailable)
     )
-
-
-# file -> the text last imported and its slice's code: a module imported again runs the same code object.
-_IMPORTED_CODES: BoundedCache[str, tuple[str, types.CodeType]] = bounded_cache("loader.imported_codes", 256)
-
-
-def imported_code(text: str, path: str) -> tuple[toplevel_slice.TopLevelSlice, types.CodeType] | None:
-    """`imported_slice` and its compiled code (None when the text does not parse)."""
-    sliced = imported_slice(text, path)
-    if sliced is None:
-        return None
-    kept = _IMPORTED_CODES.get(path)
-    if kept is None or kept[0] != text:
-        code = compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
-        kept = _IMPORTED_CODES[path] = (text, code)
-    return sliced, kept[1]
+    return handed_out, kept[3]
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
