@@ -47,7 +47,7 @@ from pyserver.analysis.worker.load.names import (
 )
 from pyserver.analysis.worker.load.slice_units import Unit, settle_definitions, unavailable_names
 from pyserver.caches import BoundedCache, bounded_cache
-from pyserver.pysource import NOT_SLICE_ROOT_DECORATORS, decorator_aliases, statements_in
+from pyserver.pysource import decorator_aliases, statements_in
 
 # ast.TryStar (except*) exists from Python 3.11 on.
 if sys.version_info >= (3, 11):
@@ -190,7 +190,7 @@ def _definitions_in(
                 for decorator in node.decorator_list:
                     target = decorator.func if isinstance(decorator, ast.Call) else decorator
                     dotted = dotted_name(target)
-                    if dotted and dotted.split(".")[-1] not in NOT_SLICE_ROOT_DECORATORS:
+                    if dotted and not is_plain_decorator(target):
                         decorator_names.add(dotted)
         found = _DEFINITIONS_IN[top] = (tuple(sets_globals), frozenset(def_names), frozenset(decorator_names))
     return found
