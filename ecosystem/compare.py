@@ -122,13 +122,22 @@ def _typed_signatures(
         same = [
             s
             for s in function.get("signatures", [])
-            if _args(s) == _args(truth_signature) and s.get("variables")
+            if _args(s) == _args(truth_signature) and _shows_types(s, truth_signature)
         ]
         # Of twin dispatchers' signatures, the one recorded from the same dispatcher (`options`) first.
         same.sort(key=lambda s: s.get("options", {}).get("parallel") != truth_signature.get("parallel"))
         if same:
             pairs.append((same[0], truth_signature))
     return pairs
+
+
+def _shows_types(ours: dict[str, Any], truth_signature: dict[str, Any]) -> bool:
+    """Do we show the signature's types: its variables, or, for a function that has none of its own (no
+    parameter, no named local: only Numba's `$` temporaries), its return type?"""
+    if ours.get("variables"):
+        return True
+    has_own = any(not name.startswith("$") for name in truth_signature.get("typemap", {}))
+    return ours.get("variables") == [] and bool(ours.get("return_type")) and not has_own
 
 
 # A variable of an inlined function (`inline="always"`, inline_closurecall) is renamed `<callee>_v<N>_<name>`

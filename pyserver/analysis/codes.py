@@ -99,6 +99,16 @@ CODE_TABLE: dict[str, CodeInfo] = {
         "Fix the error in the message, or guard slow or side-effecting top-level code with "
         "`if __name__ == '__main__':`.",
     ),
+    "load-needs-effects": CodeInfo(
+        "Loaded without the statements it needs",
+        "https://docs.python.org/3/library/__main__.html",  # our own concept: the nearest public page
+        "The analysis never runs a top-level statement for its effects (a call that registers a backend, "
+        "fills a table or writes a file). Loading this module raised, reading what such a statement left "
+        "undone: the related locations list them. A plain import runs them, so this is not an error in "
+        "the code.",
+        'Nothing to fix in the code. In a trusted workspace, numbaLens.moduleLoading "full" (or '
+        "`check --loading full`) runs the whole top level as an import does.",
+    ),
     "not-run": CodeInfo(
         "Not run by the analysis",
         "https://docs.python.org/3/library/__main__.html",  # our own concept: the nearest public page

@@ -32,7 +32,7 @@ class Recorder:
         self.root = os.path.realpath(root)
         # The notebook whose kernel this is: functions defined in its cells are recorded under it.
         self.notebook = os.path.realpath(notebook) if notebook else None
-        self.seen: set[tuple[str, str, bool, str | None, bool]] = set()
+        self.seen: set[tuple[str, str, bool, str | None, bool, int | None]] = set()
         # Per thread: the compiles under way, each [start, seconds spent in nested compiles]. Compiles
         # nest (typing a call compiles the callee): a compile's own time leaves its callees' out.
         self._local = threading.local()
@@ -96,7 +96,9 @@ class Recorder:
             return
         key = store.function_key(relative, py_func.__qualname__)
         readable = [types_codec.readable(a) for a in args]
-        dedupe = (key, repr(readable), failed, kernel, parallel)
+        # A name defined in several places (a factory's branches) is one function per definition.
+        defined_at = getattr(getattr(py_func, "__code__", None), "co_firstlineno", None)
+        dedupe = (key, repr(readable), failed, kernel, parallel, defined_at)
         if dedupe in self.seen:
             return
         self.seen.add(dedupe)
@@ -106,10 +108,12 @@ class Recorder:
             encoded_return = types_codec.encode(return_type, root=self.root)
         origin = "kernel" if relative == self.notebook_relative() else None
         first_line = hashed = None
+        lines: list[str] = []
         if typed is not None and origin is None:  # a notebook cell's lines are not the notebook's
             code = py_func.__code__
             first_line = code.co_firstlineno
-            hashed = store.source_hash(linecache.getlines(code.co_filename), first_line)
+            lines = linecache.getlines(code.co_filename)
+            hashed = store.source_hash(lines, first_line)
         if hashed is None:
             typed = None  # types that cannot be tied to the function's text are never shown
         with store.locked(self.signatures_path) as data:
@@ -140,7 +144,7 @@ class Recorder:
                 source_hash=hashed,
                 parallel=parallel or None,
             )
-            store.merge(data, key, entry)
+            store.merge(data, key, entry, lines)
 
 
 def is_cell_file(filename: str) -> bool:

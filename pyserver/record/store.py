@@ -181,9 +181,19 @@ def typed_entries(data: dict[str, Any], key: str, inexact: bool = True) -> list[
     return found
 
 
-def merge(data: dict[str, Any], key: str, entry: Entry) -> bool:
+def _other_definition(raw: dict[str, Any], entry: Entry, lines: list[str] | None) -> bool:
+    """Is the stored entry `raw` of another definition of the name, its text unchanged at its line?"""
+    line, hashed = raw.get("first_line"), raw.get("source_hash")
+    if not lines or entry.first_line is None or not isinstance(line, int) or line == entry.first_line:
+        return False
+    return hashed is not None and source_hash(lines, line) == hashed
+
+
+def merge(data: dict[str, Any], key: str, entry: Entry, lines: list[str] | None = None) -> bool:
     """Add `entry` under `key`; a signature seen failing and then succeeding keeps ok=true. The first
-    recording's time and moment are kept (re-recording the same runs changes nothing). True if changed."""
+    recording's time and moment are kept (re-recording the same runs changes nothing). True if changed.
+    `lines`: the file's text now; a stored entry of another definition of the same name (a factory's
+    branches) whose text is still there is another function's, not this one moved."""
     functions = data.setdefault("functions", {})
     existing = functions.setdefault(key, [])
     for raw in existing:
@@ -191,6 +201,7 @@ def merge(data: dict[str, Any], key: str, entry: Entry) -> bool:
             _identity(raw.get("types"), raw.get("args")) == entry.key()
             and raw.get("kernel") == entry.kernel
             and raw.get("parallel") == entry.parallel
+            and not _other_definition(raw, entry, lines)
         ):
             changed = False
             moved = entry.first_line is not None and raw.get("first_line") not in (None, entry.first_line)

@@ -6,7 +6,9 @@
   (`colorsys.py`, `pandas.py`) in a sub-package never hide the real ones, and relative imports work;
 - a module that makes no jitted function (a pytest module) is not executed, and gets no error;
 - a module's globals are another library's objects: a lazy module proxy (as `lazy_loader.load` makes
-  for an optional dependency that is not installed) raises on any attribute, and the module still checks."""
+  for an optional dependency that is not installed) raises on any attribute, and the module still checks;
+- a compatibility module patches an imported module (`numba.jitclass = numba.experimental.jitclass`):
+  the patch is part of that name's definition for the modules importing it."""
 
 from __future__ import annotations
 
@@ -302,3 +304,51 @@ def test_names_a_module_defines_at_run_time_are_defined(tmp_path: Path) -> None:
     typed = {f["name"]: [s["return_type"] for s in f["signatures"]] for f in report["functions"]}
     assert typed["scaled"] == typed["halve"] == ["float64"]
     assert not (pkg / "blades.ran").exists()  # the update whose value writes a file never ran
+
+
+SHIM = """\
+import os
+
+if os.environ.get("SHIMPKG_NO_NUMBA"):
+    from . import no_numba as numba
+else:
+    import numba
+
+    numba.jitclass = numba.experimental.jitclass
+    open(os.path.join(os.path.dirname(__file__), "shim.ran"), "w").write("ran")
+"""
+
+SHIM_USER = """\
+from numba import float64
+
+from .shim import numba
+
+
+@numba.jitclass([("width", float64)])
+class Box:
+    def __init__(self, width):
+        self.width = width
+
+
+@numba.njit
+def area(width: float):
+    return width * width
+"""
+
+
+def test_an_imported_module_patched_by_a_shim_keeps_the_patch(tmp_path: Path) -> None:
+    """`numba.jitclass = numba.experimental.jitclass` in a compatibility module (numbakit-ode) is part of
+    what its `numba` is to the modules importing it: it runs as a definition does. The write beside it
+    still does not."""
+    pkg = tmp_path / "shimpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "shim.py").write_text(SHIM)
+    (pkg / "no_numba.py").write_text("def njit(function):\n    return function\n")
+    (pkg / "user.py").write_text(SHIM_USER)
+    report = _check(tmp_path, pkg / "user.py")
+    # Only the note that the jitclass's constructor has no argument types (nothing constructs a Box).
+    assert [(d["code"], d["function"]) for d in report["diagnostics"]] == [("no-signature", "Box.__init__")]
+    typed = {f["name"]: [s["return_type"] for s in f["signatures"]] for f in report["functions"]}
+    assert typed["area"] == ["float64"]
+    assert not (pkg / "shim.ran").exists()

@@ -301,3 +301,86 @@ def test_the_editor_shows_recorded_types_in_hovers_hints_and_lenses(
     assert any(lens.line == closure_decorator and "float64" in lens.title for lens in lenses), [
         (lens.line, lens.title) for lens in lenses
     ]
+
+
+BRANCHES = """
+import json
+import sys
+
+import numpy as np
+from numba import njit
+from numba.extending import register_jitable
+
+
+def make_source(kind):
+    table = np.arange(3.0)
+    if kind == "table":
+
+        @njit
+        def source():
+            return table
+
+    else:
+
+        @njit
+        def source():
+            return 1.5
+
+    return source
+
+
+def make_step(kind):
+    base = np.array(2)
+    if kind == "a":
+
+        @register_jitable(inline="always")
+        def step():
+            return base
+
+    else:
+
+        @register_jitable(inline="always")
+        def step():
+            return base
+
+    @njit
+    def run(x):
+        return x + step()
+
+    return run
+
+
+if __name__ == "__main__":
+    truth = []
+    for kind in ("table", "one"):
+        made = make_source(kind)
+        made()
+        for sig, cres in made.overloads.items():
+            truth.append([made.py_func.__code__.co_firstlineno, str(cres.signature.return_type)])
+    make_step("a")(1.0)
+    make_step("b")(1.0)
+    json.dump(truth, sys.stdout)
+"""
+
+
+def test_same_named_closures_of_a_factorys_branches_keep_their_own_types(tmp_path: Path) -> None:
+    """A factory that defines a function of one name in each branch makes two functions: `record` keeps
+    each compile under its own definition (the texts may even be the same), and `check` shows each its
+    own types. A closure with no parameter and no local of its own (`return table`) has an empty typemap
+    of named variables, and its recorded return type is still its type."""
+    (tmp_path / "prog.py").write_text(BRANCHES)
+    proc = pyserver(tmp_path, "record", "--", sys.executable, "prog.py")
+    assert proc.returncode == 0, proc.stderr
+    truth = {line: returns for line, returns in json.loads(proc.stdout)}
+    assert sorted(truth.values()) == ["float64", "readonly array(float64, 1d, C)"]
+    result = check(tmp_path)
+    shown = {
+        f["line"] - 1: [(s["args"], s["return_type"], s["source"]) for s in f["signatures"]]  # its decorator
+        for f in functions(result, "make_source.<locals>.source")
+    }
+    assert shown == {line: [([], returns, "recorded")] for line, returns in truth.items()}, shown
+    steps = functions(result, "make_step.<locals>.step")
+    assert len(steps) == 2 and all(
+        [(s["args"], s["return_type"]) for s in f["signatures"]] == [([], "readonly array(int64, 0d, C)")]
+        for f in steps
+    ), steps

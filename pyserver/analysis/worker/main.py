@@ -111,7 +111,7 @@ def main(argv: list[str]) -> int:
         responses.send({"op": "ready", "ok": False, "error": traceback.format_exc()})
         return 1
     from pyserver.analysis.reply_functions import SentFunctions
-    from pyserver.analysis.worker.load.loader import IMPORT_CLOCK
+    from pyserver.analysis.worker.load.import_clock import IMPORT_CLOCK
 
     responses.send(
         {

@@ -4,6 +4,7 @@ each load problem, placed in the file's text."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import OrderedDict
 from pathlib import Path
@@ -19,6 +20,7 @@ from pyserver.analysis.model import (
 from pyserver.analysis.worker.discover.discovery import JitFunction
 from pyserver.analysis.worker.infer import kernels
 from pyserver.analysis.worker.infer.analysis_run import AnalysisRun, Memo, shifted
+from pyserver.analysis.worker.load.load_errors import LoadError
 from pyserver.analysis.worker.load.loader import Loader, LoadResult
 from pyserver.analysis.worker.report import report
 from pyserver.analysis.worker.report.shown_types import ShownTypes
@@ -279,6 +281,8 @@ class DiagnosticReporting:
             )
         else:
             outcome = "Functions defined after this point were not analysed."
+        if error.needs_skipped:
+            return [self._needs_skipped(path, range_, error, where, outcome)]
         message = f"The module could not be loaded: {error.exc_type}: {error.message}{where}. {outcome}"
         return [
             self._diagnostic(
@@ -292,6 +296,46 @@ class DiagnosticReporting:
                 full=error.traceback_text or None,
             )
         ]
+
+    def _needs_skipped(
+        self, path: str, range_: Range, error: LoadError, where: str, outcome: str
+    ) -> Diagnostic:
+        """A load that failed reading what top-level statements the analysis never runs would have done:
+        information, with those statements as related locations."""
+        first = error.needs_skipped[0]
+        more = len(error.needs_skipped) - 1
+        others = f" and {more} more" if more else ""
+        message = (
+            f"The module loaded without top-level statements the analysis never runs (it runs none for "
+            f"its effects): {error.exc_type}: {error.message}{where} reads what `{_call_text(first.text)}` "
+            f"({os.path.basename(first.path)}:{first.line}){others} would set up. {outcome}"
+        )
+        related = [
+            RelatedInformation(
+                skipped.path,
+                Range.of(skipped.line - 1, 0, skipped.end_line - 1, skipped.end_col),
+                "not run by the analysis (it runs no statement for its effects); the load above needs it",
+            )
+            for skipped in error.needs_skipped
+        ]
+        return self._diagnostic(
+            path,
+            range_,
+            "information",
+            "load-needs-effects",
+            message,
+            None,
+            None,
+            full=error.traceback_text or None,
+            related=related,
+        )
+
+
+def _call_text(text: str, limit: int = 80) -> str:
+    """A statement's first line as the message names it: a call as `callee(...)`."""
+    callee, paren, _rest = text.partition("(")
+    shown = f"{callee}(...)" if paren and callee.strip() else text
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 def syntax_error_span(source: str, exc: SyntaxError) -> tuple[int, int, int]:

@@ -14,12 +14,14 @@ from __future__ import annotations
 import ast
 import json
 import os
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
 from pyserver.analysis import codes
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo, Range, SignatureResult, VariableType
 from pyserver.analysis.worker.infer.kernels import OVERLOAD_KINDS
+from pyserver.analysis.worker.load import names
 from pyserver.analysis.worker.report import report
 from pyserver.record import store
 
@@ -86,7 +88,9 @@ def _matching_place(
     return None
 
 
-def _variables(entry: store.Entry, place: Place) -> list[VariableType]:
+def _variables(entry: store.Entry, place: Place) -> list[VariableType] | None:
+    """The recorded variables at the place's lines; [] for a function with none of its own (no parameter,
+    no named local), None when this version cannot read them."""
     assert entry.variables is not None and entry.first_line is not None
     delta = place.first_line - entry.first_line
     shown = []
@@ -106,8 +110,19 @@ def _variables(entry: store.Entry, place: Place) -> list[VariableType]:
                 )
             )
         except (KeyError, TypeError, ValueError):
-            return []  # a variable this version cannot read: none rather than some
+            return None  # a variable this version cannot read: none rather than some
     return shown
+
+
+def _has_no_variables(place: Place, lines: list[str]) -> bool:
+    """Does the function at `place` take no parameter and bind no name, so that an empty list of recorded
+    variables is its whole typemap (`def const(): return table`)?"""
+    text = textwrap.dedent("".join(lines[place.def_line - 1 : place.end_line]))
+    try:
+        [node] = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return False
+    return isinstance(node, ast.FunctionDef) and not names.local_names(node)
 
 
 def add_recorded_types(
@@ -152,7 +167,7 @@ def add_recorded_types(
             ):
                 continue  # the analysis typed these argument types itself
             variables = _variables(entry, place)
-            if not variables:
+            if variables is None or (not variables and not _has_no_variables(place, lines)):
                 continue
             if twin:  # the analysis's own signature of these types is its dispatcher's: say which
                 for same in info.signatures:

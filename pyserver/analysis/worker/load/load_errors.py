@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import os
 import traceback
-from dataclasses import dataclass
+import types
+from dataclasses import dataclass, field
+
+from pyserver.analysis.model import SkippedStatement
+from pyserver.analysis.worker.load import skipped_effects
 
 
 @dataclass
@@ -15,6 +19,8 @@ class LoadError:
     message: str
     line: int | None  # 1-based line in the loaded file (the top-level statement that failed)
     traceback_text: str
+    # top-level statements the analysis never runs whose effects the failure may need (skipped_effects)
+    needs_skipped: list[skipped_effects.SkippedEffect] = field(default_factory=list)
 
 
 def line_in(exc: BaseException, path: str) -> int | None:
@@ -22,14 +28,25 @@ def line_in(exc: BaseException, path: str) -> int | None:
     return lines[0] if lines else None
 
 
-def load_error(exc: BaseException, path: str) -> LoadError:
+def load_error(
+    exc: BaseException,
+    path: str,
+    module: types.ModuleType | None = None,
+    skipped: list[SkippedStatement] | None = None,
+    source: str = "",
+) -> LoadError:
+    """The error of a module that failed to load; with the module's `skipped` statements (definitions-only
+    loading), the statements left out that the failure may need."""
     frames = traceback.extract_tb(exc.__traceback__)
     lines = [frame.lineno for frame in frames if frame.filename == path and frame.lineno]
     if isinstance(exc, SyntaxError) and exc.filename == path and exc.lineno:
         lines = [exc.lineno]  # a syntax error in the module itself (e.g. from exec of a string)
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     message = describe_failure(exc, path)
-    return LoadError("exception", type(exc).__name__, message, lines[0] if lines else None, text)
+    error = LoadError("exception", type(exc).__name__, message, lines[0] if lines else None, text)
+    if skipped is not None:
+        error.needs_skipped = skipped_effects.related(exc, module, skipped, source, path)
+    return error
 
 
 def describe_failure(exc: BaseException, path: str) -> str:

@@ -9,7 +9,7 @@
   functions needs run (toplevel_slice): a script's prints, loops, file writes and `__main__` block do
   not; the statements left out are listed in LoadResult.skipped_statements. "full" runs the whole top
   level as an import would.
-- Time spent importing modules from outside the workspace is measured apart (IMPORT_CLOCK), so that a
+- Time spent importing modules from outside the workspace is measured apart (import_clock), so that a
   package that compiles its own signatures at import does not count against the file's time-out.
 - Workspace modules are imported from source, never from a `.pyc` (two saves within a second can
   leave a stale one), and reloaded when their file changed since the last run.
@@ -40,6 +40,7 @@ from pyserver.analysis.worker.load import (
     toplevel_slice,
     unavailable,
 )
+from pyserver.analysis.worker.load.import_clock import IMPORT_CLOCK, timed_exec_module
 from pyserver.analysis.worker.load.module_codes import (
     annotates,
     imported_code,
@@ -95,48 +96,6 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         return compile(source, path, "exec", dont_inherit=True)
 
 
-class ImportClock:
-    """Time the analysed file spends importing modules from outside the workspace (a third-party package
-    that compiles its explicit signatures at import, such as pynndescent: 21 s here). That is not the
-    file's own work: the worker tells the engine, which stops the file's time-out clock meanwhile."""
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.excluded_s = 0.0
-        self.excluded_cpu_s = 0.0  # the importing thread's CPU time meanwhile
-        self.on_change: Any = None  # callable(paused: bool, module name) or None
-        self._started, self._started_cpu = 0.0, 0.0
-
-    def enter(self, name: str) -> None:
-        self.depth += 1
-        if self.depth == 1:
-            self._started, self._started_cpu = time.perf_counter(), time.thread_time()
-            if self.on_change is not None:
-                self.on_change(True, name)
-
-    def leave(self, name: str) -> None:
-        self.depth -= 1
-        if self.depth == 0:
-            self.excluded_s += time.perf_counter() - self._started
-            self.excluded_cpu_s += time.thread_time() - self._started_cpu
-            if self.on_change is not None:
-                self.on_change(False, name)
-
-
-IMPORT_CLOCK = ImportClock()
-
-
-def _timed_exec_module(original: Any, name: str) -> Any:
-    def exec_module(module: types.ModuleType) -> None:
-        IMPORT_CLOCK.enter(name)
-        try:
-            original(module)
-        finally:
-            IMPORT_CLOCK.leave(name)
-
-    return exec_module
-
-
 class _WorkspaceFinder(importlib.abc.MetaPathFinder):
     def __init__(self, is_workspace_file: Any) -> None:
         self.is_workspace_file = is_workspace_file
@@ -176,7 +135,7 @@ class _WorkspaceFinder(importlib.abc.MetaPathFinder):
         if spec is None or not isinstance(loader, _FILE_LOADERS):
             return spec
         if "exec_module" not in vars(loader):
-            loader.exec_module = _timed_exec_module(loader.exec_module, fullname)  # type: ignore[method-assign]
+            loader.exec_module = timed_exec_module(loader.exec_module, fullname)  # type: ignore[method-assign]
         return spec
 
 
@@ -441,14 +400,14 @@ class Loader:
                     # the statements after it still do.
                     failed = statement or _statement_at(kept_body, load_errors.line_in(exc, path))
                     if failed is None:
-                        result.error = load_errors.load_error(exc, path)
+                        result.error = self._failure(exc, path, module, result, source, definitions)
                         break
                     end = failed.end_lineno or failed.lineno
                     result.skipped_statements.append(SkippedStatement(failed.lineno, end, f"it reads {exc}"))
                     without_value |= toplevel_slice.bound_names(failed)
                 except BaseException as exc:  # SystemExit included: the module stops, the analysis goes on
                     if statement is None:
-                        result.error = load_errors.load_error(exc, path)
+                        result.error = self._failure(exc, path, module, result, source, definitions)
                         break
                     # Selective loading goes on past a statement that fails, and says it did not run.
                     reason = (
@@ -491,6 +450,15 @@ class Loader:
                 del result.recorded[qualname]
         result.elapsed_ms = (time.perf_counter() - started) * 1000.0
         return result
+
+    @staticmethod
+    def _failure(
+        exc: BaseException, path: str, module: Any, result: LoadResult, source: str, definitions: bool
+    ) -> load_errors.LoadError:
+        """A module's failure to load; under definitions-only loading, with the statements left out whose
+        effects it may need."""
+        skipped = result.skipped_statements if definitions else None
+        return load_errors.load_error(exc, path, module, skipped, source)
 
     def _forget_package_referring_to(self, module: types.ModuleType) -> None:
         """A package whose other modules refer to the classes of `module`, run from another text: it

@@ -43,6 +43,7 @@ from pyserver.analysis.worker.load.names import (
     definition_reads,
     loads,
     namespace_writes,
+    root_name,
     stored_names,
 )
 from pyserver.analysis.worker.load.slice_units import Unit, settle_definitions, unavailable_names
@@ -292,6 +293,20 @@ class _Slicer:
             )
         return False
 
+    def patched_imports(self, node: ast.stmt) -> set[str]:
+        """The imported names whose attributes the statement assigns (`numba.jitclass =
+        numba.experimental.jitclass`, a compatibility shim other modules rely on): part of what the name
+        is here, as `TABLE[0] = 1` is of TABLE."""
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        patched = set()
+        for target in targets:
+            root = root_name(target) if isinstance(target, ast.Attribute) else None
+            if root is not None and root in self.aliases.names:
+                patched.add(root)
+        return patched
+
     def definition_effect(self, node: ast.stmt) -> str | None:
         """What running a `def` or `class` statement would do to the world (effects.py)."""
         if isinstance(node, ast.ClassDef):
@@ -381,6 +396,7 @@ class _Slicer:
         # What a statement changes counts only for data the module's own code binds (not a module it
         # imports, not a builtin: `np.save(...)`, `open(p).write(...)` define nothing).
         binds &= self.effects.assigned | self.def_names
+        binds |= self.patched_imports(node)
         for call in ast.walk(node):  # `init()` where init does `global TABLE; TABLE = ...` sets TABLE
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
                 binds |= self.sets_globals.get(call.func.id, set())
