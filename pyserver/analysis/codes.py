@@ -99,6 +99,14 @@ CODE_TABLE: dict[str, CodeInfo] = {
         "Fix the error in the message, or guard slow or side-effecting top-level code with "
         "`if __name__ == '__main__':`.",
     ),
+    "analysis-time-out": CodeInfo(
+        "Typing took longer than the time-out",
+        TROUBLESHOOT,
+        "The module loaded, and typing its functions as Numba's front end does took longer than the "
+        "time-out: very large functions, or many inlined ones, take Numba long to type (and longer to "
+        "compile). The code is not at fault; its functions were not checked.",
+        "Raise the time-out for this workspace: numbaLens.timeout, or `check --timeout S`.",
+    ),
     "load-needs-effects": CodeInfo(
         "Loaded without the statements it needs",
         "https://docs.python.org/3/library/__main__.html",  # our own concept: the nearest public page

@@ -33,6 +33,7 @@ from pyserver.analysis.static_results import (
     import_time_fingerprint,
     line_range,
     read_source,
+    typing_time_out,
 )
 from pyserver.analysis.worker_process import WorkerProcess, kill_worker, spawn_worker
 
@@ -224,6 +225,7 @@ class AnalysisEngine:
         if message.get("op") == "analyze":
             message["known"] = known = self._received_functions.known(message["path"])
         paused_at: float | None = None  # while the worker imports a third-party module (not the file's work)
+        progress = ""  # what the worker said it does now: "" (loading the module), "loaded", "typing f(...)"
         mark = worker.output_mark()
         try:
             worker.requests.send(message)
@@ -243,6 +245,9 @@ class AnalysisEngine:
                         elif reply["clock"] == "resume" and paused_at is not None:
                             deadline += time.monotonic() - paused_at
                             paused_at = None
+                        continue
+                    if "progress" in reply:
+                        progress = str(reply["progress"])
                         continue
                     if reply.get("rss_mb", 0) > 0.8 * self.memory_limit_mb:
                         self.log(f"recycling the analysis worker at {reply['rss_mb']:.0f} MB")
@@ -281,7 +286,7 @@ class AnalysisEngine:
                 time.sleep(0.3)
                 detail = worker.output_since(mark)
                 self.recycle()
-                return "timeout", None, detail
+                return "timeout", {"progress": progress}, detail
 
     def _interrupt(self, worker: WorkerProcess, request_id: int) -> tuple[str, Any, str]:
         try:
@@ -366,6 +371,8 @@ class AnalysisEngine:
             analysed: FileResult = reply
             self._import_failures.pop(path, None)
             return analysed
+        if kind == "timeout" and reply["progress"]:  # the module loaded: its typing was slow, not its code
+            return typing_time_out(path, source, self.timeout_s, reply["progress"], started)
         line = self._user_line(detail, path)
         where = f" at line {line}" if line else ""
         if kind in ("timeout", "crashed"):  # the retry leaves out the top-level statement where it was

@@ -1,4 +1,5 @@
-"""What the parent answers without the worker: the file's text, an `analysis-failed` result, the jitted
+"""What the parent answers without the worker: the file's text, an `analysis-failed` result (or the
+`analysis-time-out` warning of a module whose typing took too long), the jitted
 functions found in the source alone, and the facts about a module that decide whether the worker may
 execute it again (its import-time code, its use of Numba's extension API)."""
 
@@ -8,6 +9,7 @@ import ast
 import hashlib
 import io
 import re
+import time
 import tokenize
 from pathlib import Path
 
@@ -133,3 +135,28 @@ def functions_from_ast(path: str, source: str | None) -> list[FunctionInfo]:
         )
         for f in found
     ]
+
+
+def typing_time_out(path: str, source: str, timeout_s: float, progress: str, started: float) -> FileResult:
+    """The module loaded, and typing its functions took longer than the time-out: not an error in the code.
+    A warning says where it stopped; the functions are listed unchecked."""
+    doing = progress.removeprefix("typing ")
+    where = f"while typing `{doing}`" if doing != progress else "before typing its first function"
+    functions = functions_from_ast(path, source)
+    name = doing.partition("(")[0]
+    line = next((f.line - 1 for f in functions if f.name == name), 0)  # on the function it was typing
+    diagnostic = Diagnostic(
+        path=path,
+        range=Range.of(line, 0, line, 0),
+        severity="warning",
+        code="analysis-time-out",
+        message=(
+            f"The module loaded, and typing its functions took longer than the time-out ({timeout_s:g} s): "
+            f"the analysis stopped {where}, so its functions were not checked. Raise the time-out "
+            "(numbaLens.timeout, `check --timeout S`) to check them."
+        ),
+        codeDescription=doc_link("analysis-time-out"),
+    )
+    result = FileResult(path=path, diagnostics=[diagnostic], functions=functions, status="failed")
+    result.elapsed_ms = (time.perf_counter() - started) * 1000.0
+    return result

@@ -35,9 +35,13 @@ class DocumentSnapshot:
     cell: CellWindow | None = None
 
     @property
-    def load_failed(self) -> bool:
-        """The latest analysis could not load the module: the types shown are older."""
-        return self.latest is not None and self.latest.result.status == "failed"
+    def load_failed(self) -> str:
+        """Why the latest analysis failed, "" when it did not: the types shown are then older."""
+        if self.latest is None or self.latest.result.status != "failed":
+            return ""
+        if any(d.code == "analysis-time-out" for d in self.latest.result.diagnostics):
+            return "timed out typing its functions"
+        return "could not load the module"
 
     # --- positions: the client's encoding <-> code points ------------------------------------------
     def to_index(self, position: lsp.Position) -> int:

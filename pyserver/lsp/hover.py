@@ -50,7 +50,7 @@ class HoverContext:
     trusted: bool = True
     unavailable: str | None = None  # why no analysis can run (Numba missing, ...)
     busy: bool = False  # an analysis of this document is pending or running
-    load_failed: bool = False  # the latest analysis could not load the module: types are older
+    load_failed: str = ""  # why the latest analysis failed ("" when it did not): the types are older
     # A notebook cell: names a 1-based line of the notebook's module as its cell's ("cell 6, line 3")
     line_place: Callable[[int], str | None] | None = None
 
@@ -69,7 +69,7 @@ def _code(lines: list[str]) -> str:
 
 def _freshness(view: FunctionView, context: HoverContext) -> str:
     if context.load_failed:
-        return "\n\n_From an earlier analysis: the latest one could not load the module (see Problems)._"
+        return f"\n\n_From an earlier analysis: the latest one {context.load_failed} (see Problems)._"
     if view.state == "shifted" or context.busy:
         return "\n\n_From the last analysis; " + ("re-analysing…_" if context.busy else "save to update._")
     return ""

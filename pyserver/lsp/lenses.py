@@ -80,6 +80,12 @@ def debug_choices(kind: str) -> list[tuple[str, str]]:
     return [("Debug JIT function", "mixed"), ("Debug as Python", "python")]
 
 
+def _failure_title(load_failed: str) -> str:
+    if load_failed == "could not load the module":
+        return "Numba: the module could not be loaded (see Problems)"
+    return f"Numba: the latest analysis {load_failed} (see Problems)"
+
+
 def code_lenses(
     uri: str,
     source: str,
@@ -87,11 +93,11 @@ def code_lenses(
     *,
     busy: bool,
     trusted: bool,
-    load_failed: bool = False,
+    load_failed: str = "",
     line_place: Callable[[int], str | None] | None = None,
     notebook_cell: bool = False,
 ) -> list[Lens]:
-    """`analysed`: the last analysis that loaded the module; `load_failed`: a later one did not;
+    """`analysed`: the last analysis that loaded the module; `load_failed`: why a later one failed ("" when none did);
     `line_place`: in a notebook cell, names the module's lines by cell. A notebook cell gets the status
     lens only: the debugger launches a program (a cell is none) and the IR views open files."""
     lenses: list[Lens] = []
@@ -108,7 +114,7 @@ def code_lenses(
             lenses.append(Lens(line, "Numba: types unavailable (workspace not trusted)", ""))
             continue
         title = (
-            "Numba: the module could not be loaded (see Problems)"
+            _failure_title(load_failed)
             if load_failed
             else status_title(view, busy, line_place)
         )

@@ -110,6 +110,53 @@ def test_infinite_loop_at_import_times_out_and_the_worker_is_recycled(engine, tm
     assert fixed.status == "ok" and fixed.diagnostics == [] and fixed.skipped_statements == []
 
 
+def _doubling_chain(depth: int) -> str:
+    """A small module whose last function Numba types slowly: each level inlines the one below twice
+    (2**depth copies of the first), while the module loads at once."""
+    lines = [
+        "from numba import njit",
+        "",
+        "",
+        "@njit(inline='always')",
+        "def f0(x):",
+        "    return x * 1.0001 + 1.0",
+    ]
+    for level in range(1, depth + 1):
+        lines += [
+            "",
+            "",
+            "@njit(inline='always')",
+            f"def f{level}(x):",
+            f"    return f{level - 1}(f{level - 1}(x))",
+        ]
+    lines += ["", "", "@njit", "def deep(x: float):", f"    return f{depth}(x)", ""]
+    return "\n".join(lines)
+
+
+def test_typing_slower_than_the_time_out_is_a_warning_that_says_where_it_stopped(tmp_path: Path) -> None:
+    """The module loaded (no code of it is at fault) and typing its functions outlasted the time-out: a
+    warning on the function being typed, its functions listed unchecked, and no second run."""
+    engine = AnalysisEngine(tmp_path, timeout_s=3.0)
+    try:
+        path = tmp_path / "deep.py"
+        source = _doubling_chain(15)  # typing `deep` takes about 40 s here; loading, milliseconds
+        path.write_text(source)
+        started = time.monotonic()
+        result = engine.analyze(path)
+        assert time.monotonic() - started < 30  # stopped at the time-out, and not run again
+        assert not by_code(result, "analysis-failed")
+        (slow,) = by_code(result, "analysis-time-out")
+        assert slow.severity == "warning"
+        assert "while typing `deep(float64)`" in slow.message and "3 s" in slow.message
+        assert slow.range.start.line + 1 == source.splitlines().index("def deep(x: float):") + 1
+        assert "deep" in {f.name for f in result.functions} and not any(
+            f.signatures for f in result.functions
+        )
+        _check_good(engine, tmp_path)  # a fresh worker answers the next file
+    finally:
+        engine.close()
+
+
 def test_a_hang_the_definitions_need_stays_a_failure(engine, tmp_path: Path) -> None:
     path = _write(
         tmp_path,

@@ -108,7 +108,7 @@ def test_parallel_report_in_the_editor(parallel_result: tuple[FileResult, str]) 
     lines = source.splitlines()
     loop_hint = next(h for h in hints if h.line + 1 == 15)
     assert loop_hint.col == len(lines[14].rstrip())  # at the end of the loop header
-    context = hover.HoverContext(busy=False, trusted=True, load_failed=False)
+    context = hover.HoverContext(busy=False, trusted=True, load_failed="")
     answer = hover.hover(source, document, 12, 8, context, document)  # on `for` of line 13
     assert answer is not None and "**Serial**: prange loop" in answer.markdown
     assert "nested in the parallel region of line 12" in answer.markdown

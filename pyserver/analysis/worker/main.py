@@ -136,6 +136,15 @@ def main(argv: list[str]) -> int:
 
     IMPORT_CLOCK.on_change = on_import_clock
 
+    def on_progress(what: str) -> None:
+        # Where the analysis is, for the engine's time-out message (the module loaded; typing f(...)).
+        try:
+            responses.send({"id": current[0], "progress": what})
+        except (OSError, ValueError):
+            pass
+
+    analyzer.on_progress = on_progress
+
     def on_cancel(signum: int, frame: Any) -> None:
         # A cancel interrupts work in flight only; between requests it must not break the framing.
         if busy[0]:

@@ -81,6 +81,9 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
         self.sources = SignatureSources(
             self.root, self.recorded_objects, self.loader.is_workspace_file, self.parser
         )
+        # Told what the analysis does now ("loaded", then "typing f(int64)"): the engine's time-out says
+        # where it stopped, and whether the module's top level or its typing was slow.
+        self.on_progress: Callable[[str], None] = lambda _what: None
 
     # ------------------------------------------------------------------------------------- analyse
 
@@ -125,6 +128,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             retry = self.loader.load(path, source, selective=True, tree=index.tree)
             if retry.error is None:
                 recovered = retry
+        self.on_progress("loaded")
         diagnostics = self._load_diagnostics(path, load, index, recovered)
         if recovered is not None:
             load = recovered
@@ -249,9 +253,10 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
         """Infer one signature of one function; what it passes to jitted callees becomes theirs."""
         path, index, result, candidates = run.path, run.index, run.result, run.candidates
         function, record, info = run.by_name[name], run.records[name], run.infos[name]
-        inference = self._infer(record, candidate.args, candidate.return_type)
         args_text = [self.shown.readable(a) for a in candidate.args]
         signature_text = "(" + ", ".join(args_text) + ")"
+        self.on_progress(f"typing {name}{signature_text}")
+        inference = self._infer(record, candidate.args, candidate.return_type)
         encoded = self.shown.exact_encoding(candidate.args)
         variables, call_types = self.shown.signature_details(inference, function.def_line, function.end_line)
         info.signatures.append(
