@@ -1,4 +1,5 @@
 """Benchmark a kernel over a few sizes, with a top-level loop (no main)."""
+
 import time
 import numpy as np
 import numba

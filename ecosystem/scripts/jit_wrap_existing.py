@@ -1,4 +1,5 @@
 """Speed up an existing function without touching it: fast = jit(nopython=True)(slow)."""
+
 import numpy as np
 from numba import jit
 

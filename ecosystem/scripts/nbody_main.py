@@ -1,4 +1,5 @@
 """N-body integration (the classic benchmark), with a main()."""
+
 import numpy as np
 from numba import njit
 

@@ -6,7 +6,13 @@ from fastdist import fastdist
 rng = np.random.default_rng(0)
 u, v, w = rng.random(8), rng.random(8), rng.random(8)
 a, b = rng.random((6, 8)), rng.random((5, 8))
-for metric in (fastdist.euclidean, fastdist.cityblock, fastdist.cosine, fastdist.braycurtis, fastdist.chebyshev):
+for metric in (
+    fastdist.euclidean,
+    fastdist.cityblock,
+    fastdist.cosine,
+    fastdist.braycurtis,
+    fastdist.chebyshev,
+):
     metric(u, v)
 fastdist.euclidean(u, v, w)
 fastdist.correlation(u, v)

@@ -27,10 +27,16 @@ pde.DiffusionPDE(diffusivity=0.1, bc={"value": 0}).solve(
 )
 pde.KPZInterfacePDE(bc="auto_periodic_neumann").solve(
     pde.ScalarField.random_uniform(pde.UnitGrid([16], periodic=True), rng=np.random.default_rng(2)),
-    t_range=0.01, dt=1e-3, backend="numba", tracker=None,
+    t_range=0.01,
+    dt=1e-3,
+    backend="numba",
+    tracker=None,
 )
 pde.CahnHilliardPDE().solve(
     pde.ScalarField.random_uniform(pde.UnitGrid([8, 8], periodic=True), -1, 1, rng=np.random.default_rng(3)),
-    t_range=0.01, dt=1e-3, backend="numba", tracker=None,
+    t_range=0.01,
+    dt=1e-3,
+    backend="numba",
+    tracker=None,
 )
 print("py-pde ok")

@@ -26,8 +26,11 @@ zonal.crosstab(zones, (terrain > 0).astype(np.int64))
 classify.equal_interval(terrain, k=4)
 classify.natural_breaks(terrain, k=3)
 classify.binary(terrain, [1, 2, 3])
-sources = xr.DataArray(np.where(rng.random((24, 24)) > 0.97, 1.0, 0.0), dims=["y", "x"],
-                       coords={"y": np.arange(24.0), "x": np.arange(24.0)})
+sources = xr.DataArray(
+    np.where(rng.random((24, 24)) > 0.97, 1.0, 0.0),
+    dims=["y", "x"],
+    coords={"y": np.arange(24.0), "x": np.arange(24.0)},
+)
 xrspatial.proximity(sources)
 xrspatial.allocation(sources)
 xrspatial.viewshed(terrain, x=10.0, y=12.0, observer_elev=5)

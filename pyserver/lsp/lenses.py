@@ -113,11 +113,7 @@ def code_lenses(
         if not trusted:
             lenses.append(Lens(line, "Numba: types unavailable (workspace not trusted)", ""))
             continue
-        title = (
-            _failure_title(load_failed)
-            if load_failed
-            else status_title(view, busy, line_place)
-        )
+        title = _failure_title(load_failed) if load_failed else status_title(view, busy, line_place)
         lenses.append(Lens(line, title, ""))
         lenses.extend(compiles_lenses(uri, view, line))  # "3 compiles · 0.41 s"
         if notebook_cell:
