@@ -1,5 +1,4 @@
 """Benchmark a kernel over a few sizes, with a top-level loop (no main)."""
-
 import time
 import numpy as np
 import numba

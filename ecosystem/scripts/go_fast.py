@@ -4,14 +4,12 @@ import time
 
 x = np.arange(100).reshape(10, 10)
 
-
 @jit(nopython=True)
-def go_fast(a):  # Function is compiled and runs in machine code
+def go_fast(a): # Function is compiled and runs in machine code
     trace = 0.0
     for i in range(a.shape[0]):
         trace += np.tanh(a[i, i])
     return a + trace
-
 
 # DO NOT REPORT THIS... COMPILATION TIME IS INCLUDED IN THE EXECUTION TIME!
 start = time.perf_counter()

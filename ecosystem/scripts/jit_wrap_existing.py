@@ -1,5 +1,4 @@
 """Speed up an existing function without touching it: fast = jit(nopython=True)(slow)."""
-
 import numpy as np
 from numba import jit
 

@@ -3,13 +3,11 @@ import timeit
 import numpy as np
 from numba import njit
 
-
 def py_sum_sq(arr):
     s = 0
     for x in arr:
         s += x * x
     return s
-
 
 @njit
 def nb_sum_sq(arr):
@@ -17,7 +15,6 @@ def nb_sum_sq(arr):
     for x in arr:
         s += x * x
     return s
-
 
 arr = np.arange(10000, dtype=np.int64)
 print(timeit.timeit(lambda: py_sum_sq(arr), number=3))

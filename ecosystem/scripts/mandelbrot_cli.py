@@ -1,6 +1,5 @@
 #!/usr/bin/env python
 """Render a Mandelbrot set: python mandelbrot_cli.py --width 80 --height 40 --iters 50"""
-
 import argparse
 
 import numpy as np

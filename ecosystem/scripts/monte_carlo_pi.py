@@ -10,7 +10,7 @@ def monte_carlo_pi(nsamples):
     for i in range(nsamples):
         x = random.random()
         y = random.random()
-        if (x**2 + y**2) < 1.0:
+        if (x ** 2 + y ** 2) < 1.0:
             acc += 1
     return 4.0 * acc / nsamples
 

@@ -1,5 +1,4 @@
 """N-body integration (the classic benchmark), with a main()."""
-
 import numpy as np
 from numba import njit
 

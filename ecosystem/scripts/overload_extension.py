@@ -15,7 +15,6 @@ def _clip_scalar_impl(x, lo, hi):
         if x > hi:
             return hi
         return x
-
     return impl
 
 

@@ -1,5 +1,4 @@
 """Pairwise distances: the classic Python vs NumPy vs Numba benchmark."""
-
 import numpy as np
 from numba import double, jit
 

@@ -1,7 +1,7 @@
 import numpy as np
 from numba import njit
 
-rt = np.dtype([("x", np.double), ("y", np.double)])
+rt = np.dtype([('x', np.double), ('y', np.double)])
 
 
 @njit
