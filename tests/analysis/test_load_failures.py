@@ -56,3 +56,32 @@ def test_disable_compile_after_explicit_signatures_and_an_empty_assertion(tmp_pa
     assert "disable_compile" not in failure.message  # it did not fail
     typed = {function.name: [s.args for s in function.signatures] for function in result.functions}
     assert typed["f"] == [["uint32"]] and typed["g"] == [["float64"]] and typed["h"] == []
+
+
+def test_a_failed_load_keeps_the_time_its_third_party_imports_took(tmp_path: Path) -> None:
+    """A module that imports a third-party module, then fails: the import's time is still the
+    third-party time (`check` leaves it out of the analysis's own), though the load that counts is the
+    definitions-only one that follows."""
+    path = tmp_path / "plotting.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            import xml.dom.minidom
+
+            import not_installed_plotting_backend_xyz
+            from numba import njit
+
+
+            @njit
+            def scale(x: float):
+                return x * 2.0
+            """
+        )
+    )
+    engine = AnalysisEngine(tmp_path, timeout_s=60.0)
+    try:
+        result = engine.analyze(path)
+    finally:
+        engine.close()
+    assert result.status == "partial" and result.diagnostics[0].code == "analysis-failed"
+    assert result.third_party_import_ms > 0 and result.third_party_import_cpu_ms > 0

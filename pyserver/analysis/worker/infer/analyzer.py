@@ -128,6 +128,9 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             retry = self.loader.load(path, source, selective=True, tree=index.tree)
             if retry.error is None:
                 recovered = retry
+                # What the failed load spent importing third-party modules was spent all the same.
+                retry.third_party_import_ms += load.third_party_import_ms
+                retry.third_party_import_cpu_ms += load.third_party_import_cpu_ms
         self.on_progress("loaded")
         diagnostics = self._load_diagnostics(path, load, index, recovered)
         if recovered is not None:
