@@ -123,6 +123,8 @@ def _candidates(
     if module is not None:
         yield path, vars(module), source, skipped
     for other in list(sys.modules.values()):
+        if type(other) is not types.ModuleType:
+            continue  # a lazy module or a proxy: reading it may import, or raise; workspace modules are plain
         ran = package_copy.ran(other)
         if other is module or ran is None or ran.sliced is None or not ran.sliced.skipped:
             continue
