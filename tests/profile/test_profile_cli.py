@@ -68,9 +68,12 @@ def test_threads_prange_workers_and_a_python_thread(workload_profile: Profile) -
     assert sum(w["jitted"] for w in workers) > 0
     for worker in workers:
         # Every sample is placed: on a source line, or in the threading layer's library (OpenMP's
-        # barrier spins between parallel loops); jitted samples carry a line.
+        # barrier spins between parallel loops); jitted samples carry a line, but for one caught in a
+        # prologue now and then (a worker may have only a handful of samples: one of 6 is not 10%).
         assert worker["attributed"] == worker["samples"], worker
-        assert worker["jitted_without_line"] <= 0.1 * worker["jitted"], worker
+        assert worker["jitted_without_line"] <= max(1, 0.1 * worker["jitted"]), worker
+    without_line = sum(w["jitted_without_line"] for w in workers)
+    assert without_line <= max(1, 0.1 * sum(w["jitted"] for w in workers)), workers
     background_line = line_of(program, "# BACKGROUND")
     background = [e for e in data["lines"] if e["line"] == background_line and e["path"] == str(program)]
     assert background and background[0]["jitted"] and background[0]["function"] == "background"
