@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import json
 import os
-import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,12 +31,13 @@ RECORDED_KINDS = ("stencil", "vectorize", "guvectorize")  # a recorded entry's `
 @dataclass
 class Place:
     """Where a function of the file's current text is: its code's first line (first decorator, or the
-    `def`/`lambda`), its `def` line and last line, and the column of its name."""
+    `def`/`lambda`), its `def` line and last line, the column of its name, and its syntax tree."""
 
     first_line: int
     def_line: int
     end_line: int
     name_col: int
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 
 def places(tree: ast.Module | None, lines: list[str]) -> dict[str, list[Place]]:
@@ -60,7 +60,7 @@ def places(tree: ast.Module | None, lines: list[str]) -> dict[str, list[Place]]:
                 if not isinstance(child, ast.Lambda) and child.lineno <= len(lines):
                     col = max(lines[child.lineno - 1].find(child.name, child.col_offset), child.col_offset)
                 found.setdefault(".".join([*scope, name]), []).append(
-                    Place(first, child.lineno, child.end_lineno or child.lineno, col)
+                    Place(first, child.lineno, child.end_lineno or child.lineno, col, child)
                 )
                 visit(child, [*scope, name, "<locals>"])
             elif isinstance(child, ast.ClassDef):
@@ -114,15 +114,11 @@ def _variables(entry: store.Entry, place: Place) -> list[VariableType] | None:
     return shown
 
 
-def _has_no_variables(place: Place, lines: list[str]) -> bool:
+def _has_no_variables(place: Place) -> bool:
     """Does the function at `place` take no parameter and bind no name, so that an empty list of recorded
     variables is its whole typemap (`def const(): return table`)?"""
-    text = textwrap.dedent("".join(lines[place.def_line - 1 : place.end_line]))
-    try:
-        [node] = ast.parse(text).body
-    except (SyntaxError, ValueError):
-        return False
-    return isinstance(node, ast.FunctionDef) and not names.local_names(node)
+    node = place.node
+    return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not names.local_names(node)
 
 
 def add_recorded_types(
@@ -167,7 +163,7 @@ def add_recorded_types(
             ):
                 continue  # the analysis typed these argument types itself
             variables = _variables(entry, place)
-            if variables is None or (not variables and not _has_no_variables(place, lines)):
+            if variables is None or (not variables and not _has_no_variables(place)):
                 continue
             if twin:  # the analysis's own signature of these types is its dispatcher's: say which
                 for same in info.signatures:
