@@ -145,12 +145,14 @@ def dump(root: str, base: str) -> list[dict[str, Any]]:
         py_func = dispatcher.py_func
         code = py_func.__code__
         path = os.path.relpath(os.path.realpath(code.co_filename), base)
-        key = (path, py_func.__qualname__, code.co_firstlineno)
+        # the name of the `def` (a function renamed before it was jitted keeps its code's name)
+        qualname = getattr(code, "co_qualname", py_func.__qualname__)
+        key = (path, qualname, code.co_firstlineno)
         entry = functions.setdefault(
             key,
             {
                 "path": path,
-                "qualname": py_func.__qualname__,
+                "qualname": qualname,
                 "module": py_func.__module__,
                 "line": code.co_firstlineno,
                 "signatures": [],

@@ -2,7 +2,8 @@
 start; nothing is patched at import). Each replacement keeps Numba's behaviour unless the analysis is
 typing (a callee resolver is in effect) or the function is one this package's pipeline types:
 
-- calls to workspace dispatchers are typed through the callee resolver, never compiled, and a
+- calls to workspace dispatchers are typed through the callee resolver, never compiled (a recursive
+  call of other argument types too), and a
   `with objmode(...)` block's call by its declared output types, without its object-mode compile;
 - library dispatchers are typed by inference, not an LLVM compile;
 - successful call resolutions are remembered across functions;
@@ -24,6 +25,7 @@ from numba.core import bytecode, ir, ir_utils, postproc, targetconfig, transform
 from numba.core import types as nbtypes
 from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
 from numba.core.inline_closurecall import InlineWorker
+from numba.core.typeinfer import TypeInferer
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
 from numba.parfors import parfor
@@ -43,6 +45,7 @@ _original_postprocessor_run = postproc.PostProcessor.run
 _original_inline_function = InlineWorker.inline_function
 _original_config_eq = targetconfig.TargetConfig.__eq__
 _original_rec_list_vars = ir.Inst._rec_list_vars
+_original_resolve_call = TypeInferer.resolve_call
 _installed = False
 
 
@@ -66,6 +69,26 @@ def _lens_get_call_template(self: Any, args: Any, kws: Any) -> Any:
     # Numba's own overload resolution picks among them (conversions, "no matching definition").
     template = typing.make_concrete_template(name, key=self.py_func.__name__, signatures=signatures)
     return template, pysig, folded, {}
+
+
+def _lens_resolve_call(self: Any, fnty: Any, pos_args: Any, kw_args: Any) -> Any:
+    """A recursive call with other argument types than the compile in progress (`solve(b, s - 1, -w)`
+    in a `solve` typed for a literal `w`): Numba types that signature, then reads the compiled overload's
+    symbol for lowering, which a typed-only signature has not. The analysis never lowers: the type is
+    the answer."""
+    if (
+        current_callee_resolver() is not None
+        and isinstance(fnty, nbtypes.RecursiveCall)
+        and not getattr(self, "_skip_recursion", False)
+    ):
+        dispatcher = fnty.dispatcher_type.dispatcher
+        _pysig, args = dispatcher.fold_argument_types(pos_args, kw_args)
+        if (
+            self.context.callstack.match(dispatcher.py_func, args) is None
+            and args not in dispatcher.overloads
+        ):
+            return self.context.resolve_function_type(fnty.dispatcher_type, pos_args, kw_args)
+    return _original_resolve_call(self, fnty, pos_args, kw_args)
 
 
 def _lens_objmode_call_template(dispatcher: Any, args: Any, kws: Any) -> Any:
@@ -404,6 +427,7 @@ def install() -> None:
     _DispatcherBase.get_overload = _lens_get_overload  # type: ignore[method-assign]
     _OverloadFunctionTemplate.get_impl_key = _lens_get_impl_key  # type: ignore[method-assign]
     _DispatcherBase.get_call_template = _lens_get_call_template  # type: ignore[method-assign]
+    TypeInferer.resolve_call = _lens_resolve_call  # type: ignore[method-assign]
     ObjModeLiftedWith.get_call_template = _lens_objmode_call_template  # type: ignore[method-assign]
     ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
     postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]

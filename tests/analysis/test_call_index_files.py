@@ -35,7 +35,8 @@ def test_a_buffer_equal_to_the_file_keeps_its_index(tmp_path: Path) -> None:
     path.write_text(text)
     index = CallIndex(str(tmp_path))
     index.refresh()
-    parsed, indexed = index.parsed, index.files[str(path)]
+    indexed = index.files[str(path)]  # parsed on first use
+    parsed = index.parsed
     index.refresh(str(path), text)  # the editor's text is the file's: nothing to index again
     assert (index.parsed, index.files[str(path)]) == (parsed, indexed)
     index.refresh(str(path), text + "k(2)\n")  # an edit: indexed from the buffer

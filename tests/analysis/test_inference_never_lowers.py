@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import copy
 import io
+import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -312,3 +315,59 @@ def test_translation_memo_sees_a_changed_global_or_cell() -> None:
         assert shifted.py_func.__closure__ is not None
         shifted.py_func.__closure__[0].cell_contents = 0.5
         assert numba_api.infer(shifted, (nbtypes.int64,), None).return_type == nbtypes.float64
+
+
+RECURSIVE = """
+import numpy as np
+from numba import njit
+
+
+@njit
+def outer(a):
+    return solve(a, len(a), 1)
+
+
+@njit
+def solve(b, s, w):
+    if s == 0:
+        return w * b[0]
+    h = solve(b, s - 1, -w)
+    return h + solve(b, s - 1, w)
+
+
+if __name__ == "__main__":
+    outer(np.ones(3))
+"""
+
+
+def test_a_recursive_call_of_other_argument_types_is_typed_as_numba_types_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`solve` typed for a literal `w` calls itself with `-w` (int64): Numba types that signature too, and
+    the analysis types it without compiling it (it used to fail reading the compiled overload)."""
+    path = tmp_path / "recursive.py"
+    path.write_text(RECURSIVE)
+    cwd = os.getcwd()
+    analyzer = Analyzer(tmp_path)
+    lowered = _lowering_counter(monkeypatch)
+    try:
+        result = analyzer.analyze(str(path), RECURSIVE)
+    finally:
+        os.chdir(cwd)
+    assert [d.message for d in result.diagnostics if d.severity == "error"] == []
+    assert lowered == [], f"lowered during the analysis: {lowered}"
+    (solve,) = [f for f in result.functions if f.name == "solve"]
+    (typed,) = solve.signatures
+    ours = {v.name: v.type for v in typed.variables}
+    truth = tmp_path / "truth.py"  # Numba's own compile, in a process of its own
+    truth.write_text(
+        RECURSIVE.replace('if __name__ == "__main__":', "if True:")
+        + "    import json\n"
+        + "    (c,) = [c for sig, c in solve.overloads.items() if 'Literal' in str(sig[2])]\n"
+        + "    print(json.dumps([[str(t) for t in c.signature.args], str(c.signature.return_type),"
+        + " str(c.type_annotation.typemap['h'])]))\n"
+    )
+    proc = subprocess.run([sys.executable, str(truth)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    args, returns, h = json.loads(proc.stdout)
+    assert (typed.args, typed.return_type, ours["h"]) == (args, returns, h), proc.stdout

@@ -273,21 +273,43 @@ def test_the_call_index_parses_only_what_changed(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("def f(x):\n    return x\n\nf(2)\n")
     index = CallIndex(str(tmp_path))
     index.refresh()
-    assert index.parsed == 3
+    assert index.parsed == 0  # read, parsed when asked about
     assert sorted(Path(s.scope.path).name for s in index.calls_to(str(tmp_path / "a.py"), "f")) == [
         "a.py",
         "b.py",
         "c.py",
     ]
+    assert index.parsed == 3
     index.refresh()
+    assert len(index.calls_to(str(tmp_path / "a.py"), "f")) == 3
     assert index.parsed == 3  # nothing changed: nothing parsed again
     (tmp_path / "b.py").write_text(textwrap.dedent("import a\na.f(3)\na.f(4)\n"))
     index.refresh()
-    assert index.parsed == 4
     assert len(index.calls_to(str(tmp_path / "a.py"), "f")) == 4
+    assert index.parsed == 4
     index.refresh(str(tmp_path / "c.py"), "x = 1\n")  # the editor's buffer wins over the file
     assert index.parsed == 5
     assert len(index.calls_to(str(tmp_path / "a.py"), "f")) == 3
+
+
+def test_the_call_index_never_parses_a_file_that_does_not_name_the_function(tmp_path: Path) -> None:
+    (tmp_path / "kernels.py").write_text("def kernel(x):\n    return x\n")
+    (tmp_path / "caller.py").write_text("from kernels import kernel as k\nk(1.0)\n")
+    (tmp_path / "attribute.py").write_text("import kernels\nkernels.kernel(2.0)\n")
+    (tmp_path / "unrelated.py").write_text("def other(y):\n    return y\n\nother(3)\n")
+    (tmp_path / "broken.py").write_text("def broken(:\n")
+    index = CallIndex(str(tmp_path))
+    index.refresh()
+    sites = index.calls_to(str(tmp_path / "kernels.py"), "kernel")
+    assert sorted((Path(s.scope.path).name, s.call.lineno) for s in sites) == [
+        ("attribute.py", 2),
+        ("caller.py", 2),
+    ]
+    assert index.parsed == 3  # the callee's file and its two callers; never unrelated.py nor broken.py
+    # All files are known (a module name resolves to any of them); the others' calls when asked about.
+    assert str((tmp_path / "unrelated.py").resolve()) in index.files
+    assert [s.call.lineno for s in index.calls_to(str(tmp_path / "unrelated.py"), "other")] == [4]
+    assert index.parsed == 4
 
 
 def test_a_test_gets_its_argument_from_a_conftest_fixture(ws) -> None:

@@ -384,3 +384,77 @@ def test_same_named_closures_of_a_factorys_branches_keep_their_own_types(tmp_pat
         [(s["args"], s["return_type"]) for s in f["signatures"]] == [([], "readonly array(int64, 0d, C)")]
         for f in steps
     ), steps
+
+
+RENAMED = """
+import numpy as np
+from numba import njit
+
+
+def build(name, scale):
+    def kernel(values):
+        step = scale
+        total = 0.0
+        for value in values:
+            total += value * step
+        return total
+
+    # a name per operation, given before jitting (Numba's symbols and cache files read it)
+    kernel.__qualname__ = kernel.__name__ = f"{name}_kernel"
+    return njit(kernel)
+
+
+if __name__ == "__main__":
+    build("double", 2.0)(np.arange(3.0))
+    build("twice", 2)(np.arange(3.0))
+    build("count", 1)(np.arange(3))
+"""
+
+
+def test_a_function_renamed_before_jitting_gets_its_recorded_types_at_its_def(tmp_path: Path) -> None:
+    """`record` keeps each compile under the function's runtime name (`double_kernel`, `count_kernel`);
+    no `def` has those names, but their recorded text is the text of `build.<locals>.kernel`: they become
+    that function's signatures, and the editor shows them there. Two closures compiled for the same
+    argument types (`double`, `twice`) that type a variable differently (`step`) leave it unknown."""
+    (tmp_path / "prog.py").write_text(RENAMED)
+    proc = pyserver(tmp_path, "record", "--", sys.executable, "prog.py")
+    assert proc.returncode == 0, proc.stderr
+    result = check(tmp_path)
+    shown = {
+        s["args"][0]: (s["return_type"], s["source"], {v["name"]: v["type"] for v in s["variables"]})
+        for s in signatures(result, "build.<locals>.kernel")
+    }
+    assert shown == {
+        "array(float64, 1d, C)": (
+            "float64",
+            "recorded",
+            {"values": "array(float64, 1d, C)", "total": "float64", "value": "float64"},
+        ),
+        "array(int64, 1d, C)": (
+            "float64",
+            "recorded",
+            {
+                "values": "array(int64, 1d, C)",
+                "step": "int64 (literal 1)",
+                "total": "float64",
+                "value": "int64",
+            },
+        ),
+    }, result["functions"]
+    assert not functions(result, "double_kernel") and not functions(result, "count_kernel")
+    engine = AnalysisEngine(tmp_path, timeout_s=300.0)
+    try:
+        analysed = engine.analyze(tmp_path / "prog.py", RENAMED)
+    finally:
+        engine.close()
+    path = tmp_path / "prog.py"
+    document = AnalysedDocument(path.as_uri(), str(path), RENAMED, 1, analysed)
+    lines = RENAMED.splitlines()
+    value_line = lines.index("        for value in values:")
+    hints = inlay_hints(
+        RENAMED, document, value_line, value_line, variable_types=True, return_types=True, max_length=60
+    )
+    labels = [h.label for h in hints if h.kind == "type"]
+    assert len(labels) == 1 and sorted(labels[0].removeprefix(": ").split(" | ")) == ["float64", "int64"], (
+        labels
+    )

@@ -88,6 +88,47 @@ def _matching_place(
     return None
 
 
+def _under_their_definitions(
+    recorded: dict[str, list[store.Entry]],
+    where: dict[str, list[Place]],
+    lines: list[str],
+    hashes: dict[int, str | None],
+) -> dict[str, list[store.Entry]]:
+    """The recorded entries by the name of the `def` that compiled them. A function renamed before it was
+    jitted (`f.__qualname__ = f"{op}_kernel"`, a factory's per-operation name) was recorded under a name
+    no function of the text has: its entries go to the function whose text hashes as the recorded one
+    (at the recorded line first), several runtime names of one `def` becoming its signatures."""
+    every = [place for found in where.values() for place in found]
+    name_of = {id(place): name for name, found in where.items() for place in found}
+    regrouped: dict[str, list[store.Entry]] = {}
+    for qualname, entries in recorded.items():
+        for entry in entries:
+            name = qualname
+            if qualname not in where:
+                place = _matching_place(entry, every, lines, hashes)
+                name = name_of[id(place)] if place is not None else qualname
+            regrouped.setdefault(name, []).append(entry)
+    return regrouped
+
+
+def _keep_what_both_typed(signature: SignatureResult, entry: store.Entry, place: Place) -> None:
+    """Two compiles of one `def` for the same argument types: closures a factory made over other values
+    (`st = init(...)` with each operation's own `init`) may type a variable differently. A variable (or the
+    return) they type differently is unknown for these argument types: which closure a reader means, the
+    types alone do not say."""
+    other = _variables(entry, place)
+    if other is None:
+        signature.variables = []
+        signature.return_type = None
+        return
+    theirs = {(v.name, v.ssa_name, v.line): v.type for v in other}
+    signature.variables = [
+        v for v in signature.variables if theirs.get((v.name, v.ssa_name, v.line)) == v.type
+    ]
+    if entry.returns != signature.return_type:
+        signature.return_type = None
+
+
 def _variables(entry: store.Entry, place: Place) -> list[VariableType] | None:
     """The recorded variables at the place's lines; [] for a function with none of its own (no parameter,
     no named local), None when this version cannot read them."""
@@ -145,6 +186,7 @@ def add_recorded_types(
     lines = source.splitlines(keepends=True)
     where = places(index.tree, lines)
     hashes: dict[int, str | None] = {}
+    recorded = _under_their_definitions(recorded, where, lines, hashes)
     for qualname, entries in recorded.items():
         candidates = where.get(qualname, [])
         stale: list[str] = []
@@ -157,11 +199,18 @@ def add_recorded_types(
             _share_overload_signatures(result, qualname, info)
             parallel = bool(info.options.get("parallel"))
             twin = entry.parallel is not None or parallel  # which dispatcher compiled it matters
-            if any(
-                s.args == entry.args and s.variables and (not twin or bool(entry.parallel) == parallel)
-                for s in info.signatures
-            ):
-                continue  # the analysis typed these argument types itself
+            same = next(
+                (
+                    s
+                    for s in info.signatures
+                    if s.args == entry.args and s.variables and (not twin or bool(entry.parallel) == parallel)
+                ),
+                None,
+            )
+            if same is not None:
+                if same.source == "recorded":
+                    _keep_what_both_typed(same, entry, place)
+                continue  # typed for these argument types already (by the analysis itself, or recorded)
             variables = _variables(entry, place)
             if variables is None or (not variables and not _has_no_variables(place)):
                 continue

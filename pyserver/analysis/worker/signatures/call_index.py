@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import os
 import weakref
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from pyserver import pysource
@@ -329,17 +330,88 @@ def _calls_in(indexed: IndexedFile, node: ast.AST, scope: Scope) -> None:
                 indexed.calls.setdefault(text.split(".")[0], []).append(CallSite(scope, sub, text))
 
 
+class IndexedFiles(Mapping[str, IndexedFile]):
+    """The workspace's Python files by real path, each read at a refresh and parsed when first asked for:
+    a call of a function names it (or the alias a jit call made of it) in the caller's text, so the files
+    that never name it are never parsed (most of a package's files, for each of its kernels)."""
+
+    def __init__(self) -> None:
+        self._indexed: dict[str, IndexedFile] = {}
+        self._unread: dict[str, tuple[str, tuple[int, int]]] = {}  # path -> (text, stamp), not parsed yet
+        self._unparsable: dict[str, tuple[int, int]] = {}  # path -> stamp of a text that does not parse
+        self.parsed = 0
+
+    def stamp(self, path: str) -> tuple[int, int] | None:
+        known = self._indexed.get(path)
+        if known is not None:
+            return known.stamp
+        unread = self._unread.get(path)
+        return unread[1] if unread is not None else self._unparsable.get(path)
+
+    def put_text(self, path: str, text: str, stamp: tuple[int, int]) -> None:
+        self.discard(path)
+        self._unread[path] = (text, stamp)
+
+    def put(self, path: str, indexed: IndexedFile | None) -> None:
+        """An index made from an editor buffer (None: the buffer does not parse)."""
+        self.discard(path)
+        self.parsed += 1
+        if indexed is not None:
+            self._indexed[path] = indexed
+
+    def discard(self, path: str) -> None:
+        self._indexed.pop(path, None)
+        self._unread.pop(path, None)
+        self._unparsable.pop(path, None)
+
+    def paths(self) -> set[str]:
+        """Every file read, parsed or not (a module name resolves to a file by its path alone)."""
+        return {*self._indexed, *self._unread, *self._unparsable}
+
+    def naming(self, names: list[str]) -> list[IndexedFile]:
+        """The files whose text holds one of `names` (parsed now where not yet), then every other file
+        already parsed (its index is at hand: looking costs nothing)."""
+        for path, (text, _stamp) in list(self._unread.items()):
+            if any(name in text for name in names):
+                self.get(path)
+        return list(self._indexed.values())
+
+    def __getitem__(self, path: str) -> IndexedFile:
+        indexed = self._indexed.get(path)
+        if indexed is not None:
+            return indexed
+        unread = self._unread.pop(path, None)
+        if unread is None:
+            raise KeyError(path)
+        text, stamp = unread
+        made = index_source(path, text, stamp)
+        self.parsed += 1
+        if made is None:
+            self._unparsable[path] = stamp
+            raise KeyError(path)
+        self._indexed[path] = made
+        return made
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._indexed or path in self._unread
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([*self._indexed, *self._unread])
+
+    def __len__(self) -> int:
+        return len(self._indexed) + len(self._unread)
+
+
 class CallIndex:
     """The Python call sites of a workspace, kept up to date file by file."""
 
     def __init__(self, root: str, parser: IncrementalParser | None = None) -> None:
         """`parser`: the analysis's own, so that a buffer it has just parsed is not parsed again."""
         self.root = os.path.realpath(root)
-        self.files: dict[str, IndexedFile] = {}
+        self.files = IndexedFiles()
         # path -> (editor text that overrides the file on disk, the file's stamp then): a later change on
         # disk (another save, a checkout) wins again
         self._buffers: dict[str, tuple[str, tuple[int, int] | None]] = {}
-        self.parsed = 0  # files parsed since creation (to show that a refresh is incremental)
         self._real_paths: dict[str, str] = {}  # path -> its realpath, until the next refresh
         # path -> (its indexed file, what each imported name it calls through binds): asked for each
         # function of each analysed file, until the next refresh (bindings depend on the files indexed)
@@ -372,8 +444,7 @@ class CallIndex:
                 if known is None or known.tree is not pysource.parsed(source, real):
                     indexed = index_source(real, source, (-1, len(source)), self._buffer_parser)
                     if indexed is not None:
-                        self.files[real] = indexed
-                        self.parsed += 1
+                        self.files.put(real, indexed)
                 # else the buffer is the text indexed from disk (one parse per text and file name): its
                 # index is that text's
         seen = set()
@@ -386,8 +457,7 @@ class CallIndex:
                 if self._buffers[real][1] == stamp:
                     continue
                 del self._buffers[real]
-            known = self.files.get(real)
-            if stamp is None or (known is not None and known.stamp == stamp):
+            if stamp is None or self.files.stamp(real) == stamp:
                 continue
             if stamp[1] > MAX_FILE_BYTES:
                 continue
@@ -396,18 +466,19 @@ class CallIndex:
                     text = handle.read()
             except (OSError, UnicodeDecodeError):
                 continue
-            indexed = index_source(real, text, stamp)
-            self.parsed += 1
-            if indexed is not None:
-                self.files[real] = indexed
-            else:
-                self.files.pop(real, None)
-        gone = [p for p in self.files if p not in seen and p not in self._buffers]
+            self.files.put_text(real, text, stamp)
+        read = self.files.paths()
+        gone = [p for p in read if p not in seen and p not in self._buffers]
         for path_gone in gone:
-            del self.files[path_gone]
-        if gone or len(self.files) != self._files_resolved_against:
+            self.files.discard(path_gone)
+        if gone or len(read) - len(gone) != self._files_resolved_against:
             self._resolved = {}  # a module may now resolve to another file, or to none
-            self._files_resolved_against = len(self.files)
+            self._files_resolved_against = len(read) - len(gone)
+
+    @property
+    def parsed(self) -> int:
+        """Files parsed since creation (to show that a refresh is incremental, and parsing lazy)."""
+        return self.files.parsed
 
     # ------------------------------------------------------------------------------------ resolving
 
@@ -431,7 +502,7 @@ class CallIndex:
             stem = os.path.join(base, *parts) if parts else base
             for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
                 real = os.path.realpath(candidate)
-                if real in self.files:
+                if real in self.files:  # read, parsed or not
                     return real
         return None
 
@@ -457,7 +528,7 @@ class CallIndex:
         """The Python calls in the workspace of a method named `method` on a variable (`bag.increment(3)`),
         whatever its class: the receiver's type, typed with the arguments, tells which class it is."""
         sites: list[CallSite] = []
-        for indexed in self.files.values():
+        for indexed in self.files.naming([method]):
             for first, candidates in indexed.calls.items():
                 bound = self.binding(indexed, first)
                 if bound is not None and not bound[1]:
@@ -493,7 +564,7 @@ class CallIndex:
         plain_runs_python = bool(aliases) and home is not None and function not in home.jitted
         through = aliases if plain_runs_python else [function, *aliases]
         functions = [(real, n) for n in through]
-        for indexed in self.files.values():
+        for indexed in self.files.naming(through):
             # Only the names a call can reach the function through: its own, or an imported name.
             bindings = list(self._imported_bindings(indexed))
             for first in through:
