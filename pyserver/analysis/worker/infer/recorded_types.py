@@ -187,6 +187,7 @@ def add_recorded_types(
     where = places(index.tree, lines)
     hashes: dict[int, str | None] = {}
     recorded = _under_their_definitions(recorded, where, lines, hashes)
+    added: set[int] = set()  # the signatures made here from recorded compiles
     for qualname, entries in recorded.items():
         candidates = where.get(qualname, [])
         stale: list[str] = []
@@ -208,7 +209,7 @@ def add_recorded_types(
                 None,
             )
             if same is not None:
-                if same.source == "recorded":
+                if id(same) in added:  # another recorded compile of this `def` (another closure)
                     _keep_what_both_typed(same, entry, place)
                 continue  # typed for these argument types already (by the analysis itself, or recorded)
             variables = _variables(entry, place)
@@ -218,18 +219,18 @@ def add_recorded_types(
                 for same in info.signatures:
                     if same.args == entry.args and not same.options:
                         same.options = {"parallel": parallel}
-            info.signatures.append(
-                SignatureResult(
-                    args=list(entry.args),
-                    source="recorded",
-                    return_type=entry.returns,
-                    mode="nopython",
-                    ok=True,
-                    variables=variables,
-                    exact=json.dumps(entry.types, sort_keys=True) if entry.types is not None else None,
-                    options={"parallel": bool(entry.parallel)} if twin else {},
-                )
+            signature = SignatureResult(
+                args=list(entry.args),
+                source="recorded",
+                return_type=entry.returns,
+                mode="nopython",
+                ok=True,
+                variables=variables,
+                exact=json.dumps(entry.types, sort_keys=True) if entry.types is not None else None,
+                options={"parallel": bool(entry.parallel)} if twin else {},
             )
+            info.signatures.append(signature)
+            added.add(id(signature))
             result.diagnostics[:] = [
                 d for d in result.diagnostics if not (d.code == "no-signature" and d.function == qualname)
             ]
