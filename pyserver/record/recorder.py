@@ -10,6 +10,7 @@ crashes lose nothing), with its exact argument types, whether it compiled, and h
 
 from __future__ import annotations
 
+import json
 import linecache
 import os
 import re
@@ -32,7 +33,7 @@ class Recorder:
         self.root = os.path.realpath(root)
         # The notebook whose kernel this is: functions defined in its cells are recorded under it.
         self.notebook = os.path.realpath(notebook) if notebook else None
-        self.seen: set[tuple[str, str, bool, str | None, bool, int | None]] = set()
+        self.seen: set[tuple[str, str, bool, str | None, bool, int | None, str | None]] = set()
         # Per thread: the compiles under way, each [start, seconds spent in nested compiles]. Compiles
         # nest (typing a call compiles the callee): a compile's own time leaves its callees' out.
         self._local = threading.local()
@@ -98,7 +99,10 @@ class Recorder:
         readable = [types_codec.readable(a) for a in args]
         # A name defined in several places (a factory's branches) is one function per definition.
         defined_at = getattr(getattr(py_func, "__code__", None), "co_firstlineno", None)
-        dedupe = (key, repr(readable), failed, kernel, parallel, defined_at)
+        # Another closure of the same `def` may type the same arguments differently (a factory's captured
+        # values): a compile that typed otherwise is merged too (the store keeps what both typed).
+        typed_as = None if typed is None else json.dumps(typed, sort_keys=True, default=str)
+        dedupe = (key, repr(readable), failed, kernel, parallel, defined_at, typed_as)
         if dedupe in self.seen:
             return
         self.seen.add(dedupe)

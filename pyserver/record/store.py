@@ -189,6 +189,30 @@ def _other_definition(raw: dict[str, Any], entry: Entry, lines: list[str] | None
     return hashed is not None and source_hash(lines, line) == hashed
 
 
+# Set on an entry compiled more than once for its types that returned different types (closures of one
+# `def` over other values): its return type is unknown, and later compiles do not fill it in again.
+_RETURNS_DIFFER = "returns_differ"
+
+
+def _keep_what_both_typed(raw: dict[str, Any], entry: Entry) -> bool:
+    """Another compile of the same `def` for the same types, by another closure of it (a factory's, over
+    other captured values): keep only the variables both typed alike, and no return type when theirs
+    differ. True if the stored entry changed."""
+    changed = False
+    stored = raw.get("variables")
+    if isinstance(stored, list) and entry.variables is not None:
+        kept = [v for v in stored if v in entry.variables]
+        if len(kept) != len(stored):
+            raw["variables"] = kept
+            changed = True
+    if entry.returns is not None and raw.get("returns") not in (None, entry.returns):
+        raw.pop("returns", None)
+        raw.pop("return_type", None)
+        raw[_RETURNS_DIFFER] = True
+        changed = True
+    return changed
+
+
 def merge(data: dict[str, Any], key: str, entry: Entry, lines: list[str] | None = None) -> bool:
     """Add `entry` under `key`; a signature seen failing and then succeeding keeps ok=true. The first
     recording's time and moment are kept (re-recording the same runs changes nothing). True if changed.
@@ -209,6 +233,9 @@ def merge(data: dict[str, Any], key: str, entry: Entry, lines: list[str] | None 
             if moved or edited:
                 for name in _TYPED:  # the function's text changed since: its new types replace the old
                     raw.pop(name, None)
+                raw.pop(_RETURNS_DIFFER, None)
+            elif _keep_what_both_typed(raw, entry):
+                changed = True
             if entry.ok and not raw.get("ok", True):
                 raw["ok"] = True
                 if entry.seconds is not None:
@@ -216,6 +243,8 @@ def merge(data: dict[str, Any], key: str, entry: Entry, lines: list[str] | None 
                 changed = True
             for name in _OPTIONAL:
                 value = getattr(entry, name)
+                if raw.get(_RETURNS_DIFFER) and name in ("returns", "return_type"):
+                    continue
                 if value is not None and raw.get(name) is None:
                     raw[name] = value
                     changed = True

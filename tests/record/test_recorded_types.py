@@ -458,3 +458,41 @@ def test_a_function_renamed_before_jitting_gets_its_recorded_types_at_its_def(tm
     assert len(labels) == 1 and sorted(labels[0].removeprefix(": ").split(" | ")) == ["float64", "int64"], (
         labels
     )
+
+
+SAME_NAME_CLOSURES = """
+import numpy as np
+from numba import njit
+
+
+def make(offset):
+    @njit
+    def shift(values):
+        step = offset
+        return values[0] + step
+
+    return shift
+
+
+if __name__ == "__main__":
+    make(1)(np.arange(3.0))
+    make(2.5)(np.arange(3.0))
+    make(1)(np.arange(3.0))
+"""
+
+
+def test_closures_of_one_name_typing_a_variable_differently_for_the_same_arguments_leave_it_unknown(
+    tmp_path: Path,
+) -> None:
+    """Two closures of `make.<locals>.shift` (offset 1, then 2.5) compile for the same argument types:
+    `record` keeps one entry for those types, with the variables both typed alike; `step` (an int, then a
+    float) is unknown rather than the first closure's type. A third compile changes nothing."""
+    (tmp_path / "prog.py").write_text(SAME_NAME_CLOSURES)
+    proc = pyserver(tmp_path, "record", "--", sys.executable, "prog.py")
+    assert proc.returncode == 0, proc.stderr
+    result = check(tmp_path)
+    shown = [
+        (s["args"], s["return_type"], {v["name"]: v["type"] for v in s["variables"]})
+        for s in signatures(result, "make.<locals>.shift")
+    ]
+    assert shown == [(["array(float64, 1d, C)"], "float64", {"values": "array(float64, 1d, C)"})], shown
