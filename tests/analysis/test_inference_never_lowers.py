@@ -119,16 +119,24 @@ def _lowering_counter(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return lowered
 
 
-def test_the_analysis_never_lowers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "never_lowers.py"
-    path.write_text(SOURCE)
+def _analysed_without_lowering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: str
+) -> tuple[Analyzer, Any, list[str]]:
+    """The analysis of `source` (written to `name`), and the lowering passes that ran during it."""
+    path = tmp_path / name
+    path.write_text(source)
     cwd = os.getcwd()
     analyzer = Analyzer(tmp_path)
     lowered = _lowering_counter(monkeypatch)
     try:
-        result = analyzer.analyze(str(path), SOURCE)
+        result = analyzer.analyze(str(path), source)
     finally:
         os.chdir(cwd)
+    return analyzer, result, lowered
+
+
+def test_the_analysis_never_lowers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    analyzer, result, lowered = _analysed_without_lowering(tmp_path, monkeypatch, "never_lowers.py", SOURCE)
     typed = {f.name: [s.return_type for s in f.signatures] for f in result.functions}
     assert typed["caller"] == ["array(float64, 1d, C)"] and typed["spread"] == ["array(float64, 1d, C)"], (
         typed
@@ -345,15 +353,7 @@ def test_a_recursive_call_of_other_argument_types_is_typed_as_numba_types_it(
 ) -> None:
     """`solve` typed for a literal `w` calls itself with `-w` (int64): Numba types that signature too, and
     the analysis types it without compiling it (it used to fail reading the compiled overload)."""
-    path = tmp_path / "recursive.py"
-    path.write_text(RECURSIVE)
-    cwd = os.getcwd()
-    analyzer = Analyzer(tmp_path)
-    lowered = _lowering_counter(monkeypatch)
-    try:
-        result = analyzer.analyze(str(path), RECURSIVE)
-    finally:
-        os.chdir(cwd)
+    _analyzer, result, lowered = _analysed_without_lowering(tmp_path, monkeypatch, "recursive.py", RECURSIVE)
     assert [d.message for d in result.diagnostics if d.severity == "error"] == []
     assert lowered == [], f"lowered during the analysis: {lowered}"
     (solve,) = [f for f in result.functions if f.name == "solve"]
