@@ -204,7 +204,9 @@ def add_recorded_types(
                 (
                     s
                     for s in info.signatures
-                    if s.args == entry.args and s.variables and (not twin or bool(entry.parallel) == parallel)
+                    if s.args == entry.args
+                    and (s.variables or id(s) in added)
+                    and (not twin or bool(entry.parallel) == parallel)
                 ),
                 None,
             )
