@@ -336,6 +336,7 @@ def run(args: argparse.Namespace) -> int:
     from pyserver.analysis.notebook import is_notebook_path
     from pyserver.analysis.notebook_check import analyse_notebook, cell_label, cell_of, related_cell_of
     from pyserver.analysis.static_results import read_source
+    from pyserver.record import store
     from pyserver.versions import numba_verdict
 
     base = Path(args.root or os.getcwd()).resolve()
@@ -355,6 +356,8 @@ def run(args: argparse.Namespace) -> int:
     engine = AnalysisEngine(
         base, timeout_s=args.timeout, signature_files=signature_files, loading=args.loading
     )
+    # files whose functions a recorded run saw Numba compile, however they were jitted
+    recorded_files = store.files_with_typed_compiles(base, signature_files)
     results: list[FileResult] = []
     analysed: dict[str, int] = {}  # real path -> index in results
     timing = Timing()
@@ -363,7 +366,11 @@ def run(args: argparse.Namespace) -> int:
             try:
                 source = notebook_source(file) if is_notebook_path(file) else read_source(file)
                 # a Numba decorator, or a jitted function made some other way (a call, a library's decorator)
-                has_jit = bool(find_jitted_functions(source, str(file))) or may_make_jitted(source)
+                has_jit = (
+                    bool(find_jitted_functions(source, str(file)))
+                    or may_make_jitted(source)
+                    or os.path.realpath(file) in recorded_files
+                )
             except (UnicodeDecodeError, SyntaxError, ValueError):
                 has_jit = True  # let the engine report why it cannot be read or parsed
             except OSError as exc:

@@ -8,6 +8,7 @@ be called from any thread, also while an analysis runs.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from pyserver.analysis.model import FileResult
 from pyserver.lsp.environment import NumbaCheck, check_numba
 from pyserver.lsp.settings import Settings
 from pyserver.lsp.views import discover
+from pyserver.record import store
 
 logger = logging.getLogger("pyserver.lsp")
 
@@ -127,8 +129,13 @@ class EngineHost:
         path = to_fs_path(uri) or uri
         # may_make_jitted first: it is a substring test for any text that names numba, where discover
         # would parse the whole buffer (and the worker parses it anyway).
-        if not may_make_jitted(source) and not discover(source):
-            # Nothing jitted here: nothing to check, and no reason to run the module at all.
+        if (
+            not may_make_jitted(source)
+            and not discover(source)
+            and os.path.realpath(path) not in store.files_with_typed_compiles(root, settings.signature_files)
+        ):
+            # Nothing jitted here (nor jitted by another module in a recorded run): nothing to check, and
+            # no reason to run the module at all.
             return FileResult(path)
         self.check_environment(wait=False)
         result = self.engine(settings, root).analyze(path, source)

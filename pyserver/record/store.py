@@ -52,6 +52,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pyserver.caches import BoundedCache, bounded_cache
+
 DEFAULT_RELATIVE = Path(".numba-lens") / "signatures.json"
 VERSION = 1
 
@@ -147,6 +149,43 @@ def load(path: str | Path) -> dict[str, Any]:
 def entries(data: dict[str, Any], key: str) -> list[Entry]:
     """The entries of `key` with exact argument types (those the analysis can type again)."""
     return [e for e in typed_entries(data, key, inexact=False) if e.types is not None]
+
+
+# store path -> ((modification time, size), the files it holds typed compiles of)
+_typed_files: BoundedCache[str, tuple[tuple[int, int], frozenset[str]]] = bounded_cache(
+    "record.typed_files", 64
+)
+
+
+def files_with_typed_compiles(
+    root: str | Path, signature_files: list[str] | tuple[str, ...]
+) -> frozenset[str]:
+    """The real paths of the workspace files whose functions the stores (the default one when none is
+    given) hold what Numba typed (`variables`): files with jitted code, even where no decorator or jit
+    call in them says so (another module jitted their functions at run time). Read once per version."""
+    found: set[str] = set()
+    for name in signature_files or [str(DEFAULT_RELATIVE)]:
+        path = os.path.join(str(root), name)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        version = (stat.st_mtime_ns, stat.st_size)
+        kept = _typed_files.get(path)
+        if kept is None or kept[0] != version:
+            try:
+                data = load(path)
+            except (ValueError, OSError):
+                continue
+            files = frozenset(
+                os.path.realpath(os.path.join(str(root), key.partition("::")[0]))
+                for key, entries in data["functions"].items()
+                if isinstance(entries, list)
+                and any(isinstance(e, dict) and e.get("variables") for e in entries)
+            )
+            kept = _typed_files[path] = (version, files)
+        found |= kept[1]
+    return frozenset(found)
 
 
 def typed_entries(data: dict[str, Any], key: str, inexact: bool = True) -> list[Entry]:

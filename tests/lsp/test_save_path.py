@@ -5,6 +5,7 @@ functions (for hover, inlay hints, lenses) on first use, not before its diagnost
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,21 @@ def test_a_buffer_with_nothing_jitted_still_never_reaches_the_engine(monkeypatch
     result = host.analyze("file:///tmp/plain.py", "def g(x):\n    return x + 1\n", Settings(), "/tmp")
     assert engine.calls == [] and result.functions == [] and result.diagnostics == []
     assert may_make_jitted("def g(x):\n    return x + 1\n") is False
+
+
+def test_a_buffer_whose_functions_a_recorded_run_typed_reaches_the_engine(tmp_path: Path) -> None:
+    """No Numba in the text, but the workspace's signatures file holds what Numba typed for its functions
+    (another module jitted them): the engine shows those types."""
+    (tmp_path / ".numba-lens").mkdir()
+    typed = {"args": ["float64"], "types": None, "ok": True, "variables": [{"name": "x", "type": "float64"}]}
+    store_text = json.dumps({"version": 1, "functions": {"formulas.py::rho": [typed]}, "notes": []})
+    (tmp_path / ".numba-lens" / "signatures.json").write_text(store_text)
+    engine = FakeEngine()
+    host = host_of(engine)
+    plain = "def rho(x):\n    return x * x\n"
+    host.analyze((tmp_path / "formulas.py").as_uri(), plain, Settings(), str(tmp_path))
+    host.analyze((tmp_path / "other.py").as_uri(), plain, Settings(), str(tmp_path))
+    assert engine.calls == [(str(tmp_path / "formulas.py"), plain)]
 
 
 def test_an_analysed_document_finds_its_functions_on_first_use(monkeypatch: Any) -> None:

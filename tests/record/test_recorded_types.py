@@ -496,3 +496,55 @@ def test_closures_of_one_name_typing_a_variable_differently_for_the_same_argumen
         for s in signatures(result, "make.<locals>.shift")
     ]
     assert shown == [(["array(float64, 1d, C)"], "float64", {"values": "array(float64, 1d, C)"})], shown
+
+
+JITTED_ELSEWHERE = {
+    "formulas.py": """
+import math
+
+open("FORMULAS_RAN", "a").write("ran")  # the analysis must never run this module
+
+
+def rho(x, y):
+    total = x * x + y * y
+    return math.sqrt(total)
+""",
+    "backend.py": """
+import numba
+
+import formulas
+
+for function in (formulas.rho,):
+    numba.extending.register_jitable(function)
+
+
+@numba.njit
+def norm(x, y):
+    return formulas.rho(x, y)
+""",
+    "prog.py": """
+from backend import norm
+
+norm(3.0, 4.0)
+""",
+}
+
+
+def test_functions_another_module_jits_at_run_time_show_their_recorded_types(tmp_path: Path) -> None:
+    """`formulas.py` has no Numba decorator or jit call: `backend.py` registers its functions in a loop.
+    After `record`, `check` lists `rho` with Numba's types, and never runs `formulas.py` for it."""
+    for name, text in JITTED_ELSEWHERE.items():
+        (tmp_path / name).write_text(text)
+    proc = pyserver(tmp_path, "record", "--", sys.executable, "prog.py")
+    assert proc.returncode == 0, proc.stderr
+    (tmp_path / "FORMULAS_RAN").unlink()
+    checked = pyserver(tmp_path, "check", "formulas.py", "--format", "json", "--variables")
+    result = json.loads(checked.stdout)
+    shown = [
+        (s["args"], s["return_type"], {v["name"]: v["type"] for v in s["variables"]})
+        for s in signatures(result, "rho")
+    ]
+    assert shown == [
+        (["float64", "float64"], "float64", {"x": "float64", "y": "float64", "total": "float64"})
+    ], result
+    assert not (tmp_path / "FORMULAS_RAN").exists()

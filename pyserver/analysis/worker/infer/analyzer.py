@@ -25,6 +25,7 @@ from pyserver.analysis.model import (
     SignatureResult,
 )
 from pyserver.analysis.worker.discover.discovery import JitFunction, find_jitted_functions, place_created
+from pyserver.analysis.worker.discover.makes_jitted import may_make_jitted
 from pyserver.analysis.worker.infer import cuda_kernels, kernels, recompiles, recorded_types
 from pyserver.analysis.worker.infer.analysis_run import AnalysisRun, CutoffMemo, Memo
 from pyserver.analysis.worker.infer.callee_resolution import CalleeResolution
@@ -117,6 +118,15 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             result.elapsed_ms = (time.perf_counter() - started) * 1000.0
             return result
         run.discovered = {path: functions}
+        if not functions and not may_make_jitted(source):
+            # Nothing here jits anything, yet a recorded run saw Numba compile its functions (another
+            # module jitted them at run time: a registration loop, a factory): what Numba typed is shown,
+            # and the module is not run.
+            recorded_types.add_recorded_types(
+                result, self.root, source, index, recorded_stores(self.root, self.signature_files)
+            )
+            result.elapsed_ms = (time.perf_counter() - started) * 1000.0
+            return result
         if any(f.kind == "cuda" for f in functions) or ("cuda" in source and "numba" in source):
             numba_api.install_cuda_hooks()  # cuda.jit recorded like njit (numba.cuda imported only now)
         self.sources.cross_file.forget_from(path)
