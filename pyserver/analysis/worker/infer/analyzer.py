@@ -118,7 +118,11 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             result.elapsed_ms = (time.perf_counter() - started) * 1000.0
             return result
         run.discovered = {path: functions}
-        if not functions and not may_make_jitted(source):
+        if (
+            not functions
+            and not may_make_jitted(source)
+            and run.real_path in store.files_with_typed_compiles(self.root, self.signature_files)
+        ):
             # Nothing here jits anything, yet a recorded run saw Numba compile its functions (another
             # module jitted them at run time: a registration loop, a factory): what Numba typed is shown,
             # and the module is not run.
