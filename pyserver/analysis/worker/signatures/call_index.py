@@ -393,13 +393,21 @@ class IndexedFiles(Mapping[str, IndexedFile]):
         return made
 
     def __contains__(self, path: object) -> bool:
+        """Read, parsed or not yet (a text found not to parse is no longer in)."""
         return path in self._indexed or path in self._unread
 
+    def _parse_all(self) -> None:
+        for path in list(self._unread):
+            self.get(path)
+
     def __iter__(self) -> Iterator[str]:
-        return iter([*self._indexed, *self._unread])
+        """Every file that parses (all are parsed first: walking them all is for tests and tools)."""
+        self._parse_all()
+        return iter(list(self._indexed))
 
     def __len__(self) -> int:
-        return len(self._indexed) + len(self._unread)
+        self._parse_all()
+        return len(self._indexed)
 
 
 class CallIndex:
