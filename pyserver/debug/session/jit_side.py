@@ -199,15 +199,17 @@ class JitSide:
     def _threads_without_registers(self) -> list[MIThread]:
         """gdb's threads as thread_info shapes them (id, target-id with the LWP, name), read from gdb's
         thread list (gdb.Inferior.threads()), which needs no thread to be held."""
-        text = self.gdb.execute_console(
+        command = (
             "python print(__import__('json').dumps([{'id': str(t.num), 'target-id': f'LWP {t.ptid[1]}', "
             "'name': t.name or ''} for t in gdb.selected_inferior().threads() if t.is_valid()]))"
         )
-        try:
-            threads = json.loads(text.strip().splitlines()[-1])
-        except (ValueError, IndexError) as exc:
-            raise GdbCommandError("threads", f"gdb listed no threads: {exc}") from None
-        return sorted(threads, key=lambda t: int(t["id"]))  # type: ignore[no-any-return]
+        for _attempt in range(3):  # its printed line has been seen missing once under load: ask again
+            lines = self.gdb.execute_console(command).strip().splitlines()
+            try:
+                return sorted(json.loads(lines[-1]), key=lambda t: int(t["id"]))  # type: ignore[no-any-return]
+            except (ValueError, IndexError) as exc:
+                self._session.client.log(f"thread list: unreadable answer {lines!r} ({exc}); asking again")
+        raise GdbCommandError("threads", "gdb listed no threads")
 
     # --- stacks ----------------------------------------------------------------------------------
     def _frame_id(self, kind: FrameKind, thread_id: int, gdb_thread: str, level: int, **where: Any) -> int:
