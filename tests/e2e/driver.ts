@@ -155,6 +155,8 @@ export async function lineNumberBox(line: number): Promise<{ y: number; height: 
   return { y: box.y, height: box.height };
 }
 
+const MAX_DECORATOR_LINES = 4;
+
 /**
  * The code lens link `text` drawn just above the 0-based `defLine` (lenses sit above the decorator).
  * Lenses are re-rendered when an analysis completes, so look again until one is stable on screen.
@@ -170,7 +172,10 @@ export async function lensAbove(defLine: number, text: string) {
     for (let i = 0; def && i < count; i++) {
       if (!(await lenses.nth(i).isVisible().catch(() => false))) continue;
       const box = await lenses.nth(i).boundingBox().catch(() => null);
-      if (box && box.y < def.y && box.y > bestY) {
+      // Only a lens of this function: right above its decorators (a few lines), never one further up
+      // whose function's lens row is drawn while this one's is being re-rendered.
+      const near = def.y - (MAX_DECORATOR_LINES + 2) * def.height;
+      if (box && box.y < def.y && box.y > near && box.y > bestY) {
         bestY = box.y;
         best = i;
       }
