@@ -151,10 +151,44 @@ def entries(data: dict[str, Any], key: str) -> list[Entry]:
     return [e for e in typed_entries(data, key, inexact=False) if e.types is not None]
 
 
-# store path -> ((modification time, size), the files it holds typed compiles of)
-_typed_files: BoundedCache[str, tuple[tuple[int, int], frozenset[str]]] = bounded_cache(
+# store path -> ((inode, modification time, size), its content)
+_read_stores: BoundedCache[str, tuple[tuple[int, int, int], dict[str, Any]]] = bounded_cache(
+    "record.read_stores", 64
+)
+# store path -> (its version, the files it holds typed compiles of)
+_typed_files: BoundedCache[str, tuple[tuple[int, int, int], frozenset[str]]] = bounded_cache(
     "record.typed_files", 64
 )
+
+
+def _version(path: str) -> tuple[int, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+
+def _load_versioned(path: str) -> tuple[tuple[int, int, int], dict[str, Any]] | None:
+    version = _version(path)
+    if version is None:
+        return None
+    kept = _read_stores.get(path)
+    if kept is not None and kept[0] == version:
+        return kept
+    try:
+        kept = (version, load(path))
+    except (ValueError, OSError):
+        return None
+    _read_stores[path] = kept
+    return kept
+
+
+def load_current(path: str) -> dict[str, Any] | None:
+    """The store at `path`, read again only when the file changed; None when it is missing or not a
+    store. Callers share the result: it is never to be modified."""
+    kept = _load_versioned(path)
+    return None if kept is None else kept[1]
 
 
 def files_with_typed_compiles(
@@ -166,17 +200,12 @@ def files_with_typed_compiles(
     found: set[str] = set()
     for name in signature_files or [str(DEFAULT_RELATIVE)]:
         path = os.path.join(str(root), name)
-        try:
-            stat = os.stat(path)
-        except OSError:
+        read = _load_versioned(path)
+        if read is None:
             continue
-        version = (stat.st_mtime_ns, stat.st_size)
+        version, data = read
         kept = _typed_files.get(path)
         if kept is None or kept[0] != version:
-            try:
-                data = load(path)
-            except (ValueError, OSError):
-                continue
             files = frozenset(
                 os.path.realpath(os.path.join(str(root), key.partition("::")[0]))
                 for key, entries in data["functions"].items()

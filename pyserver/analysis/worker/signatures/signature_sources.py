@@ -67,32 +67,14 @@ def params_text(py_func: Any) -> str:
         return "?"
 
 
-# path -> ((inode, modification time, size), the store read): a package's analysis reads the same signatures
-# file once per module; the analysis only reads what it is given.
-_read_stores: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
-
-
 def recorded_stores(root: str, signature_files: list[str]) -> list[dict[str, Any]]:
+    """The signatures files given (the default one when none is), each read once per version: a
+    package's analysis asks for them once per module."""
     stores = []
-    paths = signature_files or [os.path.join(root, str(store.DEFAULT_RELATIVE))]
-    for path in paths:
-        full = path if os.path.isabs(path) else os.path.join(root, path)
-        try:
-            stat = os.stat(full)
-        except OSError:
-            stat = None
-        version = None if stat is None else (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-        read = _read_stores.get(full)
-        if version is not None and read is not None and read[0] == version:
-            stores.append(read[1])
-            continue
-        try:
-            data = store.load(full)
-        except (ValueError, OSError):
-            continue
-        stores.append(data)
-        if version is not None:
-            _read_stores[full] = (version, data)
+    for path in signature_files or [os.path.join(root, str(store.DEFAULT_RELATIVE))]:
+        data = store.load_current(path if os.path.isabs(path) else os.path.join(root, path))
+        if data is not None:
+            stores.append(data)
     return stores
 
 
