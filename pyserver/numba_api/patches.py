@@ -7,7 +7,8 @@ typing (a callee resolver is in effect) or the function is one this package's pi
   `with objmode(...)` block's call by its declared output types, without its object-mode compile;
 - library dispatchers are typed by inference, not an LLVM compile;
 - successful call resolutions are remembered across functions;
-- Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads;
+- Numba's variable listing and the untyped passes' post-processing do less of what only lowering reads
+  (no dels for a closure-inlining pass that has nothing to inline, the only reader of its dels);
 - an inline="always" callee's untyped IR is made once, not at every call site it is inlined into, and
   IR blocks are deep-copied faster (ir_copy.py: the same copies), once per site rather than twice;
 - copy propagation (the parfor passes' `simplify`) computes the same sets without deep copies;
@@ -17,18 +18,22 @@ typing (a callee resolver is in effect) or the function is one this package's pi
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import numba
+import numba.stencils
 from numba.core import bytecode, ir, ir_utils, postproc, targetconfig, transforms, typing
 from numba.core import types as nbtypes
 from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
-from numba.core.inline_closurecall import InlineWorker
+from numba.core.inline_closurecall import InlineClosureCallPass, InlineWorker
 from numba.core.typeinfer import TypeInferer
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import _EmptyImplementationEntry, _OverloadFunctionTemplate
 from numba.parfors import parfor
+from numba.stencils import stencil as stencils
 
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.numba_api.callees import callee_resolver_disabled, current_callee_resolver
@@ -43,6 +48,7 @@ _original_get_impl_key = _OverloadFunctionTemplate.get_impl_key
 _original_resolve_function_type = BaseContext.resolve_function_type
 _original_postprocessor_run = postproc.PostProcessor.run
 _original_inline_function = InlineWorker.inline_function
+_original_inline_closure_pass_run = InlineClosureCallPass.run
 _original_config_eq = targetconfig.TargetConfig.__eq__
 _original_rec_list_vars = ir.Inst._rec_list_vars
 _original_resolve_call = TypeInferer.resolve_call
@@ -280,12 +286,54 @@ def list_vars_walk_disabled() -> Iterator[None]:
 def _lens_postprocessor_run(self: Any, *args: Any, **kwargs: Any) -> None:
     func_ir = self.func_ir
     emit_dels = bool(args[0] if args else kwargs.get("emit_dels", False))
-    if emit_dels or not uses_light_postprocessing(getattr(func_ir, "func_id", None)) or func_ir.is_generator:
+    if (
+        (emit_dels and id(func_ir) not in _dels_unread)
+        or not uses_light_postprocessing(getattr(func_ir, "func_id", None))
+        or func_ir.is_generator
+    ):
         _original_postprocessor_run(self, *args, **kwargs)
         return
     func_ir.blocks = transforms.canonicalize_cfg(func_ir.blocks)
     func_ir.variable_lifetime = postproc.VariableLifetime(func_ir.blocks)
     func_ir.generator_info = None
+
+
+# Numba's closure-inlining pass emits dels first (a post-processing that computes every variable's
+# lifetime) and strips them at its end. Only the inlining of `np.array(list)` after a loop that fills an
+# empty list reads them, and the pass changes the IR only when it inlines: a closure (`make_function`),
+# `functools.reduce`, a stencil, or that array call. An IR with none of those leaves the pass as it came
+# (its CFG canonicalized), dels or not, so they are not emitted for it.
+_dels_unread: set[int] = set()  # id(func_ir) of the IRs in such a pass
+_INLINED_CALLEES = (functools, functools.reduce, numba, numba.stencils, stencils, stencils.stencil)
+
+
+def _may_inline(func_ir: Any) -> bool:
+    for block in func_ir.blocks.values():
+        for statement in block.body:
+            if not isinstance(statement, ir.Assign):
+                continue
+            value = statement.value
+            if isinstance(value, ir.Expr):
+                if value.op == "make_function" or (value.op == "build_list" and not value.items):
+                    return True
+            elif isinstance(value, ir.Global | ir.FreeVar):
+                if isinstance(value.value, stencils.StencilFunc) or any(
+                    value.value is callee for callee in _INLINED_CALLEES
+                ):
+                    return True
+    return False
+
+
+def _lens_inline_closure_pass_run(self: Any) -> None:
+    func_ir = self.func_ir
+    if not uses_light_postprocessing(getattr(func_ir, "func_id", None)) or _may_inline(func_ir):
+        _original_inline_closure_pass_run(self)
+        return
+    _dels_unread.add(id(func_ir))
+    try:
+        _original_inline_closure_pass_run(self)
+    finally:
+        _dels_unread.discard(id(func_ir))
 
 
 # Numba runs an inline="always" callee's untyped passes again at every call site it inlines it into (and,
@@ -431,6 +479,7 @@ def install() -> None:
     ObjModeLiftedWith.get_call_template = _lens_objmode_call_template  # type: ignore[method-assign]
     ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
     postproc.PostProcessor.run = _lens_postprocessor_run  # type: ignore[method-assign]
+    InlineClosureCallPass.run = _lens_inline_closure_pass_run  # type: ignore[method-assign]
     InlineWorker.inline_function = _lens_inline_function  # type: ignore[method-assign]
     ir.Block.__deepcopy__ = _lens_deepcopy_block  # type: ignore[attr-defined]
     ir_utils.copy_propagate = _lens_copy_propagate
