@@ -12,6 +12,7 @@ typing (a callee resolver is in effect) or the function is one this package's pi
 - an inline="always" callee's untyped IR is made once, not at every call site it is inlined into, and
   IR blocks are deep-copied faster (ir_copy.py: the same copies), once per site rather than twice;
 - copy propagation (the parfor passes' `simplify`) computes the same sets without deep copies;
+- SSA reconstruction rewrites, for each variable, only the blocks that name it (ssa_blocks.py);
 - compile flags hash and compare without reading each of their options through its property.
 """
 
@@ -25,7 +26,7 @@ from typing import Any
 
 import numba
 import numba.stencils
-from numba.core import bytecode, ir, ir_utils, postproc, targetconfig, transforms, typing
+from numba.core import bytecode, ir, ir_utils, postproc, ssa, targetconfig, transforms, typing
 from numba.core import types as nbtypes
 from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
 from numba.core.inline_closurecall import InlineClosureCallPass, InlineWorker
@@ -36,6 +37,7 @@ from numba.parfors import parfor
 from numba.stencils import stencil as stencils
 
 from pyserver.caches import BoundedCache, bounded_cache
+from pyserver.numba_api import ssa_blocks
 from pyserver.numba_api.callees import callee_resolver_disabled, current_callee_resolver
 from pyserver.numba_api.core import LIFTED_DISPATCHERS
 from pyserver.numba_api.inference import infer, uses_light_postprocessing
@@ -484,5 +486,7 @@ def install() -> None:
     ir.Block.__deepcopy__ = _lens_deepcopy_block  # type: ignore[attr-defined]
     ir_utils.copy_propagate = _lens_copy_propagate
     parfor.copy_propagate = _lens_copy_propagate  # imported by name there
+    if ssa_blocks.AVAILABLE:
+        ssa._run_ssa = ssa_blocks.run_ssa
     targetconfig.TargetConfig.__hash__ = _lens_config_hash  # type: ignore[method-assign,assignment]
     targetconfig.TargetConfig.__eq__ = _lens_config_eq  # type: ignore[method-assign,assignment]
