@@ -13,6 +13,7 @@ typing (a callee resolver is in effect) or the function is one this package's pi
   IR blocks are deep-copied faster (ir_copy.py: the same copies), once per site rather than twice;
 - copy propagation (the parfor passes' `simplify`) computes the same sets without deep copies;
 - SSA reconstruction rewrites, for each variable, only the blocks that name it (ssa_blocks.py);
+- the used variables are defined once per scope the blocks share, not once per block;
 - compile flags hash and compare without reading each of their options through its property.
 """
 
@@ -26,7 +27,7 @@ from typing import Any
 
 import numba
 import numba.stencils
-from numba.core import bytecode, ir, ir_utils, postproc, ssa, targetconfig, transforms, typing
+from numba.core import bytecode, ir, ir_utils, postproc, ssa, targetconfig, transforms, typing, untyped_passes
 from numba.core import types as nbtypes
 from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
 from numba.core.inline_closurecall import InlineClosureCallPass, InlineWorker
@@ -51,6 +52,7 @@ _original_resolve_function_type = BaseContext.resolve_function_type
 _original_postprocessor_run = postproc.PostProcessor.run
 _original_inline_function = InlineWorker.inline_function
 _original_inline_closure_pass_run = InlineClosureCallPass.run
+_original_fixup_var_define_in_scope = ir_utils.fixup_var_define_in_scope
 _original_config_eq = targetconfig.TargetConfig.__eq__
 _original_rec_list_vars = ir.Inst._rec_list_vars
 _original_resolve_call = TypeInferer.resolve_call
@@ -467,6 +469,29 @@ def _lens_copy_propagate(blocks: Any, typemap: Any) -> tuple[dict[Any, set[Any]]
     return in_copies, out_copies
 
 
+def _lens_fixup_var_define_in_scope(blocks: Any) -> None:
+    """Numba's fixup_var_define_in_scope defines every variable the blocks use in each block's scope,
+    once per block: blocks share a scope (all of a function's, as a rule), and a scope done once has every
+    name, so the same definitions, in the same order, are made once per scope."""
+    if current_callee_resolver() is None:
+        _original_fixup_var_define_in_scope(blocks)
+        return
+    used: dict[Any, Any] = {}
+    for block in blocks.values():
+        for inst in block.body:
+            for var in inst.list_vars():
+                used[var] = inst
+    done: set[int] = set()
+    for block in blocks.values():
+        localvars = block.scope.localvars
+        if id(localvars) in done:
+            continue
+        done.add(id(localvars))
+        for var in used:
+            if var.name not in localvars:
+                localvars.define(var.name, var)
+
+
 def install() -> None:
     """Install the replacements (once per process; later calls do nothing)."""
     global _installed
@@ -486,6 +511,8 @@ def install() -> None:
     ir.Block.__deepcopy__ = _lens_deepcopy_block  # type: ignore[attr-defined]
     ir_utils.copy_propagate = _lens_copy_propagate
     parfor.copy_propagate = _lens_copy_propagate  # imported by name there
+    ir_utils.fixup_var_define_in_scope = _lens_fixup_var_define_in_scope
+    untyped_passes.fixup_var_define_in_scope = _lens_fixup_var_define_in_scope  # imported by name there
     if ssa_blocks.AVAILABLE:
         ssa._run_ssa = ssa_blocks.run_ssa
     targetconfig.TargetConfig.__hash__ = _lens_config_hash  # type: ignore[method-assign,assignment]

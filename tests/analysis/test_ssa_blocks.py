@@ -2,7 +2,9 @@
 blocks that name it) gives the IR Numba's own reconstruction gives, printed statement by statement: phi
 nodes, their order and incoming values, fresh names, and the warnings. Every jitted function of the
 bundled examples, the first-sight corpus and the debugger's test programs is reconstructed both ways from
-the same front-end IR; the inference of each is compared too."""
+the same front-end IR; the inference of each is compared too. So are the scopes' variables after the
+defining of used variables in every scope (patches.py: once per scope shared by blocks), closures inlined,
+with the blocks in one scope and in two."""
 
 from __future__ import annotations
 
@@ -13,12 +15,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from numba.core import compiler
+from numba.core import compiler, ir
 
 from pyserver import numba_api
 from pyserver.analysis.worker.infer.analyzer import Analyzer
-from pyserver.numba_api import ssa_blocks
-from tests.analysis.test_light_postprocessing import FILES, outcome
+from pyserver.numba_api import patches, ssa_blocks
+from tests.analysis.test_light_postprocessing import FILES, INLINING_PROGRAM, outcome
 
 
 def printed(blocks: dict[int, Any]) -> str:
@@ -74,3 +76,52 @@ def test_ssa_reconstruction_is_numbas_own(tmp_path: Path) -> None:
         os.chdir(cwd)
     print(f"\n{functions} functions reconstructed ({with_phis} with phi nodes), {inferences} inferences")
     assert functions >= 60 and with_phis >= 20 and inferences >= 60
+
+
+def scopes_after_fixup(blocks: dict[int, Any], ours: bool, split: bool) -> list[list[tuple[str, str]]]:
+    blocks = copy.deepcopy(blocks)
+    if split:  # every other block in a scope of its own, as passes that copy IR in can leave them
+        other = ir.Scope(parent=None, loc=next(iter(blocks.values())).loc)
+        for block in list(blocks.values())[1::2]:
+            block.scope = other
+    if ours:
+        patches._lens_fixup_var_define_in_scope(blocks)
+    else:
+        patches._original_fixup_var_define_in_scope(blocks)
+    scopes: dict[int, Any] = {}
+    for block in blocks.values():
+        scopes.setdefault(id(block.scope), block.scope)
+    return [[(name, repr(var)) for name, var in scope.localvars._con.items()] for scope in scopes.values()]
+
+
+def test_used_variables_are_defined_in_every_scope_as_numba_does(tmp_path: Path) -> None:
+    cwd = os.getcwd()
+    analyzer = Analyzer(tmp_path)
+    functions = several_scopes = 0
+    program = tmp_path / "inlining_program.py"
+    program.write_text(INLINING_PROGRAM)
+    try:
+        for source_file in [*FILES, program]:
+            path = tmp_path / f"scopes_{source_file.parent.name}_{source_file.name}"
+            path.write_text(source_file.read_text())
+            analyzer.analyze(str(path), path.read_text())
+            for function, record in list(analyzer.loader.recorded.items()):
+                if function[0] != str(path):
+                    continue
+                with numba_api.callee_resolver(analyzer.resolve_callee):
+                    try:
+                        front = compiler.run_frontend(record.py_func, inline_closures=True).blocks
+                    except Exception:  # a function Numba's front end rejects: no IR to compare
+                        continue
+                    for split in (False, True):
+                        ours = scopes_after_fixup(front, ours=True, split=split)
+                        assert ours == scopes_after_fixup(front, ours=False, split=split), (
+                            path.name,
+                            function[1],
+                        )
+                        several_scopes += len(ours) > 1
+                functions += 1
+    finally:
+        os.chdir(cwd)
+    print(f"\n{functions} functions ({several_scopes} with blocks of several scopes)")
+    assert functions >= 60 and several_scopes >= 1
