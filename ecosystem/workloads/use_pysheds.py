@@ -1,7 +1,7 @@
 """pysheds: a watershed delineation over a synthetic elevation model (pits, depressions, flats, flow
 directions in D8, D-infinity and MFD routing, accumulation, catchment, river network, stream order, HAND,
-cell slopes and distances). Left out: distance_to_outlet and distance_to_ridge, which crash the process on
-this model (their kernels index without bounds checks)."""
+cell slopes and distances). Left out: distance_to_outlet, which crashes the process (a segmentation fault) on
+this model, and distance_to_ridge, which fails on it."""
 
 import numpy as np
 
