@@ -9,6 +9,8 @@ from __future__ import annotations
 import dis
 import re
 import types as pytypes
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numba
@@ -120,3 +122,14 @@ def nested_codes(code: Any) -> list[Any]:
     for current in found:
         found.extend(c for c in current.co_consts if isinstance(c, pytypes.CodeType))
     return found
+
+
+@contextmanager
+def switched_off(switch: list[bool]) -> Iterator[None]:
+    """A replacement of Numba's, off inside (`switch[0]` False): Numba's own runs, to compare the two."""
+    previous = switch[0]
+    switch[0] = False
+    try:
+        yield
+    finally:
+        switch[0] = previous

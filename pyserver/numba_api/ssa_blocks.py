@@ -15,14 +15,14 @@ their own variable, to fresh names). Tests compare the IR with Numba's own recon
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 from numba.core import errors, ir, ssa
 from numba.core.analysis import compute_cfg_from_blocks
 
 from pyserver.numba_api.callees import current_callee_resolver
+from pyserver.numba_api.core import switched_off
 
 _original_run_ssa = ssa._run_ssa
 _enabled = [True]  # off only to compare with Numba's own reconstruction (tests)
@@ -41,15 +41,9 @@ _NUMBA_PARTS = (
 AVAILABLE = all(hasattr(ssa, name) for name in _NUMBA_PARTS)
 
 
-@contextmanager
-def block_skipping_disabled() -> Iterator[None]:
+def block_skipping_disabled() -> AbstractContextManager[None]:
     """Numba's own SSA reconstruction inside (to compare the two)."""
-    previous = _enabled[0]
-    _enabled[0] = False
-    try:
-        yield
-    finally:
-        _enabled[0] = previous
+    return switched_off(_enabled)
 
 
 def run_ssa(blocks: dict[int, Any]) -> dict[int, Any]:

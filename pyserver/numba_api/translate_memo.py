@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import builtins
 import copy
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 from numba.core import interpreter
 from numba.core.compiler_machinery import FunctionPass, register_pass
 
 from pyserver.caches import BoundedCache, bounded_cache
+from pyserver.numba_api.core import switched_off
 from pyserver.numba_api.ir_copy import deepcopy_block
 
 _MISSING = object()
@@ -39,15 +39,9 @@ def translations_reused() -> int:
     return _reused[0]
 
 
-@contextmanager
-def translate_memo_disabled() -> Iterator[None]:
+def translate_memo_disabled() -> AbstractContextManager[None]:
     """Numba's own translation for every typing inside (to compare the two)."""
-    previous = _enabled[0]
-    _enabled[0] = False
-    try:
-        yield
-    finally:
-        _enabled[0] = previous
+    return switched_off(_enabled)
 
 
 def _named_objects(func: Any, code: Any) -> tuple[Any, ...]:

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import copy
 import io
-import os
 import warnings
 from pathlib import Path
 from typing import Any
 
+from inference_comparison import analysed_inferences, outcome
 from numba.core import compiler, ir
 
 from pyserver import numba_api
-from pyserver.analysis.worker.infer.analyzer import Analyzer
 from pyserver.numba_api import patches, ssa_blocks
-from tests.analysis.test_light_postprocessing import FILES, INLINING_PROGRAM, outcome
 
 
 def printed(blocks: dict[int, Any]) -> str:
@@ -45,35 +43,21 @@ def reconstructed(blocks: dict[int, Any], ours: bool) -> tuple[str, list[str]]:
 
 def test_ssa_reconstruction_is_numbas_own(tmp_path: Path) -> None:
     assert ssa_blocks.AVAILABLE
-    cwd = os.getcwd()
-    analyzer = Analyzer(tmp_path)
     functions = with_phis = inferences = 0
-    try:
-        for source_file in FILES:
-            path = tmp_path / f"ssa_{source_file.parent.name}_{source_file.name}"
-            path.write_text(source_file.read_text())
-            analyzer.memo.clear()
-            analyzer.cutoff_memo.clear()
-            analyzer.analyze(str(path), path.read_text())
-            seen = set()
-            for memo in list(analyzer.memo.values()):
-                record = analyzer.loader.recorded.get(memo.function)
-                if record is None or memo.function[0] != str(path):
-                    continue
-                with numba_api.callee_resolver(analyzer.resolve_callee):
-                    if memo.function not in seen:
-                        seen.add(memo.function)
-                        front = compiler.run_frontend(record.py_func).blocks
-                        ours = reconstructed(front, ours=True)
-                        assert ours == reconstructed(front, ours=False), (path.name, memo.function[1])
-                        functions += 1
-                        with_phis += "phi(" in ours[0]
-                    with ssa_blocks.block_skipping_disabled():
-                        numba_own = numba_api.infer(record.dispatcher, memo.inference.args, None)
-                assert outcome(memo.inference) == outcome(numba_own), (path.name, memo.function[1])
-                inferences += 1
-    finally:
-        os.chdir(cwd)
+    seen = set()
+    for analyzer, path, memo, record in analysed_inferences(tmp_path, "ssa"):
+        with numba_api.callee_resolver(analyzer.resolve_callee):
+            if memo.function not in seen:
+                seen.add(memo.function)
+                front = compiler.run_frontend(record.py_func).blocks
+                ours = reconstructed(front, ours=True)
+                assert ours == reconstructed(front, ours=False), (path.name, memo.function[1])
+                functions += 1
+                with_phis += "phi(" in ours[0]
+            with ssa_blocks.block_skipping_disabled():
+                numba_own = numba_api.infer(record.dispatcher, memo.inference.args, None)
+        assert outcome(memo.inference) == outcome(numba_own), (path.name, memo.function[1])
+        inferences += 1
     print(f"\n{functions} functions reconstructed ({with_phis} with phi nodes), {inferences} inferences")
     assert functions >= 60 and with_phis >= 20 and inferences >= 60
 
@@ -95,33 +79,21 @@ def scopes_after_fixup(blocks: dict[int, Any], ours: bool, split: bool) -> list[
 
 
 def test_used_variables_are_defined_in_every_scope_as_numba_does(tmp_path: Path) -> None:
-    cwd = os.getcwd()
-    analyzer = Analyzer(tmp_path)
     functions = several_scopes = 0
-    program = tmp_path / "inlining_program.py"
-    program.write_text(INLINING_PROGRAM)
-    try:
-        for source_file in [*FILES, program]:
-            path = tmp_path / f"scopes_{source_file.parent.name}_{source_file.name}"
-            path.write_text(source_file.read_text())
-            analyzer.analyze(str(path), path.read_text())
-            for function, record in list(analyzer.loader.recorded.items()):
-                if function[0] != str(path):
-                    continue
-                with numba_api.callee_resolver(analyzer.resolve_callee):
-                    try:
-                        front = compiler.run_frontend(record.py_func, inline_closures=True).blocks
-                    except Exception:  # a function Numba's front end rejects: no IR to compare
-                        continue
-                    for split in (False, True):
-                        ours = scopes_after_fixup(front, ours=True, split=split)
-                        assert ours == scopes_after_fixup(front, ours=False, split=split), (
-                            path.name,
-                            function[1],
-                        )
-                        several_scopes += len(ours) > 1
-                functions += 1
-    finally:
-        os.chdir(cwd)
+    seen = set()
+    for analyzer, path, memo, record in analysed_inferences(tmp_path, "scopes"):
+        if memo.function in seen:
+            continue
+        seen.add(memo.function)
+        with numba_api.callee_resolver(analyzer.resolve_callee):
+            front = compiler.run_frontend(record.py_func, inline_closures=True).blocks
+            for split in (False, True):
+                ours = scopes_after_fixup(front, ours=True, split=split)
+                assert ours == scopes_after_fixup(front, ours=False, split=split), (
+                    path.name,
+                    memo.function[1],
+                )
+                several_scopes += len(ours) > 1
+        functions += 1
     print(f"\n{functions} functions ({several_scopes} with blocks of several scopes)")
-    assert functions >= 60 and several_scopes >= 1
+    assert functions >= 60 and several_scopes >= 60
