@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import numba
@@ -40,7 +40,7 @@ from numba.stencils import stencil as stencils
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.numba_api import ssa_blocks
 from pyserver.numba_api.callees import callee_resolver_disabled, current_callee_resolver
-from pyserver.numba_api.core import LIFTED_DISPATCHERS
+from pyserver.numba_api.core import LIFTED_DISPATCHERS, switched_off
 from pyserver.numba_api.inference import infer, uses_light_postprocessing
 from pyserver.numba_api.ir_copy import deepcopy_block
 
@@ -469,11 +469,19 @@ def _lens_copy_propagate(blocks: Any, typemap: Any) -> tuple[dict[Any, set[Any]]
     return in_copies, out_copies
 
 
+_per_scope_fixup = [True]  # off only to compare with Numba's own (tests)
+
+
+def per_scope_fixup_disabled() -> AbstractContextManager[None]:
+    """Numba's own fixup_var_define_in_scope inside (to compare the two)."""
+    return switched_off(_per_scope_fixup)
+
+
 def _lens_fixup_var_define_in_scope(blocks: Any) -> None:
     """Numba's fixup_var_define_in_scope defines every variable the blocks use in each block's scope,
     once per block: blocks share a scope (all of a function's, as a rule), and a scope done once has every
     name, so the same definitions, in the same order, are made once per scope."""
-    if current_callee_resolver() is None:
+    if current_callee_resolver() is None or not _per_scope_fixup[0]:
         _original_fixup_var_define_in_scope(blocks)
         return
     used: dict[Any, Any] = {}

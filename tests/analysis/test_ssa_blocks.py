@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from inference_comparison import analysed_inferences, outcome
-from numba.core import compiler, ir
+from numba.core import compiler, ir, untyped_passes
 
 from pyserver import numba_api
 from pyserver.numba_api import patches, ssa_blocks
@@ -69,9 +69,10 @@ def scopes_after_fixup(blocks: dict[int, Any], ours: bool, split: bool) -> list[
         for block in list(blocks.values())[1::2]:
             block.scope = other
     if ours:
-        patches._lens_fixup_var_define_in_scope(blocks)
+        untyped_passes.fixup_var_define_in_scope(blocks)
     else:
-        patches._original_fixup_var_define_in_scope(blocks)
+        with patches.per_scope_fixup_disabled():
+            untyped_passes.fixup_var_define_in_scope(blocks)
     scopes: dict[int, Any] = {}
     for block in blocks.values():
         scopes.setdefault(id(block.scope), block.scope)
