@@ -104,7 +104,7 @@ COMPAT_STAMPS := $(foreach env,$(COMPAT_ENVS),$(COMPAT)/$(env).stamp)
 # releases is Numba's front end and typing, CPython's frame layout and gdb's JIT reader.
 COMPAT_ANALYSIS := tests/compat/test_version_differences.py tests/test_versions.py \
   tests/analysis/test_examples.py tests/analysis/test_check_cli.py tests/analysis/test_python_callers.py \
-  tests/analysis/test_light_postprocessing.py tests/analysis/test_early_cutoff.py \
+  tests/analysis/test_light_postprocessing.py tests/analysis/test_ssa_blocks.py tests/analysis/test_early_cutoff.py \
   tests/analysis/test_python_callers_numpy_generator.py tests/analysis/test_python_callers_creators.py \
   tests/analysis/test_python_callers_inner_scopes.py tests/analysis/test_python_callers_parametrize.py \
   tests/record/test_types_codec.py tests/record/test_record.py
