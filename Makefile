@@ -28,7 +28,7 @@ help:
 	@echo "make bench  run the benchmarks (ratios against Numba's compile and plain gdb)"
 	@echo "make fuzz   long fuzzing run of the checker and the language server"
 	@echo "make test-editors  Neovim's LSP client and a DAP client against the server (part of make test)"
-	@echo "make ecosystem  Numba Lens against what Numba compiles, on 31 PyPI packages and 35 scripts (docs/checking.md)"
+	@echo "make ecosystem  Numba Lens against what Numba compiles, on 33 PyPI packages and 35 scripts (docs/checking.md)"
 	@echo "make lint   ruff, mypy, import contracts (.importlinter), structure rules, tsc and eslint"
 	@echo "make screenshots  regenerate the README's debugging screenshots in a real editor"
 
