@@ -19,6 +19,7 @@ typing (a callee resolver is in effect) or the function is one this package's pi
 
 from __future__ import annotations
 
+import _functools
 import copy
 import functools
 from collections.abc import Iterator
@@ -308,7 +309,15 @@ def _lens_postprocessor_run(self: Any, *args: Any, **kwargs: Any) -> None:
 # `functools.reduce`, a stencil, or that array call. An IR with none of those leaves the pass as it came
 # (its CFG canonicalized), dels or not, so they are not emitted for it.
 _dels_unread: set[int] = set()  # id(func_ir) of the IRs in such a pass
-_INLINED_CALLEES = (functools, functools.reduce, numba, numba.stencils, stencils, stencils.stencil)
+_INLINED_CALLEES = (
+    functools,
+    _functools,
+    functools.reduce,
+    numba,
+    numba.stencils,
+    stencils,
+    stencils.stencil,
+)
 
 
 def _may_inline(func_ir: Any) -> bool:

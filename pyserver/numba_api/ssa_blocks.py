@@ -24,11 +24,12 @@ from numba.core.analysis import compute_cfg_from_blocks
 from pyserver.numba_api.callees import current_callee_resolver
 from pyserver.numba_api.core import switched_off
 
-_original_run_ssa = ssa._run_ssa
+_original_run_ssa: Any = getattr(ssa, "_run_ssa", None)
 _enabled = [True]  # off only to compare with Numba's own reconstruction (tests)
 
-# what is used of numba.core.ssa: unchanged from Numba 0.59 to 0.68; without it, Numba's own runs
+# what is used of numba.core.ssa (the same file from Numba 0.61 to 0.68); without any of it, Numba's own runs
 _NUMBA_PARTS = (
+    "_run_ssa",
     "_iterated_domfronts",
     "_find_defs_violators",
     "_CacheListVars",
