@@ -115,14 +115,16 @@ class _WorkspaceFinder(importlib.abc.MetaPathFinder):
     def _third_party(self, fullname: str, path: Any, target: Any) -> Any:
         """The spec the other finders give, its loading timed by IMPORT_CLOCK (never counted against the
         file). Only per-module file loaders are touched (an instance attribute): shared importers such as
-        BuiltinImporter are left alone, and so is anything already being imported."""
+        BuiltinImporter are left alone, and so is anything already being imported. Another loader's
+        finder in this process is not asked: it would ask all the others again, each of them in turn, a
+        number of lookups that grows as the factorial of the finders for a module none of them finds."""
         if fullname in self._finding:
             return None
         self._finding.add(fullname)
         spec = None
         try:
             for finder in list(sys.meta_path):
-                if finder is self or not hasattr(finder, "find_spec"):
+                if isinstance(finder, _WorkspaceFinder) or not hasattr(finder, "find_spec"):
                     continue
                 spec = finder.find_spec(fullname, path, target)
                 if spec is not None:
