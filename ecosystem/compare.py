@@ -35,6 +35,8 @@ class Figures:
     numba_compile_s: float = 0.0  # Numba compiling what the workload compiled (the truth run)
     numba_same_s: float = 0.0  # Numba compiling what check typed (a fresh process, no cache)
     numba_same_cpu_s: float = 0.0
+    # of which Numba's front end, the passes up to its type inference, which the analysis runs too
+    numba_front_end_cpu_s: float = 0.0
     check_signatures: int = 0  # signatures check typed (after record)
     numba_signatures: int = 0  # signatures Numba compiled in the numba_same run (callees' included)
     same_compiled: int = 0  # of check_signatures, those the numba_same run compiled itself
@@ -67,6 +69,7 @@ class Figures:
             "import_cpu_s",
             "numba_same_s",
             "numba_same_cpu_s",
+            "numba_front_end_cpu_s",
             "same_failed_cpu_s",
         ):
             setattr(self, name, getattr(self, name) + getattr(other, name))

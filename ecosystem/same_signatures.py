@@ -67,7 +67,7 @@ def compile_signatures(
             except Exception as exc:
                 not_compiled.append(_failed(entry, f"its types do not decode here: {exc}"))
                 continue
-            before = (timer.seconds, timer.cpu_seconds, timer.events)
+            before = timer.snapshot()
             try:
                 if entry["kind"] in OVERLOAD_KINDS:
                     _compile_through_caller(target, arg_types, timer)
@@ -79,7 +79,7 @@ def compile_signatures(
             except Exception as exc:
                 failed_s += timer.seconds - before[0]
                 failed_cpu_s += timer.cpu_seconds - before[1]
-                timer.seconds, timer.cpu_seconds, timer.events = before
+                timer.restore(before)
                 not_compiled.append(_failed(entry, _why(exc)))
         pending = waiting
         if not progress or not pending:
@@ -125,6 +125,7 @@ def _add(timer: Any, started: float, started_cpu: float) -> None:
     timer.seconds += time.perf_counter() - started
     timer.cpu_seconds += time.thread_time() - started_cpu
     timer.events += 1
+    timer.count_passes()
 
 
 def _compile_through_caller(found: Overload, arg_types: tuple[Any, ...], timer: Any) -> None:

@@ -41,8 +41,65 @@ def _under(path: str, root: str) -> bool:
     return real == root or real.startswith(root + os.sep)
 
 
+class PassClock:
+    """CPU seconds of each Numba compiler pass, exclusive of the passes run inside it (a callee's compile
+    during a caller's type inference counts in the callee's passes), since the last `start()`."""
+
+    def __init__(self) -> None:
+        from numba.core import event
+
+        self.region: dict[str, float] = {}
+        self.running: list[list[Any]] = []  # [pass name, CPU at its start, CPU of the passes inside it]
+        clock = self
+
+        class Listener(event.Listener):  # type: ignore[misc]
+            def on_start(self, ev: Any) -> None:
+                clock.running.append([(ev.data or {}).get("name", "?"), time.thread_time(), 0.0])
+
+            def on_end(self, ev: Any) -> None:
+                name, started, inner = clock.running.pop()
+                spent = time.thread_time() - started
+                clock.region[name] = clock.region.get(name, 0.0) + spent - inner
+                if clock.running:
+                    clock.running[-1][2] += spent
+
+        event.register("numba:run_pass", Listener())
+
+    def start(self) -> None:
+        self.region = {}
+
+
+def back_end_passes() -> set[str]:
+    """The names of Numba's passes after type inference (its typed pipeline's rewrites, the parfor passes,
+    lowering): the rest of a compile's passes are its front end, the untyped passes and type inference
+    (with their sub-pipelines), which the analysis runs too."""
+    from types import SimpleNamespace
+
+    from numba.core.compiler import DefaultPassBuilder, Flags
+
+    names = {"object_mode_back_end"}  # object mode's lowering (a fallback)
+    for parallel in (False, True):
+        flags = Flags()
+        flags.auto_parallel = parallel
+        state = SimpleNamespace(flags=flags, func_ir=None)
+        for pipeline in (
+            DefaultPassBuilder.define_typed_pipeline(state),
+            DefaultPassBuilder.define_nopython_lowering_pipeline(state),
+        ):
+            names.update(pass_class._name for pass_class, _ in pipeline.passes)
+    names.discard("nopython_type_inference")
+    return names
+
+
+def front_end_cpu_seconds(pass_cpu_seconds: dict[str, float]) -> float:
+    """Of the passes' CPU (named "pass [function]"), the front end's."""
+    back = back_end_passes()
+    return sum(s for name, s in pass_cpu_seconds.items() if name.split(" [")[0] not in back)
+
+
 class CompileTimer:
-    """Outermost numba:compile events of functions under ROOT, summed."""
+    """Outermost numba:compile events of functions under ROOT, summed; and the CPU of Numba's compiler
+    passes in them, by pass (`pass_cpu_seconds`)."""
 
     def __init__(self, root: str) -> None:
         from numba.core import event
@@ -54,6 +111,8 @@ class CompileTimer:
         self.seconds = 0.0
         self.cpu_seconds = 0.0
         self.events = 0
+        self.pass_cpu_seconds: dict[str, float] = {}
+        self.passes = PassClock()
         outer = self
 
         class Listener(event.Listener):  # type: ignore[misc]
@@ -61,6 +120,7 @@ class CompileTimer:
                 if outer.depth == 0:
                     outer.started = time.perf_counter()
                     outer.started_cpu = time.thread_time()
+                    outer.passes.start()
                 outer.depth += 1
 
             def on_end(self, ev: Any) -> None:
@@ -69,8 +129,21 @@ class CompileTimer:
                     outer.seconds += time.perf_counter() - outer.started
                     outer.cpu_seconds += time.thread_time() - outer.started_cpu
                     outer.events += 1
+                    outer.count_passes()
 
         event.register("numba:compile", Listener())
+
+    def count_passes(self) -> None:
+        """Add the passes of the compile just timed (since the last outermost compile began)."""
+        for name, seconds in self.passes.region.items():
+            self.pass_cpu_seconds[name] = self.pass_cpu_seconds.get(name, 0.0) + seconds
+        self.passes.start()
+
+    def snapshot(self) -> tuple[float, float, int, dict[str, float]]:
+        return self.seconds, self.cpu_seconds, self.events, dict(self.pass_cpu_seconds)
+
+    def restore(self, snapshot: tuple[float, float, int, dict[str, float]]) -> None:
+        self.seconds, self.cpu_seconds, self.events, self.pass_cpu_seconds = snapshot
 
     def time_kernel_compiles(self) -> None:
         """A @vectorize/@guvectorize kernel compiles with no numba:compile event: time its
@@ -86,6 +159,7 @@ class CompileTimer:
             if timer.depth or not _under(code.co_filename, timer.root):
                 return original(self, *args, **kwargs)
             started, started_cpu = time.perf_counter(), time.thread_time()
+            timer.passes.start()
             timer.depth += 1
             try:
                 return original(self, *args, **kwargs)
@@ -94,6 +168,7 @@ class CompileTimer:
                 timer.seconds += time.perf_counter() - started
                 timer.cpu_seconds += time.thread_time() - started_cpu
                 timer.events += 1
+                timer.count_passes()
 
         UFuncDispatcher.compile = compile
 
@@ -262,6 +337,8 @@ def main(argv: list[str]) -> int:
         "imported_first": imported,
         "not_imported": not_imported,
         "numba_compile_events": timer.events,
+        "numba_pass_cpu_s": timer.pass_cpu_seconds,
+        "numba_front_end_cpu_s": front_end_cpu_seconds(timer.pass_cpu_seconds),
         "functions": dump(root, base),
         **({"same_signatures": same} if same is not None else {}),
     }

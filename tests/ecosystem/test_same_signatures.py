@@ -165,3 +165,11 @@ def test_truth_compiles_exactly_the_signatures_check_typed(tmp_path: Path) -> No
     shown["ol_halve.<locals>.impl"] = shown.pop("ol_halve")
     assert compiled == shown
     assert same["numba_compile_cpu_s"] > 0  # the compiles were timed
+    # by pass, each exclusive of the passes inside it: they add up to no more than the compiles' CPU
+    passes = same["numba_pass_cpu_s"]
+    by_name = {name.split(" [")[0] for name in passes}
+    assert {"translate_bytecode", "nopython_type_inference", "native_lowering"} <= by_name
+    assert sum(passes.values()) <= same["numba_compile_cpu_s"] * 1.01
+    front = same["numba_front_end_cpu_s"]
+    lowering = sum(s for name, s in passes.items() if name.startswith("native_lowering"))
+    assert 0 < front < same["numba_compile_cpu_s"] - lowering
