@@ -227,6 +227,22 @@ def bound_names(node: ast.stmt) -> set[str]:
     return names
 
 
+def called_on(node: ast.stmt) -> set[str]:
+    """The names whose methods the statement calls as statements (`Cls.register(x)`), and does not
+    assign."""
+    roots = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
+            func = inner.value.func
+            root = root_name(func.value) if isinstance(func, ast.Attribute) else None
+            if root:
+                roots.add(root)
+    stored = {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
+    }
+    return roots - stored
+
+
 def stored_names(target: ast.expr) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 

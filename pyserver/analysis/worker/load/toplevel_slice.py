@@ -40,6 +40,7 @@ from pyserver.analysis.worker.load.names import (
     assigned_names,
     body_reads,
     bound_names,
+    called_on,
     definition_reads,
     loads,
     namespace_writes,
@@ -414,8 +415,14 @@ class _Slicer:
             return _blocking(
                 Unit(node, reads, binds | defined, always=True), self.effects.statement_effect(node)
             )
-        unit = Unit(node, reads, binds)
-        return _blocking(unit, self.effects.statement_effect(node))
+        effect = self.effects.statement_effect(node)
+        # `Cls.override_doc(...)`: a definition's method called for its effects is skipped, and the
+        # definition keeps its value
+        kept_values = called_on(node) & (self.def_names - self.effects.assigned) if effect else set()
+        unit = _blocking(Unit(node, reads, binds - kept_values), effect)
+        if kept_values:
+            unit.idle_reason = f"it {effect}: the analysis never runs that"
+        return unit
 
 
 def _blocking(unit: Unit, effect: str | None) -> Unit:

@@ -1,0 +1,126 @@
+"""A module function's or class's method called at the top level for its effects (`Cls.override_doc(DOC)`,
+`Records.register(...)`) is never run, and the definition keeps the value its `def` or `class` gave it:
+a module that imports the class loads, and the jitted functions that need it are typed. A method of data
+the module assigned (`SPEC.append(...)`) still changes that data: a name whose value only such a call
+made has none."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from pyserver.analysis.worker.load.toplevel_slice import slice_module
+
+ROOT = Path(__file__).resolve().parents[2]
+
+RECORDS = textwrap.dedent(
+    """\
+    from typing import TypeVar
+
+    import numpy as np
+
+    __pdoc__ = {}
+    record_dt = np.dtype([("id", np.int64), ("value", np.float64)])
+
+
+    def mark(name):
+        open(name + ".ran", "a").write("ran")
+
+
+    def attach_combine(combine):
+        def wrapper(cls):
+            cls.__add__ = combine
+            return cls
+
+        return wrapper
+
+
+    RecordsT = TypeVar("RecordsT", bound="Records")
+
+
+    def combine(self: RecordsT, other: "Records") -> RecordsT:
+        return self
+
+
+    @attach_combine(combine)
+    class Records:
+        dtype = record_dt
+
+        @classmethod
+        def override_doc(cls, doc):
+            mark("override_doc")
+            doc[cls.__name__] = "records"
+
+
+    Records.override_doc(__pdoc__)
+    SPEC = []
+    SPEC.append(mark("spec"))
+    """
+)
+
+KERNELS = textwrap.dedent(
+    """\
+    import numpy as np
+    from numba import njit
+
+    from pkg.records import SPEC, Records
+
+
+    @njit
+    def total(values):
+        out = np.zeros(1, dtype=np.float64)
+        for v in values:
+            out[0] += v
+        return out[0]
+
+
+    def total_of(records: Records):
+        return total(np.ones(3))
+
+
+    @njit
+    def spec_size(x):
+        return len(SPEC) + x
+    """
+)
+
+
+def test_a_definitions_method_called_for_its_effects_leaves_it_its_value() -> None:
+    sliced = slice_module(ast.parse(RECORDS), keep_assignments=True, source=RECORDS)
+    kept = ast.unparse(sliced.tree)
+    assert "class Records" in kept and "override_doc(__pdoc__)" not in kept
+    assert not {"Records", "RecordsT", "combine"} & set(sliced.unavailable)
+    assert "SPEC" in sliced.unavailable  # data changed by a call made for its effects: no value
+    (call,) = [s for s in sliced.skipped if s.line == 38]
+    assert call.reason == (
+        "it makes a call of `Records.override_doc` for its effects: the analysis never runs that"
+    )
+
+
+def test_a_module_importing_the_class_loads_and_is_typed(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "records.py").write_text(RECORDS)
+    (package / "kernels.py").write_text(KERNELS)
+    done = subprocess.run(
+        [sys.executable, "-m", "pyserver", "check", "--format", "json", "pkg/kernels.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    report = json.loads(done.stdout)
+    assert sorted(p.name for p in tmp_path.rglob("*.ran")) == []
+    errors = [d for d in report["diagnostics"] if d["severity"] == "error"]
+    assert errors == [], errors
+    (file_report,) = report["files"]
+    assert file_report["status"] == "ok", file_report
+    typed = {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}
+    assert typed["total"] == [["array(float64, 1d, C)"]]
