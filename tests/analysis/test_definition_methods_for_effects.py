@@ -89,6 +89,20 @@ KERNELS = textwrap.dedent(
 )
 
 
+def _check(root: Path, path: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-m", "pyserver", "check", "--format", "json", path],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    report: dict = json.loads(done.stdout)
+    return report
+
+
 def test_a_definitions_method_called_for_its_effects_leaves_it_its_value() -> None:
     sliced = slice_module(ast.parse(RECORDS), keep_assignments=True, source=RECORDS)
     kept = ast.unparse(sliced.tree)
@@ -107,16 +121,7 @@ def test_a_module_importing_the_class_loads_and_is_typed(tmp_path: Path) -> None
     (package / "__init__.py").write_text("")
     (package / "records.py").write_text(RECORDS)
     (package / "kernels.py").write_text(KERNELS)
-    done = subprocess.run(
-        [sys.executable, "-m", "pyserver", "check", "--format", "json", "pkg/kernels.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode == 0, done.stderr + done.stdout
-    report = json.loads(done.stdout)
+    report = _check(tmp_path, "pkg/kernels.py")
     assert sorted(p.name for p in tmp_path.rglob("*.ran")) == []
     errors = [d for d in report["diagnostics"] if d["severity"] == "error"]
     assert errors == [], errors
@@ -124,3 +129,69 @@ def test_a_module_importing_the_class_loads_and_is_typed(tmp_path: Path) -> None
     assert file_report["status"] == "ok", file_report
     typed = {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}
     assert typed["total"] == [["array(float64, 1d, C)"]]
+
+
+# The class is changed by an assignment that runs for its effects: it has no value, and neither have the
+# names that read it, through a string (`bound="Table"`) and a definition's annotations and decorator: none
+# of those statements runs (each would fail), and the module still loads for the modules importing it.
+TABLE = textwrap.dedent(
+    """\
+    from typing import TypeVar
+
+
+    def attach_combine(combine):
+        def wrapper(cls):
+            return cls
+
+        return wrapper
+
+
+    TableT = TypeVar("TableT", bound="Table")
+
+
+    def combine(self: TableT) -> TableT:
+        return self
+
+
+    @attach_combine(combine)
+    class Table:
+        pass
+
+
+    Table.note = print("table")
+    SCALE = 2.0
+    """
+)
+
+USES_TABLE = textwrap.dedent(
+    """\
+    from numba import njit
+
+    from pkg.table import SCALE, Table
+
+
+    @njit
+    def scaled(x):
+        return x * SCALE
+
+
+    scaled(1.0)
+    """
+)
+
+
+def test_definitions_reading_a_name_without_value_do_not_run(tmp_path: Path) -> None:
+    sliced = slice_module(ast.parse(TABLE), keep_assignments=True, source=TABLE)
+    assert {"Table", "TableT", "combine"} <= set(sliced.unavailable)
+    kept = ast.unparse(sliced.tree)
+    assert "def combine" not in kept and "class Table" not in kept and "SCALE = 2.0" in kept
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "table.py").write_text(TABLE)
+    (package / "uses_table.py").write_text(USES_TABLE)
+    report = _check(tmp_path, "pkg/uses_table.py")
+    assert report["diagnostics"] == [], report["diagnostics"]
+    assert [f["status"] for f in report["files"]] == ["ok"]
+    typed = {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}
+    assert typed == {"scaled": [["float64"]]}

@@ -147,8 +147,9 @@ def unavailable_names(
     every: list[Unit], binders: dict[str, list[Unit]], needed: set[str], refused: list[Unit]
 ) -> dict[str, str]:
     """Needed names that a statement run only for effects binds or changes (whatever else binds them, their
-    value is not the program's); the statements that read such a name do not run either, transitively. Each
-    refused statement's reason says which names it leaves without a value."""
+    value is not the program's); the statements that read such a name do not run either, transitively (a
+    definition whose decorators, defaults or annotations read one included: it would fail). Each refused
+    statement's reason says which names it leaves without a value."""
     unavailable: dict[str, str] = {}
 
     def no_value(unit: Unit) -> None:
@@ -162,7 +163,7 @@ def unavailable_names(
     while changed:
         changed = False
         for unit in every:
-            if unit.kept and not unit.always and unit.reads & unavailable.keys():
+            if unit.kept and unit.reads & unavailable.keys():
                 name = sorted(unit.reads & unavailable.keys())[0]
                 pending = [unit]
                 while pending:
