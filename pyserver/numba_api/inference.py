@@ -9,8 +9,7 @@ import operator
 import re
 import time
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from typing import Any
 
@@ -37,6 +36,7 @@ from pyserver.numba_api.core import (
     function_id,
     nested_codes,
     refresh_contexts,
+    switched_off,
 )
 from pyserver.numba_api.inference_model import (
     CallInfo,
@@ -168,7 +168,7 @@ def error_info(exc: BaseException, filename: str) -> ErrorInfo:
 # canonicalized and the lifetimes set up as Numba does. Only where nothing can lower that IR in object
 # mode: no `with` block (objmode, with lifting), no generator, not parallel=True; dels are emitted as
 # Numba does. About 1.4 ms less per inference; tests compare the inference with and without it.
-_light_postprocessing_enabled = True  # off only to compare with Numba's own (tests)
+_light_postprocessing_enabled = [True]  # off only to compare with Numba's own (tests)
 _light_postprocessing: set[int] = set()  # id(func_id) of the functions in their untyped passes here
 
 
@@ -178,15 +178,9 @@ def uses_light_postprocessing(func_id: Any) -> bool:
     return id(func_id) in _light_postprocessing
 
 
-@contextmanager
-def light_postprocessing_disabled() -> Iterator[None]:
+def light_postprocessing_disabled() -> AbstractContextManager[None]:
     """Numba's own post-processing for every function inferred inside (to compare the two)."""
-    global _light_postprocessing_enabled
-    previous, _light_postprocessing_enabled = _light_postprocessing_enabled, False
-    try:
-        yield
-    finally:
-        _light_postprocessing_enabled = previous
+    return switched_off(_light_postprocessing_enabled)
 
 
 def has_with_block(code: Any) -> bool:
@@ -208,7 +202,7 @@ class LensBeginUntyped(AnalysisPass):
     def run_pass(self, state: Any) -> bool:
         func_id = state.func_id
         if (
-            _light_postprocessing_enabled
+            _light_postprocessing_enabled[0]
             and not func_id.is_generator
             and not state.flags.auto_parallel.enabled
             and not has_with_block(func_id.code)
