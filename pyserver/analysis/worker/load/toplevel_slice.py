@@ -10,12 +10,11 @@ A dependency slice over the module's top-level statements, from the AST alone (n
   the file uses);
 - run when needed: any statement that binds (or mutates) a name that a statement already kept reads,
   or that the body of a jitted function, a decorated function or a needed function reads, transitively
-  (a test's `def` whose `@pytest.mark.parametrize` cases call the package's functions, too);
-  `if`/`try` blocks around such statements run with them (their tests and handlers too); a loop or a
+  (a test's `def` whose `@pytest.mark.parametrize` cases call the package's functions, too); `if`/`try`
+  blocks around such statements run with them (their tests, handlers and `raise`s too); a loop or a
   `with` block runs whole when it binds a needed name;
 - never run: `if __name__ == "__main__":` blocks, and everything else (bare calls, prints, plots,
-  loops that define nothing needed).
-This is what JET.jl does for Julia: interpret definitions, not the program.
+  loops that define nothing needed). This is what JET.jl does for Julia: interpret definitions.
 """
 
 from __future__ import annotations
@@ -436,8 +435,7 @@ def _blocking(unit: Unit, effect: str | None) -> Unit:
     return unit
 
 
-# The `__main__` block never runs in either loading mode (the module is never `__main__`): listed, but the
-# editor does not fade it.
+# Never run in either loading mode (the module is never `__main__`): listed, but the editor does not fade it.
 MAIN_BLOCK_REASON = 'the `if __name__ == "__main__":` block'
 
 
@@ -522,6 +520,8 @@ def slice_module(
             expand(item)
         if item.parent is not None and not item.parent.kept:
             queue.append(item.parent)  # an `if`/`try` runs when anything inside it runs
+        # and its `raise`s run too (`else: raise FileNotFoundError` sends a `try` to the handler binding X)
+        queue.extend(c for c in item.children if c is not None and isinstance(c.node, ast.Raise))
     unavailable = unavailable_names(every, binders, needed, refused)
     unavailable.pop(DYNAMIC_NAMES, None)
     skipped: list[SkippedStatement] = []
