@@ -4,6 +4,7 @@ their explicit signatures, instead of compiled; library functions keep Numba's b
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,68 @@ class LazyCFunc:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.__getattr__("__call__")(*args, **kwargs) if self._real else self._func(*args, **kwargs)
+
+
+def _recording_dufunc_class() -> type:
+    """A workspace @vectorize kernel's lazy DUFunc while its module loads (made once, on first use)."""
+    global _RecordingDUFunc
+    if _RecordingDUFunc is not None:
+        return _RecordingDUFunc
+    DUFunc: Any = importlib.import_module("numba.np.ufunc.dufunc").DUFunc
+    sigutils: Any = importlib.import_module("numba.core.sigutils")
+
+    internal = {DUFunc._type_me.__code__, DUFunc._compile_for_args.__code__}
+
+    class RecordingDUFunc(DUFunc):
+        """A loop its module asks for by its types (`kernel.add(sig)`, `_compile_for_argtys(types)`: a
+        library's kernel factory) is a signature recorded for the analysis, not a compile. Once the kernel
+        is used (a call, a jitted caller typed), the recorded loops compile first, as Numba compiled them
+        when asked, so that it picks among them as Numba does (casting included); then what Numba does."""
+
+        def _compile_for_argtys(self, argtys: tuple[Any, ...], return_type: Any = None) -> Any:
+            if sys._getframe(1).f_code in internal:
+                return DUFunc._compile_for_argtys(self, argtys, return_type)
+            signature = tuple(argtys) if return_type is None else return_type(*argtys)
+            self.__dict__["_lens_signatures"].append(signature)
+            return None
+
+        def _lens_compile_recorded(self) -> None:
+            state = self.__dict__
+            frozen, state["_lens_frozen"] = state.get("_lens_frozen", False), False  # compiles allowed here
+            try:
+                for signature in state["_lens_signatures"][state.get("_lens_compiled", 0) :]:
+                    arguments, return_type = sigutils.normalize_signature(signature)
+                    state["_lens_compiled"] = state.get("_lens_compiled", 0) + 1
+                    if all(tuple(arguments) != key.args for key in self._dispatcher.overloads):
+                        DUFunc._compile_for_argtys(self, tuple(arguments), return_type)
+            finally:
+                state["_lens_frozen"] = frozen
+
+        def find_ewise_function(self, ewise_types: Any) -> Any:  # what typing a jitted caller asks
+            self._lens_compile_recorded()
+            return DUFunc.find_ewise_function(self, ewise_types)
+
+        def _compile_for_args(self, *args: Any, **kws: Any) -> Any:  # a call finding no loop
+            self._lens_compile_recorded()
+            try:
+                return self.ufunc(*args, **kws)
+            except TypeError:
+                if self._frozen:
+                    raise
+            return DUFunc._compile_for_args(self, *args, **kws)
+
+        # Frozen for Numba's typing (`_type_me` reads it), not for the C call: that would refuse a call
+        # before the recorded loops compile.
+        _frozen = property(
+            lambda self: self.__dict__.get("_lens_frozen", False),
+            lambda self, value: self.__dict__.update(_lens_frozen=bool(value)),
+        )
+
+    _RecordingDUFunc = RecordingDUFunc
+    return RecordingDUFunc
+
+
+_RecordingDUFunc: type | None = None
 
 
 class _DeferredDisableCompile:
@@ -136,11 +199,17 @@ def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_rec
                 return original_vectorize(ftylist_or_function, **kws)(func)
             dispatcher = original_jit_factory(None, {}, "cpu", False, {"nopython": True})(func)
             cpu_kws = {k: v for k, v in kws.items() if k not in ("target", "cache")}
+            signatures = list(sigs)
             try:
                 exposed = original_vectorize(**cpu_kws)(func)  # a lazy DUFunc
             except Exception:
                 exposed = func
-            _hooks["on_record"](Recorded(func, dispatcher, "vectorize", sigs, dict(kws), exposed))
+            else:
+                exposed.__class__ = _recording_dufunc_class()
+                exposed.__dict__["_lens_signatures"] = signatures  # the Recorded's: loops asked for later
+                # with signatures Numba builds a NumPy ufunc of those loops: none other compiles
+                exposed._frozen = bool(sigs)
+            _hooks["on_record"](Recorded(func, dispatcher, "vectorize", signatures, dict(kws), exposed))
             return exposed
 
         return wrapper

@@ -1,0 +1,153 @@
+"""A workspace `@vectorize` kernel's loops, as the analysis loads its module: a loop the module asks for by
+its types (`kernel.add(sig)`, or `_compile_for_argtys(types)` in a library's kernel factory, as
+datashader's compositing operators do) is a signature recorded for the analysis, not compiled while the
+module loads; when a jitted caller is typed, the recorded loops compile first, and Numba picks among them
+as it does (a frozen kernel, or one with signatures in its decorator, casts to one of its loops). Every
+type is compared with what Numba compiled running the same module."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FACTORY = textwrap.dedent(
+    """\
+    import numba as nb
+    import numpy as np
+
+    LOOKUP = {}
+
+
+    def operator(f):
+        kernel = nb.vectorize(f)
+        kernel._compile_for_argtys((nb.types.uint32, nb.types.uint32))
+        kernel.add("float64(float64, float64)")
+        kernel._frozen = True
+        LOOKUP[f.__name__] = kernel
+        return kernel
+
+
+    @operator
+    def over(src, dst):
+        return src if src > dst else dst
+
+
+    LOOPS_AT_LOAD = over.ufunc.ntypes
+
+
+    @nb.njit
+    def loops_at_load():
+        return LOOPS_AT_LOAD
+
+
+    @nb.njit
+    def use_over(a, b):
+        return over(a, b)
+
+
+    use_over(np.ones(3), np.ones(3))
+
+
+    @nb.njit
+    def use_over_ints(a, b):
+        return over(a, b)
+
+
+    use_over_ints(np.ones(3, dtype=np.int64), np.ones(3, dtype=np.int64))
+    """
+)
+
+DECORATED = textwrap.dedent(
+    """\
+    import numba as nb
+    import numpy as np
+
+
+    @nb.vectorize(["float64(float64, float64)"])
+    def plus(a, b):
+        return a + b
+
+
+    def make(f):
+        kernel = nb.vectorize(f)
+        kernel.add("float32(float32)")
+        return kernel
+
+
+    @make
+    def twice(x):
+        return x * 2
+
+
+    AT_LOAD = twice(np.ones(2, dtype=np.float32)).sum()
+
+
+    @nb.njit
+    def use_plus(a, b):
+        return plus(a, b)
+
+
+    @nb.njit
+    def use_twice(a):
+        return twice(a) + AT_LOAD
+
+
+    use_plus(np.ones(3, dtype=np.int64), np.ones(3, dtype=np.int64))
+    use_twice(np.ones(3, dtype=np.int16))
+    """
+)
+
+
+def _check(root: Path, name: str) -> dict[str, list[tuple[list[str], str]]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "pyserver", "check", "--format", "json", f"{name}.py"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode in (0, 1), done.stderr + done.stdout
+    report = json.loads(done.stdout)
+    assert report["diagnostics"] == [], report["diagnostics"]
+    return {f["name"]: [(s["args"], s["return_type"]) for s in f["signatures"]] for f in report["functions"]}
+
+
+def _numba(root: Path, name: str, callers: list[str]) -> dict[str, str]:
+    """The return type Numba compiled for each caller, running the module."""
+    probe = (
+        f"import json, {name}\n"
+        f"print(json.dumps({{c: str(getattr({name}, c).nopython_signatures[0].return_type) for c in {callers!r}}}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    found: dict[str, str] = json.loads(done.stdout)
+    return found
+
+
+def test_loops_asked_for_in_a_factory_are_recorded_not_compiled(tmp_path: Path) -> None:
+    (tmp_path / "ops.py").write_text(FACTORY)
+    shown = _check(tmp_path, "ops")
+    assert shown["over"] == [(["uint32", "uint32"], "uint32"), (["float64", "float64"], "float64")]
+    assert shown["loops_at_load"] == [([], "Literal[int](0)")]  # no loop compiled while loading
+    numba = _numba(tmp_path, "ops", ["use_over", "use_over_ints"])
+    assert numba == {"use_over": "array(float64, 1d, C)", "use_over_ints": "array(float64, 1d, C)"}
+    for caller, return_type in numba.items():
+        assert [r for _, r in shown[caller]] == [return_type], caller
+
+
+def test_a_kernel_with_signatures_casts_to_its_loops(tmp_path: Path) -> None:
+    (tmp_path / "ops2.py").write_text(DECORATED)
+    shown = _check(tmp_path, "ops2")
+    assert shown["plus"] == [(["float64", "float64"], "float64")]
+    assert shown["twice"] == [(["float32"], "float32")]  # the loop's return type, not the body's float64
+    numba = _numba(tmp_path, "ops2", ["use_plus"])
+    assert numba == {"use_plus": "array(float64, 1d, C)"}
+    assert [r for _, r in shown["use_plus"]] == [numba["use_plus"]]
