@@ -97,15 +97,16 @@ def _is_numba_builder(qualified: str) -> bool:
     return qualified.split(".")[0] == "numba" and qualified.rpartition(".")[2] in NUMBA_BUILDERS
 
 
-def may_make_jitted(source: str) -> bool:
+def may_make_jitted(source: str, tree: ast.Module | None = None) -> bool:
     """Could loading this module make jitted functions (see the module's docstring)? Only such modules are
-    loaded, and only their definitions run."""
+    loaded, and only their definitions run. `tree`: `source` parsed, when the caller has it."""
     if "numba" in source and _BUILDER_IN_TEXT.search(source):
         return True
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return True  # let the analysis say why it cannot be read
+    if tree is None:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            return True  # let the analysis say why it cannot be read
     imports = ImportNames(tree)
     plain_aliases = decorator_aliases(tree, lambda value: _never_jits(_qualified(imports, value)))
     defined: set[str] = set()

@@ -120,8 +120,8 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
         run.discovered = {path: functions}
         if (
             not functions
-            and not may_make_jitted(source)
             and run.real_path in store.files_with_typed_compiles(self.root, self.signature_files)
+            and not may_make_jitted(source, index.tree)
         ):
             # Nothing here jits anything, yet a recorded run saw Numba compile its functions (another
             # module jitted them at run time: a registration loop, a factory): what Numba typed is shown,

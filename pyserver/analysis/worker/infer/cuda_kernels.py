@@ -48,17 +48,11 @@ def _is_kernel(function: JitFunction) -> bool:
     return function.kind == "cuda" and not function.options.get("device")
 
 
-def _function_node(tree: ast.Module | None, function: JitFunction) -> ast.FunctionDef | None:
+def _function_nodes(tree: ast.Module | None) -> dict[tuple[str, int], ast.FunctionDef]:
+    """The file's `def`s by name and line (one walk of the tree for all its kernels)."""
     if tree is None:
-        return None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.FunctionDef)
-            and node.name == function.name
-            and node.lineno == function.def_line
-        ):
-            return node
-    return None
+        return {}
+    return {(n.name, n.lineno): n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
 
 
 def launch_candidates(run: AnalysisRun) -> None:
@@ -123,10 +117,10 @@ def refine(run: AnalysisRun, first_diagnostic: int) -> None:
     functions = [f for f in run.discovered.get(run.path, []) if f.kind == "cuda"]
     if not functions:
         return
-    tree = run.index.tree
+    nodes = _function_nodes(run.index.tree)
     diagnostics = run.result.diagnostics
     for function in functions:
-        node = _function_node(tree, function)
+        node = nodes.get((function.name, function.def_line))
         info = run.infos.get(function.name)
         if node is None or info is None:
             continue

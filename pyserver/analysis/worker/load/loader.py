@@ -270,9 +270,7 @@ class Loader:
                 outside[name] = module
                 continue
             file = getattr(module, "__file__", None)
-            if not file:
-                continue
-            if not self.is_workspace_file(file):
+            if not file or not self.is_workspace_file(file):  # (no file: nothing to look at again)
                 outside[name] = module
                 continue
             try:
@@ -302,7 +300,11 @@ class Loader:
         path = os.path.abspath(path)
         if path not in self._extra_files:
             self._extra_files.add(path)  # a file outside the root is still "the workspace" for itself
-            self._outside_modules = {}  # its module, if imported before, is a workspace module now
+            # its module, if imported before, is a workspace module now
+            files = {path, os.path.realpath(path)}
+            self._outside_modules = {
+                n: m for n, m in self._outside_modules.items() if getattr(m, "__file__", None) not in files
+            }
         last, self.last_definitions = self.last_definitions, None  # see definitions_reuse
         dropped = self.refresh_changed_modules()
         self._forget_sliced_modules(path)
