@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pyserver.analysis.engine import AnalysisEngine
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def check_json(root: Path, *paths: str) -> dict[str, Any]:
+    """`python -m pyserver check --format json` of `paths` in `root`, as a user runs it (exit 0 or 1)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pyserver", "check", "--format", "json", *paths],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode in (0, 1), done.stderr + done.stdout
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
 
 
 class Workspace:

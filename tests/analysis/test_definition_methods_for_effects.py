@@ -7,15 +7,12 @@ made has none."""
 from __future__ import annotations
 
 import ast
-import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
-from pyserver.analysis.worker.load.toplevel_slice import slice_module
+from analysis_helpers import check_json
 
-ROOT = Path(__file__).resolve().parents[2]
+from pyserver.analysis.worker.load.toplevel_slice import slice_module
 
 RECORDS = textwrap.dedent(
     """\
@@ -89,20 +86,6 @@ KERNELS = textwrap.dedent(
 )
 
 
-def _check(root: Path, path: str) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-m", "pyserver", "check", "--format", "json", path],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode == 0, done.stderr + done.stdout
-    report: dict = json.loads(done.stdout)
-    return report
-
-
 def test_a_definitions_method_called_for_its_effects_leaves_it_its_value() -> None:
     sliced = slice_module(ast.parse(RECORDS), keep_assignments=True, source=RECORDS)
     kept = ast.unparse(sliced.tree)
@@ -121,7 +104,7 @@ def test_a_module_importing_the_class_loads_and_is_typed(tmp_path: Path) -> None
     (package / "__init__.py").write_text("")
     (package / "records.py").write_text(RECORDS)
     (package / "kernels.py").write_text(KERNELS)
-    report = _check(tmp_path, "pkg/kernels.py")
+    report = check_json(tmp_path, "pkg/kernels.py")
     assert sorted(p.name for p in tmp_path.rglob("*.ran")) == []
     errors = [d for d in report["diagnostics"] if d["severity"] == "error"]
     assert errors == [], errors
@@ -190,7 +173,7 @@ def test_definitions_reading_a_name_without_value_do_not_run(tmp_path: Path) -> 
     (package / "__init__.py").write_text("")
     (package / "table.py").write_text(TABLE)
     (package / "uses_table.py").write_text(USES_TABLE)
-    report = _check(tmp_path, "pkg/uses_table.py")
+    report = check_json(tmp_path, "pkg/uses_table.py")
     assert report["diagnostics"] == [], report["diagnostics"]
     assert [f["status"] for f in report["files"]] == ["ok"]
     typed = {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}

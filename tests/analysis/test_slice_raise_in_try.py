@@ -7,15 +7,12 @@ nothing needed runs no more than the block."""
 from __future__ import annotations
 
 import ast
-import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
-from pyserver.analysis.worker.load.toplevel_slice import slice_module
+from analysis_helpers import check_json
 
-ROOT = Path(__file__).resolve().parents[2]
+from pyserver.analysis.worker.load.toplevel_slice import slice_module
 
 VERSION = textwrap.dedent(
     """\
@@ -73,16 +70,7 @@ def test_a_module_importing_the_version_loads(tmp_path: Path) -> None:
     (package / "_version.py").write_text('version = "1.2.3"\n')
     (package / "version.py").write_text(VERSION)
     (package / "kernels.py").write_text(KERNELS)
-    done = subprocess.run(
-        [sys.executable, "-m", "pyserver", "check", "--format", "json", "pkg/kernels.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode == 0, done.stderr + done.stdout
-    report = json.loads(done.stdout)
+    report = check_json(tmp_path, "pkg/kernels.py")
     assert report["diagnostics"] == [], report["diagnostics"]
     assert [f["status"] for f in report["files"]] == ["ok"]
     typed = {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}

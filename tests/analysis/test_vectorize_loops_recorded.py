@@ -13,7 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from analysis_helpers import check_json
 
 FACTORY = textwrap.dedent(
     """\
@@ -104,16 +104,7 @@ DECORATED = textwrap.dedent(
 
 
 def _check(root: Path, name: str) -> dict[str, list[tuple[list[str], str]]]:
-    done = subprocess.run(
-        [sys.executable, "-m", "pyserver", "check", "--format", "json", f"{name}.py"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode in (0, 1), done.stderr + done.stdout
-    report = json.loads(done.stdout)
+    report = check_json(root, f"{name}.py")
     assert report["diagnostics"] == [], report["diagnostics"]
     return {f["name"]: [(s["args"], s["return_type"]) for s in f["signatures"]] for f in report["functions"]}
 
