@@ -10,15 +10,12 @@ typed, and each left-out definition is listed with its reason. Roots (`@njit`, `
 from __future__ import annotations
 
 import ast
-import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
-from pyserver.analysis.worker.load.toplevel_slice import slice_module
+from analysis_helpers import check_json
 
-ROOT = Path(__file__).resolve().parents[2]
+from pyserver.analysis.worker.load.toplevel_slice import slice_module
 
 HELPERS = textwrap.dedent(
     """\
@@ -135,19 +132,6 @@ LEFT_OUT = {  # first line (a decorated definition's is its first decorator's) -
 }
 
 
-def _check(root: Path, *files: str) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-m", "pyserver", "check", "--format", "json", *files],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode in (0, 1), done.stderr + done.stdout
-    return json.loads(done.stdout)
-
-
 def test_the_slice_leaves_out_definitions_that_call() -> None:
     sliced = slice_module(ast.parse(CASES), source=CASES)
     reasons = {s.line: s.reason for s in sliced.skipped}
@@ -262,7 +246,7 @@ def test_a_fallback_definition_in_a_try_still_runs_and_one_under_a_call_does_not
 def test_check_runs_no_definition_that_calls(tmp_path: Path) -> None:
     (tmp_path / "helpers.py").write_text(HELPERS)
     (tmp_path / "cases.py").write_text(CASES)
-    report = _check(tmp_path, "cases.py")
+    report = check_json(tmp_path, "cases.py")
     ran = sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".ran"))
     assert ran == [], f"ran during the analysis: {ran}"
     assert [d for d in report["diagnostics"] if d["severity"] == "error"] == []
@@ -356,7 +340,7 @@ def test_a_needed_definition_that_calls_still_runs(tmp_path: Path) -> None:
     sliced = slice_module(ast.parse(NEEDED), source=NEEDED)
     assert sliced.skipped == []
     assert "scale_py" not in {getattr(n, "name", None) for n in slice_module(ast.parse(LIBRARY)).tree.body}
-    report = _check(tmp_path, "needed.py", "library.py", "importer.py")
+    report = check_json(tmp_path, "needed.py", "library.py", "importer.py")
     assert [d for d in report["diagnostics"] if d["severity"] == "error"] == []
     typed = {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}
     assert typed["uses"] == [["float64"]]
@@ -446,7 +430,7 @@ def test_a_module_name_for_a_pytest_mark_is_a_plain_decorator(tmp_path: Path) ->
     assert "call" in reasons[16], reasons
     (tmp_path / "helpers.py").write_text(HELPERS)
     (tmp_path / "test_algebra.py").write_text(MARK_ALIASES)
-    report = _check(tmp_path, "test_algebra.py")
+    report = check_json(tmp_path, "test_algebra.py")
     assert not list(tmp_path.glob("*.ran"))
     assert report["diagnostics"] == [], report["diagnostics"]
     assert [s["return_type"] for f in report["functions"] for s in f["signatures"]] == ["float64"]
