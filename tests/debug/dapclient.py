@@ -154,6 +154,18 @@ class DapClient:
     def output_text(self) -> str:
         return "".join(b.get("output", "") for b in self.events("output"))
 
+    def wait_output(self, text: str, timeout: float = EVENT_TIMEOUT_S) -> str:
+        """The program's output once it holds `text`: its output events travel apart from the stop that
+        follows the line printing it, and may arrive after it."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while text not in (output := self.output_text()):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(f"timed out waiting for output {text!r}; output so far: {output!r}")
+                self._cond.wait(remaining)
+            return output
+
     # --- the usual sequences -------------------------------------------------------------------------
     def start(
         self,

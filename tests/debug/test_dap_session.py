@@ -238,7 +238,7 @@ def test_step_in_to_an_imported_jitted_function(dap: DapClient) -> None:
     dap.ok("stepIn", {"threadId": thread})
     assert dap.stopped()["reason"] == "step"
     assert (dap.top_frames(thread)[0]["name"], dap.top_frames(thread)[0]["line"]) == ("main", 11)
-    assert "imported: 12.0" in dap.output_text()
+    assert "imported: 12.0" in dap.wait_output("imported: 12.0")
 
 
 def test_step_in_to_a_jitted_function_called_as_a_module_attribute(dap: DapClient) -> None:
