@@ -207,7 +207,7 @@ def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_rec
             else:
                 exposed.__class__ = _recording_dufunc_class()
                 exposed.__dict__["_lens_signatures"] = signatures  # the Recorded's: loops asked for later
-                # with signatures Numba builds a NumPy ufunc of those loops: none other compiles
+                # with signatures Numba's kernel has those loops only, frozen: none other compiles
                 exposed._frozen = bool(sigs)
             _hooks["on_record"](Recorded(func, dispatcher, "vectorize", signatures, dict(kws), exposed))
             return exposed

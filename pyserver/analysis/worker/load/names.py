@@ -229,17 +229,18 @@ def bound_names(node: ast.stmt) -> set[str]:
 
 def called_on(node: ast.stmt) -> set[str]:
     """The names whose methods the statement calls as statements (`Cls.register(x)`), and does not
-    assign."""
-    roots = set()
+    assign, nor assign into (`Cls.x = 1`)."""
+    roots, stored = set(), set()
     for inner in ast.walk(node):
         if isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
             func = inner.value.func
             root = root_name(func.value) if isinstance(func, ast.Attribute) else None
             if root:
                 roots.add(root)
-    stored = {
-        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
-    }
+        elif isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
+            stored.add(inner.id)
+        elif isinstance(inner, ast.Attribute | ast.Subscript) and isinstance(inner.ctx, ast.Store | ast.Del):
+            stored.add(root_name(inner) or "")
     return roots - stored
 
 
