@@ -378,6 +378,12 @@ def ratio(numba: float, ours: float) -> float | None:
     return numba / ours if numba and ours else None
 
 
+def front_end_limit(f: Figures) -> float | None:
+    """Numba's compile over its own front end: what a check typing at Numba's speed, and doing nothing
+    else, would reach."""
+    return ratio(f.numba_same_cpu_s, f.numba_front_end_cpu_s)
+
+
 def format_row(name: str, version: str, f: Figures, status: str = "") -> str:
     wall = ratio(f.numba_same_s, f.analysis_s)
     faster = ratio(f.numba_same_cpu_s, f.analysis_cpu_s)  # the goal's ratio: CPU, steady under load
@@ -385,7 +391,7 @@ def format_row(name: str, version: str, f: Figures, status: str = "") -> str:
     faster_text = f"{faster:.1f}x" if faster else "-"
     # against Numba's own front end of the same signatures, and what a check typing at that speed reaches
     front = ratio(f.numba_front_end_cpu_s, f.analysis_cpu_s)
-    limit = ratio(f.numba_same_cpu_s, f.numba_front_end_cpu_s)
+    limit = front_end_limit(f)
     front_text = f"{front:.1f}x" if front else "-"
     limit_text = f"{limit:.1f}x" if limit else "-"
     check_s = f"{f.check_s:.1f}" if f.check_s else "-"
@@ -431,9 +437,8 @@ def goals(packages: Figures, scripts: Figures, rows: list[Row]) -> list[tuple[st
         )
     if packages.analysis_cpu_s:
         # A package Numba compiles nothing of has no reference to be faster than.
-        # each with its limit: Numba's compile over its own front end (see format_row)
         slow = [
-            f"{r.name} (limit {ratio(r.figures.numba_same_cpu_s, r.figures.numba_front_end_cpu_s) or 0.0:.1f}x)"
+            f"{r.name} (limit {front_end_limit(r.figures) or 0.0:.1f}x)"
             for r in rows
             if r.version != "script"
             and r.figures.numba_same_cpu_s

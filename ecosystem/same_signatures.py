@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import os
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -121,13 +120,6 @@ def _why(exc: Exception) -> str:
     return f"Numba: {type(exc).__name__}: {text[0] if text else ''}"
 
 
-def _add(timer: Any, started: float, started_cpu: float) -> None:
-    timer.seconds += time.perf_counter() - started
-    timer.cpu_seconds += time.thread_time() - started_cpu
-    timer.events += 1
-    timer.count_passes()
-
-
 def _compile_through_caller(found: Overload, arg_types: tuple[Any, ...], timer: Any) -> None:
     """An @overload's typing function typed for these arguments: Numba compiles its implementation inside
     a jitted caller, so compile the smallest one, a function that passes its arguments on (an
@@ -150,9 +142,9 @@ def _compile_through_caller(found: Overload, arg_types: tuple[Any, ...], timer: 
         body = f"target({', '.join(names)})"
         namespace = {"target": template.key}
     exec(f"def caller({', '.join(names)}):\n    return {body}\n", namespace)
-    timer_started, cpu_started = time.perf_counter(), time.thread_time()
+    started = timer.begin()
     numba.njit(namespace["caller"]).compile(tuple(call))
-    _add(timer, timer_started, cpu_started)
+    timer.end(started)
 
 
 def _failed(entry: dict[str, Any], reason: str) -> dict[str, Any]:

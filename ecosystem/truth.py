@@ -106,8 +106,7 @@ class CompileTimer:
 
         self.root = root
         self.depth = 0
-        self.started = 0.0
-        self.started_cpu = 0.0
+        self.started = (0.0, 0.0)  # the outermost compile's clocks at its start (begin)
         self.seconds = 0.0
         self.cpu_seconds = 0.0
         self.events = 0
@@ -118,23 +117,26 @@ class CompileTimer:
         class Listener(event.Listener):  # type: ignore[misc]
             def on_start(self, ev: Any) -> None:
                 if outer.depth == 0:
-                    outer.started = time.perf_counter()
-                    outer.started_cpu = time.thread_time()
-                    outer.passes.start()
+                    outer.started = outer.begin()
                 outer.depth += 1
 
             def on_end(self, ev: Any) -> None:
                 outer.depth -= 1
                 if outer.depth == 0 and outer._ours(ev):
-                    outer.seconds += time.perf_counter() - outer.started
-                    outer.cpu_seconds += time.thread_time() - outer.started_cpu
-                    outer.events += 1
-                    outer.count_passes()
+                    outer.end(outer.started)
 
         event.register("numba:compile", Listener())
 
-    def count_passes(self) -> None:
-        """Add the passes of the compile just timed (since the last outermost compile began)."""
+    def begin(self) -> tuple[float, float]:
+        """The clocks at the start of a timed compile; its passes are counted from here."""
+        self.passes.start()
+        return time.perf_counter(), time.thread_time()
+
+    def end(self, started: tuple[float, float]) -> None:
+        """Add a timed compile that `begin` gave `started` for: its wall and CPU seconds, and its passes."""
+        self.seconds += time.perf_counter() - started[0]
+        self.cpu_seconds += time.thread_time() - started[1]
+        self.events += 1
         for name, seconds in self.passes.region.items():
             self.pass_cpu_seconds[name] = self.pass_cpu_seconds.get(name, 0.0) + seconds
         self.passes.start()
@@ -158,17 +160,13 @@ class CompileTimer:
             code = self.py_func.__code__
             if timer.depth or not _under(code.co_filename, timer.root):
                 return original(self, *args, **kwargs)
-            started, started_cpu = time.perf_counter(), time.thread_time()
-            timer.passes.start()
+            started = timer.begin()
             timer.depth += 1
             try:
                 return original(self, *args, **kwargs)
             finally:
                 timer.depth -= 1
-                timer.seconds += time.perf_counter() - started
-                timer.cpu_seconds += time.thread_time() - started_cpu
-                timer.events += 1
-                timer.count_passes()
+                timer.end(started)
 
         UFuncDispatcher.compile = compile
 

@@ -31,6 +31,20 @@ def check_json(root: Path, *paths: str) -> dict[str, Any]:
     return report
 
 
+def write_package(root: Path, name: str, modules: dict[str, str]) -> None:
+    """A package `name` under `root`: an empty `__init__.py` and these modules (file name -> text)."""
+    package = root / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for file_name, text in modules.items():
+        (package / file_name).write_text(text)
+
+
+def shown_args(report: dict[str, Any]) -> dict[str, list[list[str]]]:
+    """Each function of a `check --format json` report: the argument types of its signatures."""
+    return {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}
+
+
 class Workspace:
     """A scratch workspace whose files are analysed by a shared, warm engine."""
 

@@ -10,7 +10,7 @@ import ast
 import textwrap
 from pathlib import Path
 
-from analysis_helpers import check_json
+from analysis_helpers import check_json, shown_args, write_package
 
 from pyserver.analysis.worker.load.toplevel_slice import slice_module
 
@@ -99,19 +99,14 @@ def test_a_definitions_method_called_for_its_effects_leaves_it_its_value() -> No
 
 
 def test_a_module_importing_the_class_loads_and_is_typed(tmp_path: Path) -> None:
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "records.py").write_text(RECORDS)
-    (package / "kernels.py").write_text(KERNELS)
+    write_package(tmp_path, "pkg", {"records.py": RECORDS, "kernels.py": KERNELS})
     report = check_json(tmp_path, "pkg/kernels.py")
     assert sorted(p.name for p in tmp_path.rglob("*.ran")) == []
     errors = [d for d in report["diagnostics"] if d["severity"] == "error"]
     assert errors == [], errors
     (file_report,) = report["files"]
     assert file_report["status"] == "ok", file_report
-    typed = {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}
-    assert typed["total"] == [["array(float64, 1d, C)"]]
+    assert shown_args(report)["total"] == [["array(float64, 1d, C)"]]
 
 
 # The class is changed by an assignment that runs for its effects: it has no value, and neither have the
@@ -168,13 +163,8 @@ def test_definitions_reading_a_name_without_value_do_not_run(tmp_path: Path) -> 
     assert {"Table", "TableT", "combine"} <= set(sliced.unavailable)
     kept = ast.unparse(sliced.tree)
     assert "def combine" not in kept and "class Table" not in kept and "SCALE = 2.0" in kept
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "table.py").write_text(TABLE)
-    (package / "uses_table.py").write_text(USES_TABLE)
+    write_package(tmp_path, "pkg", {"table.py": TABLE, "uses_table.py": USES_TABLE})
     report = check_json(tmp_path, "pkg/uses_table.py")
     assert report["diagnostics"] == [], report["diagnostics"]
     assert [f["status"] for f in report["files"]] == ["ok"]
-    typed = {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}
-    assert typed == {"scaled": [["float64"]]}
+    assert shown_args(report) == {"scaled": [["float64"]]}

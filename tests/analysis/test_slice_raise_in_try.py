@@ -10,7 +10,7 @@ import ast
 import textwrap
 from pathlib import Path
 
-from analysis_helpers import check_json
+from analysis_helpers import check_json, shown_args, write_package
 
 from pyserver.analysis.worker.load.toplevel_slice import slice_module
 
@@ -64,14 +64,10 @@ def test_the_raise_of_a_kept_block_is_kept() -> None:
 
 
 def test_a_module_importing_the_version_loads(tmp_path: Path) -> None:
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "_version.py").write_text('version = "1.2.3"\n')
-    (package / "version.py").write_text(VERSION)
-    (package / "kernels.py").write_text(KERNELS)
+    write_package(
+        tmp_path, "pkg", {"_version.py": 'version = "1.2.3"\n', "version.py": VERSION, "kernels.py": KERNELS}
+    )
     report = check_json(tmp_path, "pkg/kernels.py")
     assert report["diagnostics"] == [], report["diagnostics"]
     assert [f["status"] for f in report["files"]] == ["ok"]
-    typed = {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}
-    assert typed == {"scaled": [["float64"]]}
+    assert shown_args(report) == {"scaled": [["float64"]]}
