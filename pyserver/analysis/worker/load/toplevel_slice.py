@@ -4,14 +4,15 @@ A dependency slice over the module's top-level statements, from the AST alone (n
 - always run: imports, decorated `def`s and `class`es (`@njit`, `@overload(...)`, `@jitclass(spec)`, a
   library's own jit wrapper; their decorators, defaults and annotations run with them), the other `def`s
   and `class`es when running them costs nothing (no call but their decorators' own, nothing read that
-  a call computes: slice_units), environment set-up (`sys.path` edits, `os.environ[...] = ...`,
-  `numba.config.X = ...`, `warnings` filters), and statements that make jitted functions
-  (`step = numba.njit(step_py)`, `kernel = guvectorize(...)(f)`, `g = my_jit(g_py)` with a decorator
-  the file uses);
+  a call computes: slice_units), the process's set-up (environment: `sys.path` edits, `os.environ[...]
+  = ...`, `numba.config.X = ...`, `warnings` filters, `builtins.X = ...`), and statements that make
+  jitted functions (`step = numba.njit(step_py)`, `kernel = guvectorize(...)(f)`, `g = my_jit(g_py)`
+  with a decorator the file uses);
 - run when needed: any statement that binds (or mutates) a name that a statement already kept reads,
   or that the body of a jitted function, a decorated function or a needed function reads, transitively
   (a test's `def` whose `@pytest.mark.parametrize` cases call the package's functions, too); `if`/`try`
-  blocks around such statements run with them (their tests, handlers and `raise`s too); a loop or a
+  blocks around such statements run with them (their tests, handlers and `raise`s too, and the probes of
+  a `try`'s body that decide whether its handlers run: `try: _SETUP_` / `except NameError:`); a loop or a
   `with` block runs whole when it binds a needed name;
 - never run: `if __name__ == "__main__":` blocks, and everything else (bare calls, prints, plots,
   loops that define nothing needed). This is what JET.jl does for Julia: interpret definitions.
@@ -34,6 +35,7 @@ from pyserver.analysis.worker.discover.discovery import statements_shallow as di
 from pyserver.analysis.worker.discover.makes_jitted import NUMBA_BUILDERS
 from pyserver.analysis.worker.load.decorated import has_decorated_methods, is_decorated, is_plain_decorator
 from pyserver.analysis.worker.load.effects import EffectScanner
+from pyserver.analysis.worker.load.environment import sets_up_environment
 from pyserver.analysis.worker.load.names import (
     DYNAMIC_NAMES,
     assigned_names,
@@ -57,9 +59,6 @@ else:
     _TRIES = (ast.Try,)
 
 JIT_BUILDERS = NUMBA_BUILDERS  # Numba's builders of jitted functions (last part of the name)
-_SYS_PATH_METHODS = frozenset({"append", "insert", "extend", "remove"})
-_ENVIRON_METHODS = frozenset({"update", "setdefault", "pop", "clear", "__setitem__"})
-_WARNINGS_FUNCTIONS = frozenset({"filterwarnings", "simplefilter", "resetwarnings"})
 _BUILTIN_NAMES = frozenset(vars(builtins))
 
 
@@ -257,42 +256,6 @@ class _Slicer:
             return True
         return dotted_name(func) in self.decorator_names and any(self._is_function_ref(a) for a in value.args)
 
-    def sets_up_environment(self, node: ast.stmt) -> bool:
-        """sys.path edits, os.environ writes, numba.config.X = ..., warnings filters."""
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
-            targets = [node.target]
-        elif isinstance(node, ast.Delete):
-            targets = list(node.targets)
-        for target in targets:
-            base = target.value if isinstance(target, ast.Subscript) else target
-            qualified = (
-                self.aliases.resolve(base, keep_unknown=True)
-                if isinstance(base, ast.Name | ast.Attribute)
-                else None
-            )
-            if qualified in ("sys.path", "os.environ") or (qualified or "").startswith("numba.config."):
-                return True
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            func = node.value.func
-            qualified = (
-                self.aliases.resolve(func, keep_unknown=True)
-                if isinstance(func, ast.Name | ast.Attribute)
-                else None
-            )
-            if qualified is None:
-                return False
-            owner, _, method = qualified.rpartition(".")
-            return (
-                (owner == "sys.path" and method in _SYS_PATH_METHODS)
-                or (owner == "os.environ" and method in _ENVIRON_METHODS)
-                or qualified in ("os.putenv", "site.addsitedir", "numba.config.reload_config")
-                or (owner == "warnings" and method in _WARNINGS_FUNCTIONS)
-            )
-        return False
-
     def patched_imports(self, node: ast.stmt) -> set[str]:
         """The imported names whose attributes the statement assigns (`numba.jitclass =
         numba.experimental.jitclass`, a compatibility shim other modules rely on): part of what the name
@@ -400,7 +363,7 @@ class _Slicer:
         for call in ast.walk(node):  # `init()` where init does `global TABLE; TABLE = ...` sets TABLE
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
                 binds |= self.sets_globals.get(call.func.id, set())
-        if self.sets_up_environment(node):
+        if sets_up_environment(node, self.aliases):
             return Unit(node, reads, binds, always=True)
         if self.makes_jitted(value):
             return Unit(node, reads, binds, always=True, is_root=True)
@@ -522,12 +485,32 @@ def slice_module(
             queue.append(item.parent)  # an `if`/`try` runs when anything inside it runs
         # and its `raise`s run too (`else: raise FileNotFoundError` sends a `try` to the handler binding X)
         queue.extend(c for c in item.children if c is not None and isinstance(c.node, ast.Raise))
+        queue.extend(_probes(item))
     unavailable = unavailable_names(every, binders, needed, refused)
     unavailable.pop(DYNAMIC_NAMES, None)
     skipped: list[SkippedStatement] = []
     kept_tree = ast.Module(body=_rebuild(tree.body, units, skipped), type_ignores=[])
     skipped.sort(key=lambda s: s.line)
     return TopLevelSlice(kept_tree, skipped, _future_flags(tree), unavailable)
+
+
+def _probes(unit: Unit) -> list[Unit]:
+    """A `try`'s call-free expression statements in its body (`try: _SETUP_`, `try: np.float128`): they
+    only decide whether its handlers run, and they run with it."""
+    if not isinstance(unit.node, _TRIES):
+        return []
+    body = unit.children[: len(unit.node.body)]
+    return [
+        child
+        for child in body
+        if child is not None
+        and isinstance(child.node, ast.Expr)
+        and not isinstance(child.node.value, ast.Constant)
+        and not any(
+            isinstance(inner, ast.Call | ast.Await | ast.Yield | ast.YieldFrom)
+            for inner in ast.walk(child.node)
+        )
+    ]
 
 
 def _idle_reason(unit: Unit) -> str | None:
