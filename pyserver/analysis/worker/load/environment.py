@@ -38,8 +38,8 @@ def sets_up_environment(node: ast.stmt, aliases: ImportNames) -> bool:
     """Whether the statement sets up the process (the list above); `aliases`: the module's imports."""
     for target in _targets(node):
         base = target.value if isinstance(target, ast.Subscript) else target
-        qualified = _qualified(aliases, base) or ""
-        if qualified in ("sys.path", "os.environ") or qualified.startswith(("numba.config.", "builtins.")):
+        written = _qualified(aliases, base) or ""
+        if written in ("sys.path", "os.environ") or written.startswith(("numba.config.", "builtins.")):
             return True
     if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
         return False
