@@ -1,6 +1,6 @@
 """The ecosystem check: Numba Lens against what Numba really compiles, on code nobody here wrote.
 
-    python ecosystem/run.py [--packages NAME,...] [--no-scripts] [--no-packages] [--strict]
+    python ecosystem/run.py [--packages NAME,...] [--no-scripts] [--scripts-from DIR] [--no-packages] [--strict]
 
 Runs in the ecosystem venv (`make ecosystem` builds it: ecosystem/venv.sh). For each package of
 ecosystem/packages.txt, and for the scripts of ecosystem/scripts/ as a whole:
@@ -469,6 +469,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--packages", default=None, help="comma-separated package names (default: all)")
     parser.add_argument("--no-scripts", action="store_true")
     parser.add_argument("--scripts", default=None, help="comma-separated script names (default: all)")
+    parser.add_argument(
+        "--scripts-from",
+        type=Path,
+        default=HERE / "scripts",
+        help="the folder of scripts to check (default: ecosystem/scripts; any folder of programs nobody here wrote)",
+    )
     parser.add_argument("--no-packages", action="store_true")
     parser.add_argument("--report", default=str(REPO / ".make" / "ecosystem" / "report.json"))
     parser.add_argument("--strict", action="store_true", help="also fail when a workload or script fails")
@@ -495,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
         print(format_row(row.name, row.version, row.figures, row.status), flush=True)
     script_total = Figures()
     if not args.no_scripts:
-        scripts = sorted((HERE / "scripts").glob("*.py"))
+        scripts = sorted(args.scripts_from.glob("*.py"))
         if args.scripts:
             scripts = [
                 s for s in scripts if s.name in args.scripts.split(",") or s.stem in args.scripts.split(",")

@@ -11,6 +11,9 @@ from typing import Any
 
 import numba
 
+from pyserver.numba_api import dufunc_typing
+from pyserver.numba_api.callees import current_callee_resolver
+
 
 @dataclass
 class Recorded:
@@ -82,7 +85,17 @@ def _recording_dufunc_class() -> type:
                 state["_lens_frozen"] = frozen
 
         def find_ewise_function(self, ewise_types: Any) -> Any:  # what typing a jitted caller asks
-            self._lens_compile_recorded()
+            if current_callee_resolver() is not None:  # the analysis: the loop Numba would pick, uncompiled
+                state = self.__dict__
+                found = dufunc_typing.ewise_signature(
+                    self,
+                    state["_lens_function"],
+                    state["_lens_signatures"],
+                    state.get("_lens_compiled", 0),
+                    ewise_types,
+                )
+                return found, None
+            self._lens_compile_recorded()  # a real compile (the views): the recorded loops compile first
             return DUFunc.find_ewise_function(self, ewise_types)
 
         def _compile_for_args(self, *args: Any, **kws: Any) -> Any:  # a call finding no loop
@@ -207,6 +220,7 @@ def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_rec
             else:
                 exposed.__class__ = _recording_dufunc_class()
                 exposed.__dict__["_lens_signatures"] = signatures  # the Recorded's: loops asked for later
+                exposed.__dict__["_lens_function"] = dispatcher  # what the analysis types its loops by
                 # with signatures Numba's kernel has those loops only, frozen: none other compiles
                 exposed._frozen = bool(sigs)
             _hooks["on_record"](Recorded(func, dispatcher, "vectorize", signatures, dict(kws), exposed))

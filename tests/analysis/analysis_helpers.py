@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pyserver.analysis.engine import AnalysisEngine
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
 
@@ -43,6 +45,22 @@ def write_package(root: Path, name: str, modules: dict[str, str]) -> None:
 def shown_args(report: dict[str, Any]) -> dict[str, list[list[str]]]:
     """Each function of a `check --format json` report: the argument types of its signatures."""
     return {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}
+
+
+def lowering_counter(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The qualified names of the functions Numba lowers (to machine code or object mode) from now on."""
+    from numba.core import object_mode_passes, typed_passes
+
+    lowered: list[str] = []
+    for cls in (typed_passes.NativeLowering, object_mode_passes.ObjectModeBackEnd):
+        original = cls.run_pass
+
+        def run_pass(self: Any, state: Any, original: Any = original) -> Any:
+            lowered.append(state.func_id.func_qualname)
+            return original(self, state)
+
+        monkeypatch.setattr(cls, "run_pass", run_pass)
+    return lowered
 
 
 class Workspace:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from analysis_helpers import lowering_counter
 
 from pyserver import numba_api
 from pyserver.analysis.worker.infer.analyzer import Analyzer
@@ -104,21 +105,6 @@ spread(v)
 """
 
 
-def _lowering_counter(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    from numba.core import object_mode_passes, typed_passes
-
-    lowered: list[str] = []
-    for cls in (typed_passes.NativeLowering, object_mode_passes.ObjectModeBackEnd):
-        original = cls.run_pass
-
-        def run_pass(self: Any, state: Any, original: Any = original) -> Any:
-            lowered.append(state.func_id.func_qualname)
-            return original(self, state)
-
-        monkeypatch.setattr(cls, "run_pass", run_pass)
-    return lowered
-
-
 def _analysed_without_lowering(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: str
 ) -> tuple[Analyzer, Any, list[str]]:
@@ -127,7 +113,7 @@ def _analysed_without_lowering(
     path.write_text(source)
     cwd = os.getcwd()
     analyzer = Analyzer(tmp_path)
-    lowered = _lowering_counter(monkeypatch)
+    lowered = lowering_counter(monkeypatch)
     try:
         result = analyzer.analyze(str(path), source)
     finally:

@@ -2,18 +2,23 @@
 its types (`kernel.add(sig)`, or `_compile_for_argtys(types)` in a library's kernel factory, as
 datashader's compositing operators do) is a signature recorded for the analysis, not compiled while the
 module loads; when a jitted caller is typed, the recorded loops compile first, and Numba picks among them
-as it does (a frozen kernel, or one with signatures in its decorator, casts to one of its loops). Every
-type is compared with what Numba compiled running the same module."""
+as it does (a frozen kernel, or one with signatures in its decorator, casts to one of its loops); a jitted
+caller the analysis types compiles no loop at all. Every type is compared with what Numba compiled
+running the same module."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
-from analysis_helpers import check_json
+from analysis_helpers import check_json, lowering_counter
+
+from pyserver.analysis.worker.infer.analyzer import Analyzer
 
 FACTORY = textwrap.dedent(
     """\
@@ -142,3 +147,95 @@ def test_a_kernel_with_signatures_casts_to_its_loops(tmp_path: Path) -> None:
     numba = _numba(tmp_path, "ops2", ["use_plus"])
     assert numba == {"use_plus": "array(float64, 1d, C)"}
     assert [r for _, r in shown["use_plus"]] == [numba["use_plus"]]
+
+
+CALLERS = textwrap.dedent(
+    """\
+    import numba as nb
+    import numpy as np
+
+
+    @nb.vectorize(["float64(float64, float64)", "float32(float32, float32)"])
+    def bulk(s, t):
+        return s * 0.5 + t
+
+
+    @nb.vectorize
+    def lazy(x):
+        return x * 2
+
+
+    def make(f):
+        kernel = nb.vectorize(f)
+        kernel.add("float32(float32)")
+        kernel._compile_for_argtys((nb.types.int64,))
+        return kernel
+
+
+    @make
+    def added(x):
+        return x + 1
+
+
+    @nb.vectorize(["float64(float64, float64, float64)"])
+    def rho(s, t, p):
+        return bulk(s, t) * p
+
+
+    @nb.njit
+    def use_bulk_float32(a):
+        return bulk(a, a)
+
+
+    @nb.njit
+    def use_bulk_ints(a):
+        return bulk(a, a)
+
+
+    @nb.njit
+    def use_lazy(a, x):
+        return lazy(a), lazy(x)
+
+
+    @nb.njit
+    def use_added(a, b, c):
+        return added(a), added(b), added(c)
+
+
+    @nb.njit
+    def use_rho(a):
+        return rho(a, a, a)
+
+
+    use_bulk_float32(np.ones(3, dtype=np.float32))
+    use_bulk_ints(np.ones((2, 2), dtype=np.int32))
+    use_lazy(np.ones(3, dtype=np.int16), 1.5)
+    use_added(np.ones(3, dtype=np.float32), np.ones(3, dtype=np.int64), np.ones(3, dtype=np.int8))
+    use_rho(np.ones(3))
+    """
+)
+
+
+def test_a_jitted_caller_is_typed_without_compiling_a_loop(tmp_path: Path, monkeypatch: Any) -> None:
+    """Typing the callers compiles none of the kernels' loops (no lowering at all), and gives each caller
+    the return type Numba compiled running the module: casts to a frozen kernel's loops, a loop
+    recorded with or without its return type, a loop a lazy kernel would compile, a kernel calling
+    another."""
+    path = tmp_path / "callers.py"
+    path.write_text(CALLERS)
+    cwd = os.getcwd()
+    analyzer = Analyzer(tmp_path)
+    lowered = lowering_counter(monkeypatch)
+    try:
+        result = analyzer.analyze(str(path), CALLERS)
+    finally:
+        os.chdir(cwd)
+    assert lowered == [], f"lowered during the analysis: {lowered}"
+    module = sys.modules["callers"]
+    assert [module.bulk.ufunc.ntypes, module.lazy.ufunc.ntypes, module.added.ufunc.ntypes] == [0, 0, 0]
+    shown = {f.name: [s.return_type for s in f.signatures] for f in result.functions}
+    callers = ["use_bulk_float32", "use_bulk_ints", "use_lazy", "use_added", "use_rho"]
+    numba = _numba(tmp_path, "callers", callers)
+    assert numba["use_bulk_ints"] == "array(float64, 2d, C)"  # int32 casts to the float64 loop
+    for caller in callers:
+        assert shown[caller] == [numba[caller]], caller
