@@ -1,6 +1,7 @@
 """Script idioms typed at first sight (arrays whose dtype= and rank fix the type although Numba cannot
-type what is inside, structured dtypes from literal field lists, NumPy's legacy random functions): the
-type found statically must be numba.typeof of the value NumPy really makes."""
+type what is inside, a dtype named once (`dtype = np.int64`), structured dtypes from literal field lists,
+NumPy's legacy random functions, Python's `int(...)` and `float(...)` of what Numba cannot type): the type
+found statically must be numba.typeof of the value NumPy really makes."""
 
 from __future__ import annotations
 
@@ -12,11 +13,14 @@ SETUP = [
     "n = 5",
     "rt = np.dtype([('x', np.double), ('y', np.double)])",
     "pt = np.dtype([('a', np.int32), ('b', np.float32)], align=True)",
+    "kind = np.int64",
 ]
 
 EXPRESSIONS = [
     "np.array(list(reversed(range(n))), dtype=np.int64)",
     "np.array(sorted([3, 1, 2]), dtype=np.float64)",
+    "np.array(list(reversed(range(n))), dtype=kind)",
+    "np.zeros(n, dtype=kind)",
     "np.asarray(list(map(float, range(n))), dtype=np.float32)",
     "np.array([[1, 2], [3, 4]], dtype=np.float64)",
     "np.array([(1.0, 2.0)], dtype=rt)",
@@ -48,6 +52,11 @@ EXPRESSIONS = [
     "np.vstack([np.zeros((2, n)), np.ones((1, n))])",
     "np.hstack([np.zeros(n), np.arange(3.0)])",
     "np.stack([np.zeros(n), np.ones(n)])",
+    # Python's conversions of what Numba cannot type (`int(sys.argv[1])`): an int or a float whatever
+    "int(repr(n))",
+    "int(repr(n), 10)",
+    "float(repr(n))",
+    "np.zeros(int(repr(n)))",
 ]
 
 # dtypes whose scalar type loses their byte order or length: left to Numba's own typing, never derived

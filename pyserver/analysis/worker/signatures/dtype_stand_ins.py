@@ -1,8 +1,9 @@
 """NumPy constructors whose result a slice fixes statically: `np.array(data, dtype=...)` where the dtype
 and the nesting of the data give the array's type although Numba cannot type the data itself
 (`np.array(list(reversed(range(n))), dtype=np.int64)`, a list of record tuples), `dtype=` spelled the
-Python way (`dtype=complex`, `dtype=int`), and structured dtypes made from a literal field list
-(`rt = np.dtype([("x", np.double), ("y", np.double)])`).
+Python way (`dtype=complex`, `dtype=int`) or through a name (`dtype = np.int64`), structured dtypes made
+from a literal field list (`rt = np.dtype([("x", np.double), ("y", np.double)])`); and Python's own
+conversions (`int(sys.argv[1])`), whose result is an int or a float whatever they convert.
 
 AST only, apart from building NumPy dtypes from literal field lists: nothing of the user's runs.
 """
@@ -89,9 +90,11 @@ class DtypePlan:
                 return np.dtype(node.value)
             except TypeError:
                 return None
-        if isinstance(node, ast.Name) and node.id in self._stores:
+        if isinstance(node, ast.Name) and node.id in self._stores:  # assigned once in the slice
             value = self._definitions.get(node.id)
-            return None if value is None else self._structured(value, depth + 1)
+            if value is None:
+                return None
+            return self._structured(value, depth + 1) or self.dtype(value, depth + 1)  # `dtype = np.int64`
         target = self._resolved(node)
         if any(target is t for t in _PYTHON_DTYPES):
             return np.dtype(target)
@@ -195,10 +198,24 @@ class DtypePlan:
                     self._replace(node.value, "dtype", structured, structured, False)
                     return
         if isinstance(node, ast.Call):
-            if self._plan_call(node):
+            if self._plan_conversion(node) or self._plan_call(node):
                 return
         for child in ast.iter_child_nodes(node):
             self._plan(child)
+
+    def _plan_conversion(self, call: ast.Call) -> bool:
+        """`int(sys.argv[1])`, `float(text)`: Python's own conversions give an int or a float whatever
+        they are given (typeof: int64, float64), so the call is replaced and Numba need not type what it
+        converts."""
+        target = self._resolved(call.func)
+        kind = int if target is int else float if target is float else None
+        if kind is None or call.keywords or not 1 <= len(call.args) <= (2 if kind is int else 1):
+            return False
+        stand_in = numba_api.python_value_stand_in(kind)
+        if stand_in is None:
+            return False
+        self.replacements[id(call)] = (f"__lens_{kind.__name__}_value__", stand_in, True)
+        return True
 
     def _plan_call(self, call: ast.Call) -> bool:
         """Plan a constructor call; True when the whole call is replaced (nothing inside it is read)."""
@@ -262,7 +279,7 @@ def substitute_dtypes(
     call, a NumPy scalar type or a dtype value), and the globals to add; also the nodes in `replaced`
     (by id: (the global's name, its value, whether it is called)). The AST shared with the parsed file
     is never changed: the slice is copied first."""
-    if "dtype" not in source and not replaced:
+    if "dtype" not in source and "int(" not in source and "float(" not in source and not replaced:
         return function, {}
     plan = DtypePlan([function], values)
     plan.replacements.update(replaced or {})
