@@ -198,3 +198,28 @@ def test_a_scripts_function_passed_to_a_library_types_the_library(tmp_path: Path
     assert [(s["args"], s["source"], s["return_type"]) for s in function["signatures"]] == [
         (["dispatcher(square)", "float64"], "recorded", "float64")
     ]
+
+
+def test_a_loop_built_at_run_time_returns_its_signatures_type(tmp_path: Path) -> None:
+    """`vectorize(["f4(f4, f4)", ...])(f)` inside a function (Numba's own vectorize examples): after record,
+    each loop returns the type its signature writes (Numba casts the body's float64 to float32), not the
+    body's type."""
+    (tmp_path / "poly.py").write_text(
+        "import math\n\nimport numpy as np\nfrom numba import vectorize\n\n\n"
+        "def discriminant(a, b, c):\n    return math.sqrt(b ** 2 - 4 * a * c)\n\n\n"
+        "def main():\n"
+        '    kernel = vectorize(["f4(f4, f4, f4)", "f8(f8, f8, f8)"])(discriminant)\n'
+        "    a = np.ones(4, dtype=np.float32)\n"
+        "    print(kernel(a, a + 10, a).dtype, kernel(a.astype(np.float64), a + 10, a).dtype)\n\n\n"
+        'if __name__ == "__main__":\n    main()\n'
+    )
+    proc = pyserver(tmp_path, "record", "--", sys.executable, "poly.py")
+    assert proc.returncode == 0, proc.stderr
+    assert "float32 float64" in proc.stdout  # what Numba's loops return
+    checked = pyserver(tmp_path, "check", "poly.py", "--format", "json")
+    assert checked.returncode == 0, checked.stderr
+    [function] = json.loads(checked.stdout)["functions"]
+    assert [(s["args"], s["return_type"]) for s in function["signatures"]] == [
+        (["float32", "float32", "float32"], "float32"),
+        (["float64", "float64", "float64"], "float64"),
+    ]

@@ -67,6 +67,16 @@ def params_text(py_func: Any) -> str:
         return "?"
 
 
+def _loop_return_type(entry: store.Entry, resolve: Any) -> Any | None:
+    """The recorded return type of a `@vectorize` loop (None for any other compile, or one not decoded)."""
+    if entry.kernel != "vectorize" or entry.return_type is None:
+        return None
+    try:
+        return types_codec.decode(entry.return_type, resolve)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def recorded_stores(root: str, signature_files: list[str]) -> list[dict[str, Any]]:
     """The signatures files given (the default one when none is), each read once per version: a
     package's analysis asks for them once per module."""
@@ -296,7 +306,9 @@ class SignatureSources:
                     if unusable is not None:
                         unusable.append("(" + ", ".join(entry.args) + ")")
                     continue
-                add(args, None, "kernel" if entry.origin == "kernel" else "recorded")
+                # A ufunc loop returns its signature's type (`f4(f4)`: Numba casts the body's value to it).
+                returns = _loop_return_type(entry, self.recorded_objects.resolve)
+                add(args, returns, "kernel" if entry.origin == "kernel" else "recorded")
             if unusable is not None:
                 unusable.extend(skipped_in_notes(data, key))
         # cache=True index files (unpickled: the worker only runs in trusted workspaces).
