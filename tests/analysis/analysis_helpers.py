@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,7 @@ import pytest
 
 from pyserver.analysis.engine import AnalysisEngine
 from pyserver.analysis.model import Diagnostic, FileResult, FunctionInfo
+from pyserver.analysis.worker.infer.analyzer import Analyzer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,6 +63,22 @@ def lowering_counter(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
         monkeypatch.setattr(cls, "run_pass", run_pass)
     return lowered
+
+
+def analysed_without_lowering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: str
+) -> tuple[Analyzer, Any, list[str]]:
+    """The analysis of `source` (written to `name`), and the lowering passes that ran during it."""
+    path = tmp_path / name
+    path.write_text(source)
+    cwd = os.getcwd()
+    analyzer = Analyzer(tmp_path)
+    lowered = lowering_counter(monkeypatch)
+    try:
+        result = analyzer.analyze(str(path), source)
+    finally:
+        os.chdir(cwd)
+    return analyzer, result, lowered
 
 
 class Workspace:

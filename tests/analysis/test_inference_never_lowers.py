@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from analysis_helpers import lowering_counter
+from analysis_helpers import analysed_without_lowering
 
 from pyserver import numba_api
 from pyserver.analysis.worker.infer.analyzer import Analyzer
@@ -105,24 +105,8 @@ spread(v)
 """
 
 
-def _analysed_without_lowering(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: str
-) -> tuple[Analyzer, Any, list[str]]:
-    """The analysis of `source` (written to `name`), and the lowering passes that ran during it."""
-    path = tmp_path / name
-    path.write_text(source)
-    cwd = os.getcwd()
-    analyzer = Analyzer(tmp_path)
-    lowered = lowering_counter(monkeypatch)
-    try:
-        result = analyzer.analyze(str(path), source)
-    finally:
-        os.chdir(cwd)
-    return analyzer, result, lowered
-
-
 def test_the_analysis_never_lowers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    analyzer, result, lowered = _analysed_without_lowering(tmp_path, monkeypatch, "never_lowers.py", SOURCE)
+    analyzer, result, lowered = analysed_without_lowering(tmp_path, monkeypatch, "never_lowers.py", SOURCE)
     typed = {f.name: [s.return_type for s in f.signatures] for f in result.functions}
     assert typed["caller"] == ["array(float64, 1d, C)"] and typed["spread"] == ["array(float64, 1d, C)"], (
         typed
@@ -346,7 +330,7 @@ def test_a_recursive_call_of_other_argument_types_is_typed_as_numba_types_it(
 ) -> None:
     """`solve` typed for a literal `w` calls itself with `-w` (int64): Numba types that signature too, and
     the analysis types it without compiling it (it used to fail reading the compiled overload)."""
-    _analyzer, result, lowered = _analysed_without_lowering(tmp_path, monkeypatch, "recursive.py", RECURSIVE)
+    _analyzer, result, lowered = analysed_without_lowering(tmp_path, monkeypatch, "recursive.py", RECURSIVE)
     assert [d.message for d in result.diagnostics if d.severity == "error"] == []
     assert lowered == [], f"lowered during the analysis: {lowered}"
     (solve,) = [f for f in result.functions if f.name == "solve"]

@@ -9,16 +9,13 @@ running the same module."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
-from analysis_helpers import check_json, lowering_counter
-
-from pyserver.analysis.worker.infer.analyzer import Analyzer
+from analysis_helpers import analysed_without_lowering, check_json
 
 FACTORY = textwrap.dedent(
     """\
@@ -221,15 +218,7 @@ def test_a_jitted_caller_is_typed_without_compiling_a_loop(tmp_path: Path, monke
     the return type Numba compiled running the module: casts to a frozen kernel's loops, a loop
     recorded with or without its return type, a loop a lazy kernel would compile, a kernel calling
     another."""
-    path = tmp_path / "callers.py"
-    path.write_text(CALLERS)
-    cwd = os.getcwd()
-    analyzer = Analyzer(tmp_path)
-    lowered = lowering_counter(monkeypatch)
-    try:
-        result = analyzer.analyze(str(path), CALLERS)
-    finally:
-        os.chdir(cwd)
+    _analyzer, result, lowered = analysed_without_lowering(tmp_path, monkeypatch, "callers.py", CALLERS)
     assert lowered == [], f"lowered during the analysis: {lowered}"
     module = sys.modules["callers"]
     assert [module.bulk.ufunc.ntypes, module.lazy.ufunc.ntypes, module.added.ufunc.ntypes] == [0, 0, 0]

@@ -34,6 +34,7 @@ from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
 from pyserver.analysis.worker.load import (
     definitions_reuse,
+    kernels_built_later,
     load_errors,
     package_copy,
     slice_memo,
@@ -438,6 +439,10 @@ class Loader:
         self.last_load = result
         if sys.modules.keys() != names_before:  # (compared in C: a save that imports nothing new skips it)
             self.refresh_changed_modules()  # stamps the workspace modules this run imported
+        if result.error is None and result.module is not None and ")(" in source:  # builder(...)(f)
+            recorded_here = {qualname for file, qualname in self.recorded if file == path}
+            parsed_tree = tree if tree is not None else pysource.parse(source, path)
+            kernels_built_later.build_kernels(result.module, parsed_tree, path, recorded_here)
         result.recorded = {qualname: rec for (file, qualname), rec in self.recorded.items() if file == path}
         without_value |= unavailable.unavailable_globals(module.__dict__)
         if without_value:
