@@ -43,12 +43,18 @@ def not_literal(x):
     return x + 1
 
 
+def for_the_gpu(x):
+    return x + 1
+
+
 def main(target="cpu"):
     kernel = vectorize(["f4(f4, f4, f4)", "f8(f8, f8, f8)"], target=target)(discriminant)
     fast_scale = numba.njit("int64(int64)")(scale)
     fast_half = njit(["float32(float32)"], cache=True)(half)
     summed = numba.guvectorize(["void(float64[:], float64[:])"], "(n)->()")(gufunc_sum)
     other = vectorize([float64(float64)])(not_literal)
+    if target == "cuda":
+        vectorize(["f8(f8)"], target="cuda")(for_the_gpu)
     a = np.ones(3, dtype=np.float32)
     kernel(a, a + 10, a), fast_scale(3), fast_half(np.float32(1)), summed(np.ones(3), np.zeros(1)), other(a)
     return {"discriminant": kernel, "scale": fast_scale, "half": fast_half}
@@ -96,3 +102,4 @@ def test_kernels_built_in_a_function_are_typed_at_first_sight(tmp_path: Path, mo
     ]
     assert shown["gufunc_sum"] == [(["array(float64, 1d, A)", "array(float64, 1d, A)"], "none")]
     assert "not_literal" not in shown  # its signature is an expression: left to record
+    assert "for_the_gpu" not in shown  # a CUDA ufunc: not typed as a CPU one

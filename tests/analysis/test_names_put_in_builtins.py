@@ -91,6 +91,30 @@ def test_a_probe_that_calls_does_not_run() -> None:
     assert "open(" not in kept
 
 
+def test_a_probe_of_a_name_the_module_binds_does_not_run() -> None:
+    """`CONFIG` is bound by a statement that may not run (a loop): probing it would send the `try` to the
+    handler, and CONFIG would get the default where the program has the loop's value."""
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+
+        for CONFIG in [1.5]:
+            print(CONFIG)
+        try:
+            CONFIG
+        except NameError:
+            CONFIG = 0
+        try:
+            np.float128
+        except AttributeError:
+            HAS_FLOAT128 = False
+        """
+    )
+    kept = _kept(source)
+    assert "try:\n    pass\nexcept NameError" in kept
+    assert "try:\n    np.float128\nexcept AttributeError" in kept
+
+
 def test_the_package_loads_and_its_kernel_is_typed(tmp_path: Path) -> None:
     write_package(tmp_path, "pkg", {"_setup.py": SETUP, "kernels.py": KERNELS})
     (tmp_path / "pkg" / "__init__.py").write_text(INIT)

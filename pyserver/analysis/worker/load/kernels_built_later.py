@@ -3,8 +3,8 @@ inside `main()`, as Numba's own examples do), made for the analysis from the sou
 literal signatures, of a function the module defines at its top level, is made again with Numba's
 decorators as the loader hooks them (recorded, nothing compiled), so that the function is typed at first
 sight with those signatures, as a decorated one is. A call with anything but literals (signatures, options
-other than `target` and `cache`, which only say where the loops run) is left alone; nothing of the
-module's own code runs here.
+other than `target` and `cache`, which only say where the loops run), or for a GPU target, is left alone;
+nothing of the module's own code runs here.
 """
 
 from __future__ import annotations
@@ -56,6 +56,8 @@ def _build(call: ast.Call, imports: ImportNames) -> tuple[str, list[Any], dict[s
         ok, value = _literal(keyword.value)
         if keyword.arg is None or (not ok and keyword.arg not in _PLACEMENT_OPTIONS):
             return None
+        if keyword.arg == "target" and ok and value not in ("cpu", "parallel"):
+            return None  # a CUDA kernel: typed for its own target, not the CPU's
         if ok and keyword.arg not in _PLACEMENT_OPTIONS:
             options[keyword.arg] = value
     return spelled, args, options

@@ -485,7 +485,7 @@ def slice_module(
             queue.append(item.parent)  # an `if`/`try` runs when anything inside it runs
         # and its `raise`s run too (`else: raise FileNotFoundError` sends a `try` to the handler binding X)
         queue.extend(c for c in item.children if c is not None and isinstance(c.node, ast.Raise))
-        queue.extend(_probes(item))
+        queue.extend(_probes(item, binders))
     unavailable = unavailable_names(every, binders, needed, refused)
     unavailable.pop(DYNAMIC_NAMES, None)
     skipped: list[SkippedStatement] = []
@@ -494,23 +494,30 @@ def slice_module(
     return TopLevelSlice(kept_tree, skipped, _future_flags(tree), unavailable)
 
 
-def _probes(unit: Unit) -> list[Unit]:
+def _probes(unit: Unit, binders: dict[str, list[Unit]]) -> list[Unit]:
     """A `try`'s call-free expression statements in its body (`try: _SETUP_`, `try: np.float128`): they
-    only decide whether its handlers run, and they run with it."""
+    only decide whether its handlers run, and they run with it. Only a probe of names that no statement
+    of the module binds but an import: one that another statement binds (which may not run) would send
+    the `try` to its handler where the program does not go."""
     if not isinstance(unit.node, _TRIES):
         return []
-    body = unit.children[: len(unit.node.body)]
-    return [
-        child
-        for child in body
-        if child is not None
-        and isinstance(child.node, ast.Expr)
-        and not isinstance(child.node.value, ast.Constant)
-        and not any(
-            isinstance(inner, ast.Call | ast.Await | ast.Yield | ast.YieldFrom)
-            for inner in ast.walk(child.node)
-        )
-    ]
+    found = []
+    for child in unit.children[: len(unit.node.body)]:
+        if (
+            child is None
+            or not isinstance(child.node, ast.Expr)
+            or isinstance(child.node.value, ast.Constant)
+        ):
+            continue
+        inner = list(ast.walk(child.node))
+        if any(
+            isinstance(n, ast.Call | ast.Await | ast.Yield | ast.YieldFrom | ast.NamedExpr) for n in inner
+        ):
+            continue
+        bound = (binders.get(name, []) for name in child.reads)
+        if all(isinstance(b.node, ast.Import | ast.ImportFrom) for binding in bound for b in binding):
+            found.append(child)
+    return found
 
 
 def _idle_reason(unit: Unit) -> str | None:
