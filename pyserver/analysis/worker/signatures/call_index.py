@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pyserver import pysource
 from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
+from pyserver.analysis.worker.signatures.call_scopes import passed_on, shadowed
 
 _EXCLUDED_DIRS = {
     "site-packages",
@@ -576,15 +577,24 @@ class CallIndex:
             # Only the names a call can reach the function through: its own, or an imported name.
             bindings = list(self._imported_bindings(indexed))
             for first in through:
-                if first in indexed.calls and first not in indexed.imports:
+                if first not in indexed.imports:  # called, or passed to a function that calls it
                     bound = self.binding(indexed, first)
                     if bound is not None:
                         bindings.append((first, bound))
             for first, bound in bindings:
                 if bound in functions:
-                    sites += [site for site in indexed.calls[first] if site.name == first]
+                    sites += [
+                        site
+                        for site in indexed.calls.get(first, [])
+                        if site.name == first and not shadowed(indexed.scopes, site.scope, first)
+                    ]
+                    sites += passed_on(indexed.scopes, indexed.calls, first)
                 elif bound == (real, ""):
                     attributes = [f"{first}.{n}" for n in through]
-                    sites += [site for site in indexed.calls[first] if site.name in attributes]
+                    sites += [
+                        site
+                        for site in indexed.calls.get(first, [])
+                        if site.name in attributes and not shadowed(indexed.scopes, site.scope, first)
+                    ]
         sites.sort(key=lambda s: (s.scope.path != real, s.scope.path, s.call.lineno, s.call.col_offset))
         return sites

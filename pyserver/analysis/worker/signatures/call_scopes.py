@@ -1,0 +1,66 @@
+"""Which function a Python call reaches, where the caller's own names decide it: a name a function binds
+(a parameter, a local) is no module global, so `def run(sort): sort(a)` never calls the module's `sort`;
+it calls what `run` is given, and `run(mergesort)` makes it a call of `mergesort`. `scopes` and `calls`
+are a file's index (call_index.IndexedFile): qualified name -> Scope, first name -> CallSites.
+"""
+
+from __future__ import annotations
+
+import ast
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+from pyserver.analysis.worker.load import names
+
+# function -> the names its own code binds (names.local_names), kept while the node lives
+_LOCAL_NAMES: weakref.WeakKeyDictionary[ast.AST, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _locals_of(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    found = _LOCAL_NAMES.get(node)
+    if found is None:
+        found = _LOCAL_NAMES[node] = names.local_names(node)
+    return found
+
+
+def shadowed(scopes: Mapping[str, Any], scope: Any, name: str) -> bool:
+    """Whether `name` in `scope`'s code is no module global: a parameter or a local of the function, or of
+    a function around it."""
+    if isinstance(scope.node, ast.Module):
+        return False
+    parts = scope.qualname.split(".<locals>.")
+    for depth in range(len(parts), 0, -1):
+        outer = scope if depth == len(parts) else scopes.get(".<locals>.".join(parts[:depth]))
+        if outer is not None and not isinstance(outer.node, ast.Module) and name in _locals_of(outer.node):
+            return True
+    return False
+
+
+def _assigned(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a function's body assigns (a parameter among them only when assigned again)."""
+    return {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del)
+    }
+
+
+def passed_on(scopes: Mapping[str, Any], calls: Mapping[str, list[Any]], name: str) -> list[Any]:
+    """The calls of a module function's parameter that the function `name` is passed to by position
+    (`run(mergesort)` with `def run(sort): ... sort(arr)`), as call sites in the receiving function's
+    scope; not where the receiver assigns the parameter again."""
+    found: list[Any] = []
+    for sites in calls.values():
+        for site in sites:
+            receiver = scopes.get(site.name)
+            if receiver is None or isinstance(receiver.node, ast.Module) or "." in site.name:
+                continue
+            arguments = site.call.args
+            if any(isinstance(a, ast.Starred) for a in arguments) or shadowed(scopes, site.scope, name):
+                continue
+            for position, argument in enumerate(arguments[: len(receiver.params)]):
+                if not (isinstance(argument, ast.Name) and argument.id == name):
+                    continue
+                param = receiver.params[position]
+                if param not in _assigned(receiver.node):
+                    found += [s for s in calls.get(param, []) if s.scope is receiver and s.name == param]
+    return found
