@@ -18,9 +18,17 @@ _LOCAL_NAMES: weakref.WeakKeyDictionary[ast.AST, set[str]] = weakref.WeakKeyDict
 
 
 def _locals_of(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a function binds but by imports: a name it imports (`from pkg import kernel` inside a
+    test) is the module function itself, which the call index resolves through its imports."""
     found = _LOCAL_NAMES.get(node)
     if found is None:
-        found = _LOCAL_NAMES[node] = names.local_names(node)
+        imported = {
+            alias.asname or alias.name.split(".")[0]
+            for inner in ast.walk(node)
+            if isinstance(inner, ast.Import | ast.ImportFrom)
+            for alias in inner.names
+        }
+        found = _LOCAL_NAMES[node] = names.local_names(node) - imported
     return found
 
 
