@@ -35,6 +35,15 @@ def check_json(root: Path, *paths: str) -> dict[str, Any]:
     return report
 
 
+def run_probe(root: Path, program: str) -> Any:
+    """What a probe program prints as JSON, run with this interpreter in `root` (Numba's own answer)."""
+    done = subprocess.run(
+        [sys.executable, "-c", program], cwd=root, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
 def write_package(root: Path, name: str, modules: dict[str, str]) -> None:
     """A package `name` under `root`: an empty `__init__.py` and these modules (file name -> text)."""
     package = root / name

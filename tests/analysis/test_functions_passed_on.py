@@ -5,13 +5,10 @@ signature is compared with what Numba compiled running the module."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
-from analysis_helpers import check_json
+from analysis_helpers import check_json, run_probe
 
 SOURCE = textwrap.dedent(
     """\
@@ -78,11 +75,7 @@ def test_a_function_passed_on_is_typed_where_it_is_called(tmp_path: Path) -> Non
         "print(json.dumps({n: sorted([str(a) for a in s.args] for s in getattr(passed, n).nopython_signatures)"
         " for n in ['kernel', 'other', 'third', 'unused']}))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    numba = {name: [tuple(args) for args in found] for name, found in json.loads(done.stdout).items()}
+    numba = {name: [tuple(args) for args in found] for name, found in run_probe(tmp_path, probe).items()}
     assert numba["other"] == [("array(int32, 1d, C)",)] and numba["kernel"] == [("float64",)]
     # run's `kernel(...)` is a call of its parameter (other), not of the module's kernel
     assert shown["kernel"] == numba["kernel"]

@@ -6,13 +6,10 @@ with a signature that is not a literal, or of a function the module does not def
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from analysis_helpers import analysed_without_lowering
+from analysis_helpers import analysed_without_lowering, run_probe
 
 SOURCE = """\
 import math
@@ -82,11 +79,7 @@ def _numba_loops(tmp_path: Path) -> dict[str, list[tuple[list[str], str]]]:
         "    return [[[str(a) for a in s.args], str(s.return_type)] for s in signatures]\n"
         "print(json.dumps({name: loops(kernel) for name, kernel in m.main().items()}))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    found: dict[str, list[list[Any]]] = json.loads(done.stdout)
+    found: dict[str, list[list[Any]]] = run_probe(tmp_path, probe)
     return {name: [(args, ret) for args, ret in loops] for name, loops in found.items()}
 
 

@@ -8,14 +8,12 @@ running the same module."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
-from analysis_helpers import analysed_without_lowering, check_json
+from analysis_helpers import analysed_without_lowering, check_json, run_probe
 
 FACTORY = textwrap.dedent(
     """\
@@ -117,11 +115,7 @@ def _numba(root: Path, name: str, callers: list[str]) -> dict[str, str]:
         f"import json, {name}\n"
         f"print(json.dumps({{c: str(getattr({name}, c).nopython_signatures[0].return_type) for c in {callers!r}}}))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    found: dict[str, str] = json.loads(done.stdout)
+    found: dict[str, str] = run_probe(root, probe)
     return found
 
 
