@@ -63,12 +63,17 @@ def passed_on(scopes: Mapping[str, Any], calls: Mapping[str, list[Any]], name: s
             if receiver is None or isinstance(receiver.node, ast.Module) or "." in site.name:
                 continue
             arguments = site.call.args
-            if any(isinstance(a, ast.Starred) for a in arguments) or shadowed(scopes, site.scope, name):
+            positions = [
+                i
+                for i, a in enumerate(arguments[: len(receiver.params)])
+                if isinstance(a, ast.Name) and a.id == name
+            ]
+            if not positions or any(isinstance(a, ast.Starred) for a in arguments):
                 continue
-            for position, argument in enumerate(arguments[: len(receiver.params)]):
-                if not (isinstance(argument, ast.Name) and argument.id == name):
-                    continue
-                param = receiver.params[position]
-                if param not in _assigned(receiver.node):
+            if shadowed(scopes, site.scope, name):
+                continue
+            assigned = _assigned(receiver.node)
+            for param in (receiver.params[i] for i in positions):
+                if param not in assigned:
                     found += [s for s in calls.get(param, []) if s.scope is receiver and s.name == param]
     return found
