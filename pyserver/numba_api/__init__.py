@@ -35,12 +35,14 @@ _PARTS = (
     "core",
     "cuda",
     "decorator_hooks",
+    "dispatcher_args",
     "inference",
     "inference_model",
     "ir_copy",
     "overloads",
     "parfors",
     "probes",
+    "python_helpers",
     "signatures",
     "slice_containers",
     "slices",
@@ -57,12 +59,14 @@ if TYPE_CHECKING:
     from pyserver.numba_api.core import NUMBA_VERSION, NUMBA_VERSION_TUPLE, Type  # noqa: F401
     from pyserver.numba_api.cuda import *  # noqa: F403
     from pyserver.numba_api.decorator_hooks import *  # noqa: F403
+    from pyserver.numba_api.dispatcher_args import *  # noqa: F403
     from pyserver.numba_api.inference import *  # noqa: F403
     from pyserver.numba_api.inference_model import *  # noqa: F403
     from pyserver.numba_api.ir_copy import *  # noqa: F403
     from pyserver.numba_api.overloads import *  # noqa: F403
     from pyserver.numba_api.parfors import *  # noqa: F403
     from pyserver.numba_api.probes import *  # noqa: F403
+    from pyserver.numba_api.python_helpers import *  # noqa: F403
     from pyserver.numba_api.signatures import *  # noqa: F403
     from pyserver.numba_api.slice_containers import *  # noqa: F403
     from pyserver.numba_api.slices import *  # noqa: F403

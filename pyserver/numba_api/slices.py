@@ -14,14 +14,13 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba.core import bytecode, compiler, interpreter, ir, transforms, typed_passes
+from numba.core import analysis, bytecode, compiler, interpreter, ir, transforms, typed_passes
 from numba.core import types as nbtypes
 from numba.core.registry import cpu_target
 from numba.core.typing.templates import CallableTemplate
 
-from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.numba_api.core import WITH_OPCODES
-from pyserver.numba_api.slice_containers import bound_receivers, typed_container_arg, untrusted_containers
+from pyserver.numba_api.slice_containers import bound_receivers, untrusted_containers
 
 # --------------------------------------------------------------------------------------------------
 # Python callers (python_callers.py): a slice of a Python caller, typed by inference; nothing runs
@@ -43,6 +42,13 @@ class SliceTyping:
     # Numeric constants (type, value) whose value no type here depends on (value_free_constants): a slice
     # that differs only in them types the same.
     free_constants: frozenset[tuple[type, Any]] = frozenset()
+    pruned: bool = False  # branches that the arguments' types rule out were dropped (see type_python_slice)
+    failed: bool = False  # some statement failed to type (Numba's typing errors, not raised)
+    returned: frozenset[str] = frozenset()  # the unliteral types of the values each `return` gives
+    return_type: Any = None  # Numba's unified return type
+    # some expression (a temporary too, not only a variable in mixed_narrow) may differ in Python
+    mixed_anywhere: bool = False
+    errors: tuple[str, ...] = ()  # the first lines of Numba's typing errors (not raised), a few
 
 
 _WIDE_DTYPES = ("int64", "float64", "complex128", "bool")
@@ -87,6 +93,8 @@ def _python_and_numba_may_differ(expr: Any, typemap: dict[str, Any]) -> bool:
     fnty = typemap.get(expr.func.name)
     if isinstance(fnty, nbtypes.Dispatcher):  # a jitted function: at run time Numba computes it too
         return False
+    if getattr(fnty, "typed_as_python", False):  # a Python function: its typing checked its statements
+        return False
     name = _callee_name(fnty)
     args = [typemap.get(v.name) for v in [*expr.args, *(v for _k, v in expr.kws)]]
     for arg in args:  # arrays of several dtypes joined (np.concatenate): Numba unifies, NumPy promotes
@@ -126,13 +134,13 @@ def _default_rng_stand_in(*args: Any, **kwargs: Any) -> Any:  # pragma: no cover
     raise RuntimeError("a Numba Lens stand-in: typed only")
 
 
-_GENERATOR_TYPE = getattr(nbtypes, "NumPyRandomGeneratorType", None)  # Numba >= 0.56
+GENERATOR_TYPE = getattr(nbtypes, "NumPyRandomGeneratorType", None)  # Numba >= 0.56
 
 
 def _register_stand_ins() -> dict[int, tuple[str, str, Any]]:
     """The stand-ins this Numba can type: id(NumPy's function) -> (its name, the slice's name for the
     stand-in, the stand-in)."""
-    if _GENERATOR_TYPE is None:
+    if GENERATOR_TYPE is None:
         return {}
     try:
         import numba.np.random.generator_methods  # noqa: F401  (the Generator's methods' typing)
@@ -143,7 +151,7 @@ def _register_stand_ins() -> dict[int, tuple[str, str, Any]]:
     @type_callable(_default_rng_stand_in)  # type: ignore[misc]
     def _type_default_rng(context: Any) -> Any:
         def typer(seed: Any = None) -> Any:
-            return _GENERATOR_TYPE("NumPyRandomGeneratorType")  # the type numba.typeof gives a Generator
+            return GENERATOR_TYPE("NumPyRandomGeneratorType")  # the type numba.typeof gives a Generator
 
         return typer
 
@@ -192,6 +200,11 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
         _stand_ins_loaded = True
     try:
         func_ir = slice_frontend(py_func)
+        blocks = len(func_ir.blocks)
+        if len(arg_types) > 1 and _tests_for_none(func_ir):
+            # `if param is None:` kept by the slice: the branch its parameter's type rules out never runs
+            analysis.dead_branch_prune(func_ir, arg_types)
+        pruned = len(func_ir.blocks) != blocks
         state = typed_passes.type_inference_stage(
             cpu_target.typing_context, cpu_target.target_context, func_ir, arg_types, None, raise_errors=False
         )
@@ -264,6 +277,12 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
         mixed_narrow=mixed_users,
         error=None,
         elapsed_ms=(time.perf_counter() - started) * 1000.0,
+        pruned=pruned,
+        failed=bool(state.typing_errors),
+        returned=frozenset(_returned_types(func_ir, typemap)),
+        return_type=state.return_type,
+        mixed_anywhere=bool(mixed or mixed_users),
+        errors=tuple(_error_line(e) for e in (state.typing_errors or [])[:8]),
         free_constants=frozenset()
         if state.typing_errors
         else value_free_constants(func_ir, typemap, calltypes),
@@ -390,6 +409,38 @@ class _SliceInterpreter(interpreter.Interpreter):  # type: ignore[misc]
         return super().post_process(kept, func_ir)
 
 
+def _error_line(error: Any) -> str:
+    text = str(error[1] if isinstance(error, tuple) else error)
+    return (text.strip().splitlines() or [""])[0]
+
+
+def _returned_types(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
+    """The unliteral type of each value a `return` gives (before Numba casts them to one type)."""
+    casts = {
+        stmt.target.name: stmt.value.value.name
+        for block in func_ir.blocks.values()
+        for stmt in block.body
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "cast"
+    }
+    found = set()
+    for block in func_ir.blocks.values():
+        last = block.body[-1] if block.body else None
+        if isinstance(last, ir.Return):
+            name = casts.get(last.value.name, last.value.name)
+            found.add(_unliteral_text(typemap.get(name)))
+    return found
+
+
+def _tests_for_none(func_ir: Any) -> bool:
+    """Does the slice compare something with None (`is None`, `is not None`)?"""
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "binop":
+                if stmt.value.fn in (operator.is_, operator.is_not):
+                    return True
+    return False
+
+
 def slice_frontend(py_func: Any) -> Any:
     """compiler.run_frontend for a slice, less what only lowering reads: the variables' lifetimes (the
     PostProcessor's liveness analysis); the CFG is canonicalized as it does. A generator (a slice holding
@@ -419,100 +470,6 @@ def _assigned_type(value: Any, typemap: dict[str, Any], calltypes: dict[Any, Any
     except Exception:
         return None
     return None
-
-
-def dispatcher_arg_type(ty: Any) -> Any | None:
-    """The type the dispatcher would see at run time for a value Numba typed as `ty` in Python code:
-    literals to their base types, lists to reflected lists, tuples element-wise, typed containers and
-    jitted functions as they are (slice_containers); None for anything the dispatcher might type
-    differently or cannot take (arrays not sure to be C-contiguous, Python dicts, Python functions,
-    modules, imprecise types)."""
-    if ty is None or not isinstance(ty, nbtypes.Type):
-        return None
-    ty = nbtypes.unliteral(ty)
-    if isinstance(ty, nbtypes.Array):
-        # Only C is sure: an array Numba types F or A may be C-contiguous at run time (a slice that
-        # covers a whole axis, a dimension of length 1), and the dispatcher then compiles for C.
-        return ty if ty.is_precise() and ty.layout == "C" else None
-    if isinstance(ty, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex):
-        return ty
-    if isinstance(ty, nbtypes.NoneType | nbtypes.UnicodeType | nbtypes.NPDatetime | nbtypes.NPTimedelta):
-        return ty
-    if _GENERATOR_TYPE is not None and isinstance(ty, _GENERATOR_TYPE):
-        return ty  # every numpy.random.Generator has this one type
-    if isinstance(ty, nbtypes.BaseTuple):
-        items = [dispatcher_arg_type(t) for t in ty.types]  # type: ignore[attr-defined]
-        if any(t is None for t in items):
-            return None
-        return nbtypes.BaseTuple.from_types(items)  # type: ignore[no-any-return]
-    if isinstance(ty, nbtypes.List) and not isinstance(ty, nbtypes.ListType):
-        item = dispatcher_arg_type(ty.dtype)
-        if item is None or not isinstance(item, nbtypes.Number | nbtypes.Boolean | nbtypes.Array):
-            return None
-        return nbtypes.List(item, reflected=True)
-    if isinstance(ty, nbtypes.ClassInstanceType):
-        return ty
-    return typed_container_arg(ty, dispatcher_arg_type)
-
-
-def ufunc_loop_arg_type(ty: Any) -> Any | None:
-    """The element type a lazy ufunc (a DUFunc) compiles a loop for, for an input Numba typed as `ty` in
-    Python code: an array's dtype (whatever its layout), a number as NumPy makes it an array (a Python
-    int is int64, a float float64); None for anything else."""
-    if isinstance(ty, nbtypes.Array):
-        dtype = ty.dtype
-        return (
-            dtype
-            if isinstance(dtype, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex)
-            else None
-        )
-    ty = nbtypes.unliteral(ty) if isinstance(ty, nbtypes.Type) else None
-    if isinstance(ty, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex):
-        return ty
-    return None
-
-
-def array_layout_undecided(ty: Any) -> bool:
-    """An array whose layout at run time depends on its shape and strides (Numba typed it F or A)."""
-    return isinstance(ty, nbtypes.Array) and ty.layout != "C"
-
-
-# (dispatcher, argument types, keyword types) -> the folded signature, or None: a dispatcher's Python
-# signature is fixed when it is made, so the same call types fold the same way (a call site is folded
-# again at every analysis of its file).
-_folded: BoundedCache[tuple[Any, ...], tuple[Any, ...] | None] = bounded_cache("numba_api.folded_calls", 4096)
-
-
-def fold_call_types(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[Any, ...] | None:
-    """The signature the dispatcher compiles for a call with these types (defaults folded as Omitted)."""
-    key = (dispatcher, args, tuple(sorted(kws.items())))
-    try:
-        if key in _folded:
-            return _folded[key]
-    except TypeError:  # an unhashable type
-        return _fold(dispatcher, args, kws)
-    found = _folded[key] = _fold(dispatcher, args, kws)
-    return found
-
-
-def _fold(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[Any, ...] | None:
-    try:
-        _pysig, folded = dispatcher._compiler.fold_argument_types(args, kws)
-    except Exception:  # too many or too few arguments, an unknown keyword: the call would fail
-        return None
-    return tuple(folded)
-
-
-def boolean_type() -> Any:
-    return nbtypes.boolean
-
-
-def constant_type(value: Any) -> Any | None:
-    """The type the dispatcher gives a constant (a parameter's default): typeof, or None."""
-    try:
-        return numba.typeof(value)
-    except Exception:
-        return None
 
 
 # --------------------------------------------------------------------------------------------------

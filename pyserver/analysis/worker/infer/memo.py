@@ -65,6 +65,9 @@ class InferenceMemo:
     def _value_fingerprint(self, value: Any, depth: int) -> str:
         if numba_api.is_workspace_dispatcher(value):
             return "jit:" + self._fingerprint(numba_api.dispatcher_py_func(value), depth + 1)
+        helper = numba_api.python_helper_of(value)
+        if helper is not None:  # a slice's stand-in for a Python function: typed from its source
+            return "python:" + self._fingerprint(helper, depth + 1)
         if isinstance(value, pytypes.ModuleType):
             return "module:" + value.__name__
         if value is None or isinstance(value, bool | int | float | complex | str | bytes):

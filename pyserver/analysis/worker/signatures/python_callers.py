@@ -333,9 +333,11 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
             return cached[1]
         simple: list[Simple] = []
         # Top-level jitted functions are globals the slice may call (`u = step(u)` in a time loop).
-        # A jitclass (a class whose methods are jitted) too: Numba types its constructor.
+        # A jitclass (a class whose methods are jitted) too: Numba types its constructor. And plain
+        # functions, whose bodies Numba types for the call (slice_typing: helper_function).
         jitted = (
             frozenset(n if "." not in n else n.split(".")[0] for n in indexed.jitted if n.count(".") <= 1)
+            | {s.name for s in node.body if isinstance(s, ast.FunctionDef) and not s.decorator_list}
             if isinstance(node, ast.Module)
             else frozenset()
         )

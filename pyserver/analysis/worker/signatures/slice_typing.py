@@ -30,9 +30,38 @@ from pyserver.analysis.worker.signatures.caller_slices import (
     substitute_stand_ins,
 )
 from pyserver.analysis.worker.signatures.dtype_stand_ins import covered_names, substitute_dtypes
+from pyserver.analysis.worker.signatures.helper_functions import helper_function
 
 COND = "__lens_cond"
 SLICE_CACHE_LIMIT = 2000
+
+
+def _helper_failure(errors: tuple[str, ...], argument: ast.expr) -> str:
+    """Why a Python function that the argument calls gave no type (numba_api.PythonHelper), where that
+    is one of the slice's typing errors."""
+    called = {
+        n.func.id for n in ast.walk(argument) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+    for text in errors:
+        if any(f"'{name}'" in text for name in called) and ("Python function" in text or "call of" in text):
+            return f": {text}"
+    return ""
+
+
+def none_test_of(test: ast.expr, params: list[str]) -> bool:
+    """Is `test` `param is None` or `param is not None`? Such a test stays in the slice (every other
+    condition becomes an unknown one): with the parameter's type known, Numba's pruning of dead branches
+    drops the branch that cannot run, so that `if resolution is None: raise ... else: f(resolution)`
+    gives no call of f with None."""
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is | ast.IsNot)
+        and isinstance(test.left, ast.Name)
+        and test.left.id in params
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    )
 
 
 @dataclass
@@ -118,7 +147,8 @@ class CallerSliceTyping:
                     return loaded, None
                 if not hasattr(loaded, target[1]):
                     return None, f"'{name}' is not defined when its module is loaded"
-                return getattr(loaded, target[1]), None
+                value = getattr(loaded, target[1])
+                return numba_api.python_helper_stand_in(value) or value, None
             if level:
                 return None, f"'{name}' comes from a relative import outside the workspace"
             full = module
@@ -138,6 +168,10 @@ class CallerSliceTyping:
             loaded = self._module_for(indexed.path)
             if loaded is not None and name in indexed.jitted and hasattr(loaded, name):
                 return getattr(loaded, name), None
+            # A plain Python function of the file: its body typed for the call's argument types
+            helper = helper_function(indexed.path, indexed.top_level_defs[name], loaded)
+            if helper is not None:
+                return helper, None
             return None, f"'{name}' is a Python function, which Numba cannot type"
         if name in indexed.top_level_classes:
             loaded = self._module_for(indexed.path)
@@ -320,8 +354,10 @@ class CallerSliceTyping:
                 copies.append(copy)
         headers = {id(s.node) for s in simple + module_simple if s.header}
         cond = ast.Name(id=COND, ctx=ast.Load())
+        none_tests = 0  # kept `param is None` tests: their branches' probe copies must stay (see below)
 
         def emit(body: list[ast.stmt]) -> list[ast.stmt]:
+            nonlocal none_tests
             out: list[ast.stmt] = []
             for stmt in body:
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -340,7 +376,9 @@ class CallerSliceTyping:
                 elif isinstance(stmt, ast.If):
                     inner, orelse = emit(stmt.body), emit(stmt.orelse)
                     if inner or orelse:
-                        out.append(ast.If(cond, inner or [ast.Pass()], orelse))
+                        test = stmt.test if none_test_of(stmt.test, params) else cond
+                        none_tests += test is not cond
+                        out.append(ast.If(test, inner or [ast.Pass()], orelse))
                 elif isinstance(stmt, ast.With | ast.AsyncWith):
                     out.extend(emit(stmt.body))
                 elif isinstance(stmt, ast.Try):
@@ -377,6 +415,8 @@ class CallerSliceTyping:
         function = ast.FunctionDef(
             name="__lens_slice__", args=arguments, body=body, decorator_list=[], lineno=1
         )
+        # A copy left out is typed from what it copies: in a branch that pruning drops, it must stay
+        direct = direct and not none_tests
         return function, (leave_out_copies(function, copies, walrus) if direct else LeftOut())
 
     def _run(
@@ -437,9 +477,16 @@ class CallerSliceTyping:
                         "Python dict)"
                     )
                     break
+                if typing.pruned and local not in typing.types and name not in left_out.constants:
+                    failures[number] = (
+                        "the call is never reached with the types of its caller's parameters (a test of a "
+                        "parameter for None rules its branch out)"
+                    )
+                    break
                 if ty is None or not ty.is_precise() or "undefined" in str(ty) or str(ty) == "unknown":
                     failures[number] = (
                         f"Numba cannot type the argument '{ast.unparse(probe.expressions[name])}'"
+                        + _helper_failure(typing.errors, probe.expressions[name])
                     )
                     break
                 found[name] = ty

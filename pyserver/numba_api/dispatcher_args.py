@@ -1,0 +1,110 @@
+"""The argument types a dispatcher sees at run time for values a Python caller's slice typed
+(slices.py): what the Python callers' signatures are made of, folded as the dispatcher folds a call.
+
+Part of the numba_api fence (see its __init__): Numba internals live only in this package.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+from numba.core import types as nbtypes
+
+from pyserver.caches import BoundedCache, bounded_cache
+from pyserver.numba_api.slice_containers import typed_container_arg
+from pyserver.numba_api.slices import GENERATOR_TYPE
+
+
+def dispatcher_arg_type(ty: Any) -> Any | None:
+    """The type the dispatcher would see at run time for a value Numba typed as `ty` in Python code:
+    literals to their base types, lists to reflected lists, tuples element-wise, typed containers and
+    jitted functions as they are (slice_containers); None for anything the dispatcher might type
+    differently or cannot take (arrays not sure to be C-contiguous, Python dicts, Python functions,
+    modules, imprecise types)."""
+    if ty is None or not isinstance(ty, nbtypes.Type):
+        return None
+    ty = nbtypes.unliteral(ty)
+    if isinstance(ty, nbtypes.Array):
+        # Only C is sure: an array Numba types F or A may be C-contiguous at run time (a slice that
+        # covers a whole axis, a dimension of length 1), and the dispatcher then compiles for C.
+        return ty if ty.is_precise() and ty.layout == "C" else None
+    if isinstance(ty, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex):
+        return ty
+    if isinstance(ty, nbtypes.NoneType | nbtypes.UnicodeType | nbtypes.NPDatetime | nbtypes.NPTimedelta):
+        return ty
+    if GENERATOR_TYPE is not None and isinstance(ty, GENERATOR_TYPE):
+        return ty  # every numpy.random.Generator has this one type
+    if isinstance(ty, nbtypes.BaseTuple):
+        items = [dispatcher_arg_type(t) for t in ty.types]  # type: ignore[attr-defined]
+        if any(t is None for t in items):
+            return None
+        return nbtypes.BaseTuple.from_types(items)  # type: ignore[no-any-return]
+    if isinstance(ty, nbtypes.List) and not isinstance(ty, nbtypes.ListType):
+        item = dispatcher_arg_type(ty.dtype)
+        if item is None or not isinstance(item, nbtypes.Number | nbtypes.Boolean | nbtypes.Array):
+            return None
+        return nbtypes.List(item, reflected=True)
+    if isinstance(ty, nbtypes.ClassInstanceType):
+        return ty
+    return typed_container_arg(ty, dispatcher_arg_type)
+
+
+def ufunc_loop_arg_type(ty: Any) -> Any | None:
+    """The element type a lazy ufunc (a DUFunc) compiles a loop for, for an input Numba typed as `ty` in
+    Python code: an array's dtype (whatever its layout), a number as NumPy makes it an array (a Python
+    int is int64, a float float64); None for anything else."""
+    if isinstance(ty, nbtypes.Array):
+        dtype = ty.dtype
+        return (
+            dtype
+            if isinstance(dtype, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex)
+            else None
+        )
+    ty = nbtypes.unliteral(ty) if isinstance(ty, nbtypes.Type) else None
+    if isinstance(ty, nbtypes.Boolean | nbtypes.Integer | nbtypes.Float | nbtypes.Complex):
+        return ty
+    return None
+
+
+def array_layout_undecided(ty: Any) -> bool:
+    """An array whose layout at run time depends on its shape and strides (Numba typed it F or A)."""
+    return isinstance(ty, nbtypes.Array) and ty.layout != "C"
+
+
+# (dispatcher, argument types, keyword types) -> the folded signature, or None: a dispatcher's Python
+# signature is fixed when it is made, so the same call types fold the same way (a call site is folded
+# again at every analysis of its file).
+_folded: BoundedCache[tuple[Any, ...], tuple[Any, ...] | None] = bounded_cache("numba_api.folded_calls", 4096)
+
+
+def fold_call_types(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The signature the dispatcher compiles for a call with these types (defaults folded as Omitted)."""
+    key = (dispatcher, args, tuple(sorted(kws.items())))
+    try:
+        if key in _folded:
+            return _folded[key]
+    except TypeError:  # an unhashable type
+        return _fold(dispatcher, args, kws)
+    found = _folded[key] = _fold(dispatcher, args, kws)
+    return found
+
+
+def _fold(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[Any, ...] | None:
+    try:
+        _pysig, folded = dispatcher._compiler.fold_argument_types(args, kws)
+    except Exception:  # too many or too few arguments, an unknown keyword: the call would fail
+        return None
+    return tuple(folded)
+
+
+def boolean_type() -> Any:
+    return nbtypes.boolean
+
+
+def constant_type(value: Any) -> Any | None:
+    """The type the dispatcher gives a constant (a parameter's default): typeof, or None."""
+    try:
+        return numba.typeof(value)
+    except Exception:
+        return None
