@@ -9,7 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import numba
+import numpy as np
 from numba.core import types as nbtypes
+from numba.typed import Dict as TypedDict
+from numba.typed import List as TypedList
 
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.numba_api.slice_containers import typed_container_arg
@@ -108,3 +111,37 @@ def constant_type(value: Any) -> Any | None:
         return numba.typeof(value)
     except Exception:
         return None
+
+
+def python_classes_of(ty: Any) -> tuple[type, ...] | None:
+    """The classes every run-time value the dispatcher types as `ty` is an instance of (one of them, or a
+    subclass of one): what `isinstance(value, C)` in a Python caller can be decided by; None where it is
+    not known."""
+    ty = nbtypes.unliteral(ty) if isinstance(ty, nbtypes.Type) else None
+    if isinstance(ty, nbtypes.Array):
+        return (np.ndarray,)
+    if isinstance(ty, nbtypes.Boolean):
+        return (bool, np.bool_)
+    if isinstance(ty, nbtypes.Integer):
+        return (int, np.integer)
+    if isinstance(ty, nbtypes.Float):
+        return (float, np.floating)
+    if isinstance(ty, nbtypes.Complex):
+        return (complex, np.complexfloating)
+    if isinstance(ty, nbtypes.UnicodeType):
+        return (str,)
+    if isinstance(ty, nbtypes.NoneType):
+        return (type(None),)
+    if isinstance(ty, nbtypes.DictType):
+        return (TypedDict,)
+    if isinstance(ty, nbtypes.ListType):
+        return (TypedList,)
+    if isinstance(ty, nbtypes.List):
+        return (list,)
+    if isinstance(ty, nbtypes.BaseNamedTuple):
+        return (ty.instance_class,)
+    if isinstance(ty, nbtypes.BaseTuple):
+        return (tuple,)
+    if GENERATOR_TYPE is not None and isinstance(ty, GENERATOR_TYPE):
+        return (np.random.Generator,)
+    return None

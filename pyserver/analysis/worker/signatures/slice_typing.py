@@ -27,12 +27,18 @@ from pyserver.analysis.worker.signatures.caller_slices import (
     NEXT,
     Simple,
     enclosing_names,
+    resolved_global,
     substitute_stand_ins,
 )
 from pyserver.analysis.worker.signatures.dtype_stand_ins import covered_names, substitute_dtypes
 from pyserver.analysis.worker.signatures.helper_functions import helper_function
+from pyserver.analysis.worker.signatures.isinstance_tests import decided_tests, ruled_out
 
 COND = "__lens_cond"
+NEVER_REACHED = (
+    "the call is never reached with the types of its caller's parameters (a test of a parameter for None, "
+    "or an isinstance test, rules its branch out)"
+)
 SLICE_CACHE_LIMIT = 2000
 
 
@@ -249,10 +255,16 @@ class CallerSliceTyping:
             bad = (probe.needed - covered.get(id(probe), set())) & set(poisoned)
             if bad:
                 failures[number] = poisoned[sorted(bad)[0]]
+        decided = self._decided_tests(indexed, scope, simple, param_types)
+        if decided:
+            dead = ruled_out(scope.node.body, decided)
+            for number, probe in enumerate(probes):
+                if id(probe.anchor) in dead:
+                    failures.setdefault(number, NEVER_REACHED)
         active = [i for i in range(len(probes)) if i not in failures and not probes[i].failure]
         if not active:
             return SliceResult({}, failures)
-        args = (scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types))
+        args = (scope, indexed.tree, simple, module_simple, live, probes, active, list(param_types), decided)
         function, left_out = self._synthesize(*args, indexed.has_walrus)
         key_source, values = self._with_stand_ins(function, values, parsed.replacements)
         # What the types depend on besides the slice's text (also the key of typings shared by slices
@@ -279,6 +291,25 @@ class CallerSliceTyping:
         merged = dict(cached.failures)
         merged.update(failures)
         return SliceResult(cached.types, merged)
+
+    def _decided_tests(
+        self, indexed: IndexedFile, scope: Scope, simple: list[Simple], param_types: dict[str, Any]
+    ) -> dict[int, bool]:
+        """The caller's `isinstance` tests of its parameters that their types decide (isinstance_tests)."""
+        if not param_types or scope.qualname == "<module>" or "isinstance" not in indexed.calls:
+            return {}
+        rebound = set().union(*(s.defines | s.opaque for s in simple))
+
+        def resolve(node: ast.expr) -> Any:
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name) or root.id in rebound or root.id in param_types:
+                return None
+            value, why = self._global_value(indexed, root.id)
+            return None if why is not None else resolved_global(node, {root.id: value})
+
+        return decided_tests(scope.node.body, param_types, rebound, resolve)
 
     @staticmethod
     def _cover_builtins(
@@ -338,6 +369,7 @@ class CallerSliceTyping:
         probes: list[Probe],
         active: list[int],
         params: list[str],
+        decided: dict[int, bool],
         walrus: bool,
         direct: bool = True,
     ) -> tuple[ast.FunctionDef, LeftOut]:
@@ -376,7 +408,9 @@ class CallerSliceTyping:
                 elif isinstance(stmt, ast.If):
                     inner, orelse = emit(stmt.body), emit(stmt.orelse)
                     if inner or orelse:
-                        test = stmt.test if none_test_of(stmt.test, params) else cond
+                        test: ast.expr = stmt.test if none_test_of(stmt.test, params) else cond
+                        if id(stmt) in decided:  # Python's compiler drops the branch ruled out
+                            test = ast.Constant(value=decided[id(stmt)])
                         none_tests += test is not cond
                         out.append(ast.If(test, inner or [ast.Pass()], orelse))
                 elif isinstance(stmt, ast.With | ast.AsyncWith):
@@ -478,10 +512,7 @@ class CallerSliceTyping:
                     )
                     break
                 if typing.pruned and local not in typing.types and name not in left_out.constants:
-                    failures[number] = (
-                        "the call is never reached with the types of its caller's parameters (a test of a "
-                        "parameter for None rules its branch out)"
-                    )
+                    failures[number] = NEVER_REACHED
                     break
                 if ty is None or not ty.is_precise() or "undefined" in str(ty) or str(ty) == "unknown":
                     failures[number] = (
