@@ -139,7 +139,7 @@ def python_classes_of(ty: Any) -> tuple[type, ...] | None:
     if isinstance(ty, nbtypes.List):
         return (list,)
     if isinstance(ty, nbtypes.BaseNamedTuple):
-        return (ty.instance_class,)
+        return (ty.instance_class,)  # type: ignore[attr-defined]
     if isinstance(ty, nbtypes.BaseTuple):
         return (tuple,)
     if GENERATOR_TYPE is not None and isinstance(ty, GENERATOR_TYPE):

@@ -201,8 +201,10 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
     try:
         func_ir = slice_frontend(py_func)
         blocks = len(func_ir.blocks)
-        if len(arg_types) > 1 and _tests_for_none(func_ir):
-            # `if param is None:` kept by the slice: the branch its parameter's type rules out never runs
+        if len(arg_types) > 1:
+            # The tests of parameters a slice keeps (`param is None`, `param.ndim == 1`, `len(param) == 2`):
+            # the branch a parameter's type rules out never runs, as Numba prunes it in jitted code
+            analysis.rewrite_semantic_constants(func_ir, arg_types)
             analysis.dead_branch_prune(func_ir, arg_types)
         pruned = len(func_ir.blocks) != blocks
         state = typed_passes.type_inference_stage(
@@ -429,16 +431,6 @@ def _returned_types(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
             name = casts.get(last.value.name, last.value.name)
             found.add(_unliteral_text(typemap.get(name)))
     return found
-
-
-def _tests_for_none(func_ir: Any) -> bool:
-    """Does the slice compare something with None (`is None`, `is not None`)?"""
-    for block in func_ir.blocks.values():
-        for stmt in block.body:
-            if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "binop":
-                if stmt.value.fn in (operator.is_, operator.is_not):
-                    return True
-    return False
 
 
 def slice_frontend(py_func: Any) -> Any:

@@ -1,7 +1,8 @@
 """Arguments made by a plain Python function of the workspace (`OPT = randfloat(np.random.random(N), 1.0,
 2.0)`, Numba's Black-Scholes example; `data = make_data(1000)`): the function's body is typed by Numba for
 the call's argument types, as a slice's own statements are, without running it. Each type found must be
-numba.typeof of the value the function really returns; a function whose result Python and Numba could type
+numba.typeof of the value the function really returns (the module's constants it reads, `N = 1000`, as literals, although the
+definitions-only load does not define them); a function whose result Python and Numba could type
 differently (returns of several types, float32 arithmetic, what Numba cannot type) gives no type, and no
 function runs (one writes a file if it does)."""
 
@@ -20,6 +21,10 @@ HELPERS = textwrap.dedent(
     from lens_helper_grids import make_grid
 
     MARK = "helper_ran.txt"
+    SIZE = 6
+    SCALE = 0.5
+    TWICE = 1
+    TWICE = 2.5
 
 
     @njit
@@ -83,6 +88,14 @@ HELPERS = textwrap.dedent(
 
     def star(*shape):
         return np.zeros(shape)
+
+
+    def sized():
+        return np.arange(SIZE) * SCALE
+
+
+    def twice_bound():
+        return np.zeros(3) + TWICE
     """
 )
 
@@ -107,8 +120,9 @@ TYPED = [
     "through_jit(3)",
     "zeros_of(3)",
     "make_grid(3, 4)",
+    "sized()",
 ]
-UNTYPED = ["several(4)", "narrow(4)", "reads_file(2)", "writes(3)", "star(2, 3)"]
+UNTYPED = ["several(4)", "narrow(4)", "reads_file(2)", "writes(3)", "star(2, 3)", "twice_bound()"]
 
 
 def _module(cases: list[str]) -> str:

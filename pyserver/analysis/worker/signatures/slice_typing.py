@@ -32,12 +32,13 @@ from pyserver.analysis.worker.signatures.caller_slices import (
 )
 from pyserver.analysis.worker.signatures.dtype_stand_ins import covered_names, substitute_dtypes
 from pyserver.analysis.worker.signatures.helper_functions import helper_function
-from pyserver.analysis.worker.signatures.isinstance_tests import decided_tests, ruled_out
+from pyserver.analysis.worker.signatures.parameter_tests import decided_tests, kept_test_of, ruled_out
 
 COND = "__lens_cond"
+TRY_STATEMENTS = (ast.Try, getattr(ast, "TryStar", ast.Try))  # `try ... except*`: Python 3.11 and later
 NEVER_REACHED = (
-    "the call is never reached with the types of its caller's parameters (a test of a parameter for None, "
-    "or an isinstance test, rules its branch out)"
+    "the call is never reached with the types of its caller's parameters (a test of a parameter, for None, "
+    "with isinstance, of its .ndim or len(), rules its branch out)"
 )
 SLICE_CACHE_LIMIT = 2000
 
@@ -52,22 +53,6 @@ def _helper_failure(errors: tuple[str, ...], argument: ast.expr) -> str:
         if any(f"'{name}'" in text for name in called) and ("Python function" in text or "call of" in text):
             return f": {text}"
     return ""
-
-
-def none_test_of(test: ast.expr, params: list[str]) -> bool:
-    """Is `test` `param is None` or `param is not None`? Such a test stays in the slice (every other
-    condition becomes an unknown one): with the parameter's type known, Numba's pruning of dead branches
-    drops the branch that cannot run, so that `if resolution is None: raise ... else: f(resolution)`
-    gives no call of f with None."""
-    return (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Is | ast.IsNot)
-        and isinstance(test.left, ast.Name)
-        and test.left.id in params
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-    )
 
 
 @dataclass
@@ -175,7 +160,7 @@ class CallerSliceTyping:
             if loaded is not None and name in indexed.jitted and hasattr(loaded, name):
                 return getattr(loaded, name), None
             # A plain Python function of the file: its body typed for the call's argument types
-            helper = helper_function(indexed.path, indexed.top_level_defs[name], loaded)
+            helper = helper_function(indexed.path, indexed.top_level_defs[name], loaded, indexed.tree)
             if helper is not None:
                 return helper, None
             return None, f"'{name}' is a Python function, which Numba cannot type"
@@ -386,46 +371,50 @@ class CallerSliceTyping:
                 copies.append(copy)
         headers = {id(s.node) for s in simple + module_simple if s.header}
         cond = ast.Name(id=COND, ctx=ast.Load())
-        none_tests = 0  # kept `param is None` tests: their branches' probe copies must stay (see below)
+        kept_tests = 0  # kept parameter tests (kept_test_of): their branches' probe copies must stay
 
-        def emit(body: list[ast.stmt]) -> list[ast.stmt]:
-            nonlocal none_tests
+        def emit(body: list[ast.stmt], in_try: bool = False) -> list[ast.stmt]:
+            nonlocal kept_tests
             out: list[ast.stmt] = []
             for stmt in body:
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                     continue  # never in a slice, never an anchor (most of a module's statements)
                 out.extend(probes_at.get(id(stmt), []))
-                if isinstance(stmt, ast.For | ast.AsyncFor):
-                    inner, orelse = emit(stmt.body), emit(stmt.orelse)
+                if isinstance(stmt, ast.Return | ast.Raise) and not in_try:
+                    # A path ends here: `if len(t) == 2: return pair(t)` then `triple(t)` calls triple
+                    # only where the test fails (in a `try`, a handler may go on: the path stays open)
+                    out.append(ast.Return(value=ast.Constant(value=None)))
+                elif isinstance(stmt, ast.For | ast.AsyncFor):
+                    inner, orelse = emit(stmt.body, in_try), emit(stmt.orelse, in_try)
                     if id(stmt) in live and id(stmt) in headers:
                         out.append(ast.For(stmt.target, stmt.iter, inner or [ast.Pass()], orelse, lineno=0))
                     elif inner or orelse:
                         out.append(ast.While(cond, inner or [ast.Pass()], orelse))
                 elif isinstance(stmt, ast.While):
-                    inner, orelse = emit(stmt.body), emit(stmt.orelse)
+                    inner, orelse = emit(stmt.body, in_try), emit(stmt.orelse, in_try)
                     if inner or orelse:
                         out.append(ast.While(cond, inner or [ast.Pass()], orelse))
                 elif isinstance(stmt, ast.If):
-                    inner, orelse = emit(stmt.body), emit(stmt.orelse)
+                    inner, orelse = emit(stmt.body, in_try), emit(stmt.orelse, in_try)
                     if inner or orelse:
-                        test: ast.expr = stmt.test if none_test_of(stmt.test, params) else cond
+                        test: ast.expr = stmt.test if kept_test_of(stmt.test, params) else cond
                         if id(stmt) in decided:  # Python's compiler drops the branch ruled out
                             test = ast.Constant(value=decided[id(stmt)])
-                        none_tests += test is not cond
+                        kept_tests += test is stmt.test
                         out.append(ast.If(test, inner or [ast.Pass()], orelse))
                 elif isinstance(stmt, ast.With | ast.AsyncWith):
-                    out.extend(emit(stmt.body))
-                elif isinstance(stmt, ast.Try):
-                    out.extend(emit(stmt.body))
+                    out.extend(emit(stmt.body, in_try))
+                elif isinstance(stmt, TRY_STATEMENTS):
+                    out.extend(emit(stmt.body, True))
                     for handler in stmt.handlers:
-                        inner = emit(handler.body)
+                        inner = emit(handler.body, True)
                         if inner:
                             out.append(ast.If(cond, inner, []))
-                    out.extend(emit(stmt.orelse))
-                    out.extend(emit(stmt.finalbody))
+                    out.extend(emit(stmt.orelse, True))
+                    out.extend(emit(stmt.finalbody, True))
                 elif isinstance(stmt, ast.Match):
                     for case in stmt.cases:
-                        inner = emit(case.body)
+                        inner = emit(case.body, in_try)
                         if inner:
                             out.append(ast.If(cond, inner, []))
                 elif id(stmt) in live and not isinstance(
@@ -450,7 +439,7 @@ class CallerSliceTyping:
             name="__lens_slice__", args=arguments, body=body, decorator_list=[], lineno=1
         )
         # A copy left out is typed from what it copies: in a branch that pruning drops, it must stay
-        direct = direct and not none_tests
+        direct = direct and not kept_tests
         return function, (leave_out_copies(function, copies, walrus) if direct else LeftOut())
 
     def _run(

@@ -1,7 +1,8 @@
-"""A Python caller that tests its parameter for None (`if resolution is None: raise ... else:
-steps(resolution)`, orix's cubochoric sampling): where its callers leave the parameter to its default
-(None), the call in the branch the test rules out never happens, so it gives no signature and no error; typed from the
-caller's own callers (`sample(resolution=2.5)`), the call is typed as Numba compiles it."""
+"""A Python caller that tests its parameter (`if resolution is None: raise ... else: steps(resolution)`,
+orix's cubochoric sampling; `if x.ndim == 1: return k1(x)` then `return k2(x)`; `len(t) == 2`): where its
+callers leave the parameter to its default (None), or pass a 2-D array, the call in the branch the test
+rules out never happens, so it gives no signature and no error; the calls the callers do reach are typed
+as Numba compiles them."""
 
 from __future__ import annotations
 
@@ -42,6 +43,38 @@ LIBRARY = textwrap.dedent(
         return np.zeros(n)
 
 
+    @njit
+    def first_row(x):
+        return x[0] + 1.0
+
+
+    @njit
+    def corner(x):
+        return x[0, 0] + 1.0
+
+
+    @njit
+    def pair(t):
+        return t[0] + t[1]
+
+
+    @njit
+    def triple(t):
+        return t[0] + t[1] + t[2]
+
+
+    def by_rank(x):
+        if x.ndim == 1:
+            return first_row(x)
+        return corner(x)
+
+
+    def by_length(t):
+        if len(t) == 2:
+            return pair(t)
+        return triple(t)
+
+
     def grid():
         return sample(steps=10)
 
@@ -53,14 +86,19 @@ LIBRARY = textwrap.dedent(
 
 SCRIPT = textwrap.dedent(
     """\
-    from library import sample, filled
+    from library import by_length, by_rank, filled, sample
     import numpy as np
 
     if __name__ == "__main__":
         sample(resolution=2.5)
         filled(3, np.empty(3))
+        by_rank(np.ones((2, 2)))
+        by_length((1.0, 2.0))
     """
 )
+
+
+NAMES = ["to_steps", "fill", "first_row", "corner", "pair", "triple"]
 
 
 def _errors(report: dict) -> list[str]:
@@ -73,8 +111,8 @@ def test_a_branch_ruled_out_by_a_none_default_gives_no_call(tmp_path: Path) -> N
     assert _errors(report) == []
     shown = {f["name"]: [s["args"] for s in f["signatures"]] for f in report["functions"]}
     # grid() and zeros() leave resolution and out to their defaults: both calls are in branches that
-    # None rules out
-    assert shown["to_steps"] == [] and shown["fill"] == []
+    # None rules out; by_rank and by_length have no callers here
+    assert all(shown[name] == [] for name in NAMES)
     notes = " ".join(d["message"] for d in report["diagnostics"] if d["function"] == "to_steps")
     assert "never reached" in notes
 
