@@ -105,7 +105,22 @@ class PythonHelper:
         returned = nbtypes.unliteral(typing.return_type)
         if not returned.is_precise():
             return f"Numba cannot type what the Python function '{name}' returns"
+        if _holds_readonly(returned):
+            # Numba types a global array as a read-only constant; Python returns the array itself
+            return (
+                f"the Python function '{name}' returns a module's global array, which Numba types read-only"
+            )
         return returned
+
+
+def _holds_readonly(ty: Any) -> bool:
+    if isinstance(ty, nbtypes.Array):
+        return not ty.mutable
+    if isinstance(ty, nbtypes.BaseTuple):
+        return any(_holds_readonly(t) for t in ty.types)  # type: ignore[attr-defined]
+    if isinstance(ty, nbtypes.List):
+        return _holds_readonly(ty.dtype)
+    return False
 
 
 # id(function) -> (the function, its stand-in): the function kept alive so that its id is not reused

@@ -25,6 +25,7 @@ HELPERS = textwrap.dedent(
     SCALE = 0.5
     TWICE = 1
     TWICE = 2.5
+    TABLE = np.arange(5.0)
 
 
     @njit
@@ -35,6 +36,11 @@ HELPERS = textwrap.dedent(
     @njit
     def doubled(a):
         return a * 2
+
+
+    @njit
+    def from_table(i):
+        return TABLE[i]
 
 
     def randfloat(rand_var, low, high):
@@ -96,6 +102,14 @@ HELPERS = textwrap.dedent(
 
     def twice_bound():
         return np.zeros(3) + TWICE
+
+
+    def global_table():
+        return TABLE
+
+
+    def table_copy():
+        return TABLE.copy()
     """
 )
 
@@ -121,8 +135,18 @@ TYPED = [
     "zeros_of(3)",
     "make_grid(3, 4)",
     "sized()",
+    "table_copy()",
 ]
-UNTYPED = ["several(4)", "narrow(4)", "reads_file(2)", "writes(3)", "star(2, 3)", "twice_bound()"]
+# Numba types a global array read-only; Python's function returns the (writable) array itself
+UNTYPED = [
+    "several(4)",
+    "narrow(4)",
+    "reads_file(2)",
+    "writes(3)",
+    "star(2, 3)",
+    "twice_bound()",
+    "global_table()",
+]
 
 
 def _module(cases: list[str]) -> str:
