@@ -111,7 +111,8 @@ def _functions_by_key(check: dict[str, Any]) -> dict[tuple[str, str], dict[str, 
     for function in check.get("functions", []):
         key = (function["path"], function["name"])
         # which `def` each signature is of, to pair it with the compile of that `def` (_typed_signatures)
-        function = {**function, "signatures": [{**s, "def_line": function["line"]} for s in function["signatures"]]}
+        signatures = [{**s, "def_line": function["line"]} for s in function["signatures"]]
+        function = {**function, "signatures": signatures}
         if key in found:
             found[key] = {**found[key], "signatures": found[key]["signatures"] + function["signatures"]}
         else:

@@ -201,7 +201,7 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
     try:
         func_ir = slice_frontend(py_func)
         blocks = len(func_ir.blocks)
-        if len(arg_types) > 1:
+        if any(not isinstance(t, nbtypes.Boolean) for t in arg_types):
             # The tests of parameters a slice keeps (`param is None`, `param.ndim == 1`, `len(param) == 2`):
             # the branch a parameter's type rules out never runs, as Numba prunes it in jitted code
             analysis.rewrite_semantic_constants(func_ir, arg_types)

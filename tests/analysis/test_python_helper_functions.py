@@ -73,6 +73,12 @@ HELPERS = textwrap.dedent(
         return np.zeros_like(like)
 
 
+    def zeros_or(x=None):
+        if x is None:
+            return np.zeros(4)
+        return x
+
+
     def several(n):
         if n > 3:
             return 1
@@ -136,6 +142,7 @@ TYPED = [
     "make_grid(3, 4)",
     "sized()",
     "table_copy()",
+    "zeros_or()",
 ]
 # Numba types a global array read-only; Python's function returns the (writable) array itself
 UNTYPED = [

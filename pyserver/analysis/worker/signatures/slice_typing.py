@@ -280,7 +280,7 @@ class CallerSliceTyping:
     def _decided_tests(
         self, indexed: IndexedFile, scope: Scope, simple: list[Simple], param_types: dict[str, Any]
     ) -> dict[int, bool]:
-        """The caller's `isinstance` tests of its parameters that their types decide (isinstance_tests)."""
+        """The caller's `isinstance` tests of its parameters that their types decide (parameter_tests)."""
         if not param_types or scope.qualname == "<module>" or "isinstance" not in indexed.calls:
             return {}
         rebound = set().union(*(s.defines | s.opaque for s in simple))
