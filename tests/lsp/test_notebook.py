@@ -121,7 +121,10 @@ async def test_cells_are_analysed_as_one_module_and_answered_per_cell(tmp_path: 
         notebook = Notebook(session, tmp_path / "nb.ipynb", cells)
         bad_uri = notebook.cell_uri(5)
         notebook.open()
-        await session.wait_for(lambda: session.publishes[bad_uri], what="diagnostics of the bad cell")
+        # each cell's diagnostics come in a notification of their own: wait for every cell read below
+        for number in (2, 4, 5, 6):
+            uri = notebook.cell_uri(number)
+            await session.wait_for(lambda uri=uri: session.publishes[uri], what=f"diagnostics of {uri}")
         bad = session.diagnostics(bad_uri)
         assert codes(bad).count("typing-error") == 1
         error = next(d for d in bad if d.code == "typing-error")
