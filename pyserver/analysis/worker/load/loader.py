@@ -36,18 +36,14 @@ from pyserver.analysis.worker.load import (
     definitions_reuse,
     kernels_built_later,
     load_errors,
+    module_codes,
     package_copy,
     slice_memo,
     toplevel_slice,
     unavailable,
 )
 from pyserver.analysis.worker.load.import_clock import IMPORT_CLOCK, timed_exec_module
-from pyserver.analysis.worker.load.module_codes import (
-    annotates,
-    imported_code,
-    module_codes,
-    statement_codes,
-)
+from pyserver.analysis.worker.load.module_codes import annotates, statement_codes
 from pyserver.analysis.worker.load.module_names import installed_module_names, module_name_for, package_root
 
 _FILE_LOADERS = (
@@ -71,30 +67,54 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         self.ran: package_copy.Ran | None = None
 
     def exec_module(self, module: types.ModuleType) -> None:
-        if type(self).definitions_only:
-            # `from module import NAME` of a name defined only by a statement that does not run imports
-            # an UnavailableName; the module's own `__getattr__`, if it has one, replaces this one.
-            self.unavailable = {}
-            module.__getattr__ = unavailable.module_getattr(module, self.unavailable)  # type: ignore[method-assign]
-            setattr(module, unavailable.UNAVAILABLE_ATTRIBUTE, self.unavailable)
-        super().exec_module(module)
+        if not type(self).definitions_only:
+            super().exec_module(module)
+            return
+        # `from module import NAME` of a name defined only by a statement that does not run imports an
+        # UnavailableName; the module's own `__getattr__`, if it has one, replaces this one.
+        self.unavailable = {}
+        module.__getattr__ = unavailable.module_getattr(module, self.unavailable)  # type: ignore[method-assign]
+        setattr(module, unavailable.UNAVAILABLE_ATTRIBUTE, self.unavailable)
+        sliced_codes = self._definitions(module.__name__)
+        if sliced_codes is None:
+            super().exec_module(module)  # it does not parse: compile() says why, as Python would
+            return
+        sliced, codes = sliced_codes
+        if annotates(sliced.tree.body):
+            module.__annotations__ = {}  # what the module's code does first; its statements run apart
+        module_codes.run_imported(module, codes, sliced)
+        self.unavailable.update(sliced.unavailable)
 
-    def get_code(self, fullname: str) -> Any:
+    def _text(self, fullname: str) -> tuple[str, str]:
         path = self.get_filename(fullname)
         buffers = type(self).buffers
         buffer = buffers.get(os.path.realpath(path)) if buffers else None
         source: str | bytes = buffer if buffer is not None else self.get_data(path)
-        text = source if isinstance(source, str) else importlib.util.decode_source(source)
+        return path, source if isinstance(source, str) else importlib.util.decode_source(source)
+
+    def _definitions(
+        self, fullname: str
+    ) -> tuple[toplevel_slice.TopLevelSlice, list[tuple[ast.stmt | None, types.CodeType]]] | None:
+        """Another module imports names from this one: its assignments stay (exports), its calls, loops and
+        `__main__` block do not run. None: it does not parse."""
+        path, text = self._text(fullname)
+        sliced_codes = module_codes.imported_code(text, path)
+        sliced = sliced_codes[0] if sliced_codes is not None else None
+        self.ran = package_copy.Ran(os.path.realpath(path), text, True, sliced)
+        if sliced is not None:
+            self.unavailable.update(sliced.unavailable)
+        return sliced_codes
+
+    def get_code(self, fullname: str) -> Any:
+        path, text = self._text(fullname)
         self.ran = package_copy.Ran(os.path.realpath(path), text, type(self).definitions_only, None)
         if type(self).definitions_only:
-            # Another module imports names from this one: its assignments stay (exports), its calls,
-            # loops and `__main__` block do not run. None: it does not parse; compile() below says why.
-            sliced_code = imported_code(text, path)
-            if sliced_code is not None:
-                self.ran = package_copy.Ran(self.ran.path, text, True, sliced_code[0])
-                self.unavailable.update(sliced_code[0].unavailable)
-                return sliced_code[1]
-        return compile(source, path, "exec", dont_inherit=True)
+            sliced_codes = module_codes.imported_code(text, path)
+            if sliced_codes is not None:
+                sliced = sliced_codes[0]
+                self.ran = package_copy.Ran(self.ran.path, text, True, sliced)
+                return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
+        return compile(text, path, "exec", dont_inherit=True)
 
 
 class _WorkspaceFinder(importlib.abc.MetaPathFinder):
@@ -375,7 +395,7 @@ class Loader:
                 if selective:
                     codes = statement_codes(sliced, path, self.skip_lines, result.skipped_statements, missing)
                 else:
-                    codes = module_codes(sliced, path, source, {id(s) for s in parsed.body}, ran)
+                    codes = module_codes.module_codes(sliced, path, source, {id(s) for s in parsed.body}, ran)
                     if self.loading == "definitions":
                         again = definitions_reuse.to_run_again(last, path, ran, [c for _, c in codes])
                     if again is not None and last is not None:
@@ -408,7 +428,7 @@ class Loader:
                         result.error = self._failure(exc, path, module, result, source, definitions)
                         break
                     end = failed.end_lineno or failed.lineno
-                    result.skipped_statements.append(SkippedStatement(failed.lineno, end, f"it reads {exc}"))
+                    result.skipped_statements.append(SkippedStatement(failed.lineno, end, exc.why_skipped()))
                     without_value |= toplevel_slice.bound_names(failed)
                 except BaseException as exc:  # SystemExit included: the module stops, the analysis goes on
                     if statement is None:

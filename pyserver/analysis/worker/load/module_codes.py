@@ -11,7 +11,7 @@ from typing import Any
 from pyserver import pysource
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
-from pyserver.analysis.worker.load import toplevel_slice
+from pyserver.analysis.worker.load import toplevel_slice, unavailable
 from pyserver.caches import BoundedCache, bounded_cache
 
 
@@ -108,19 +108,22 @@ def _statement_code(
 
 
 # file -> the text last imported, its definitions-only slice, the parsed tree (held so that the call
-# index, parsing the same text later, gets it from pysource.parse) and the slice's code: a module imported
+# index, parsing the same text later, gets it from pysource.parse) and the slice's codes: a module imported
 # again (its package forgotten, or a failing import retried by each analysis) is not parsed, sliced or
 # compiled again. The slice is a pure function of the text; one text per file is kept (a large module's
 # tree is tens of MB, and the editor changes it save after save).
-_IMPORTED: BoundedCache[str, tuple[str, toplevel_slice.TopLevelSlice, ast.Module, types.CodeType]] = (
-    bounded_cache("loader.imported_slices", 256)
-)
+_IMPORTED: BoundedCache[
+    str, tuple[str, toplevel_slice.TopLevelSlice, ast.Module, list[tuple[ast.stmt | None, types.CodeType]]]
+] = bounded_cache("loader.imported_slices", 256)
 
 
-def imported_code(text: str, path: str) -> tuple[toplevel_slice.TopLevelSlice, types.CodeType] | None:
-    """What a workspace import of the file at `path` runs under definitions-only loading, and its code:
-    its assignments kept (they are what other modules import), its calls, loops and `__main__` block left
-    out. None when the text does not parse."""
+def imported_code(
+    text: str, path: str
+) -> tuple[toplevel_slice.TopLevelSlice, list[tuple[ast.stmt | None, types.CodeType]]] | None:
+    """What a workspace import of the file at `path` runs under definitions-only loading, and its codes
+    (one per statement, as module_codes makes them, each with its statement): its assignments kept (they
+    are what other modules import), its calls, loops and `__main__` block left out. None when the text
+    does not parse."""
     kept = _IMPORTED.get(path)
     if kept is None or kept[0] != text:
         try:
@@ -128,14 +131,43 @@ def imported_code(text: str, path: str) -> tuple[toplevel_slice.TopLevelSlice, t
         except SyntaxError:
             return None
         sliced = toplevel_slice.slice_module(tree, keep_assignments=True, source=text)
-        code = compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
-        kept = _IMPORTED[path] = (text, sliced, tree, code)
+        ran: list[ast.stmt] = []
+        codes = module_codes(sliced, path, text, {id(s) for s in tree.body}, ran)
+        paired: list[tuple[ast.stmt | None, types.CodeType]] = codes
+        if len(ran) == len(codes):
+            paired = list(zip(ran, (code for _, code in codes), strict=True))
+        kept = (text, sliced, tree, paired)
+        _IMPORTED[path] = kept
     sliced = kept[1]
     # The caller may change its lists; the tree is only read.
     handed_out = toplevel_slice.TopLevelSlice(
         sliced.tree, list(sliced.skipped), sliced.future_flags, dict(sliced.unavailable)
     )
-    return handed_out, kept[3]
+    return handed_out, list(kept[3])
+
+
+def run_imported(
+    module: types.ModuleType,
+    codes: list[tuple[ast.stmt | None, types.CodeType]],
+    sliced: toplevel_slice.TopLevelSlice,
+) -> None:
+    """Run an imported module's definitions-only codes. A statement that reads a name another module could
+    not define does not run, as in the analysed module itself, and the module goes on: the names it would
+    bind have no value either (in `sliced.unavailable`, and bound to an UnavailableName, so that a later
+    statement reading one is left out the same way rather than failing the whole import)."""
+    namespace = module.__dict__
+    for statement, code in codes:
+        try:
+            exec(code, namespace)
+        except unavailable.NameUnavailableError as exc:
+            if statement is None:
+                raise
+            reason = exc.reason_for_reader(statement.lineno)
+            for name in toplevel_slice.bound_names(statement):
+                sliced.unavailable[name] = reason
+                namespace[name] = unavailable.UnavailableName(module.__name__, name, reason)
+            end = statement.end_lineno or statement.lineno
+            sliced.skipped.append(SkippedStatement(statement.lineno, end, exc.why_skipped()))
 
 
 def _is_docstring(statement: ast.stmt) -> bool:

@@ -216,6 +216,10 @@ def bound_names(node: ast.stmt) -> set[str]:
             root = root_name(inner)
             if root:
                 names.add(root)
+        elif isinstance(inner, ast.Import | ast.ImportFrom):  # inside `if`, `try`, `with`
+            names |= {alias.asname or alias.name.split(".")[0] for alias in inner.names if alias.name != "*"}
+        elif isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(inner.name)
         elif isinstance(inner, ast.Expr) and isinstance(inner.value, ast.Call):
             func = inner.value.func
             if isinstance(func, ast.Attribute):  # `SPEC.append(...)`, `TABLE.fill(0)`: a mutation

@@ -19,6 +19,20 @@ UNAVAILABLE_ATTRIBUTE = "__numba_lens_unavailable__"
 class NameUnavailableError(Exception):
     """A statement used a name that definitions-only loading left without a value."""
 
+    def __init__(self, unavailable: UnavailableName) -> None:
+        super().__init__(unavailable.message())
+        self.name = unavailable.name
+        self.module = unavailable.module
+        self.reason = unavailable.reason
+
+    def why_skipped(self) -> str:
+        """Why a statement that read the name did not run (SkippedStatement.reason)."""
+        return f"it reads `{self.name}` from {self.module}, which has no value during the analysis: {self.reason}"
+
+    def reason_for_reader(self, line: int) -> str:
+        """Why the names a statement reading this one binds have no value either (UnavailableName.reason)."""
+        return f"line {line} reads `{self.name}` from {self.module}, which has no value: {self.reason}"
+
 
 class UnavailableName:
     """Stands for a module global that the analysis did not compute; any use raises a clear error."""
@@ -37,7 +51,7 @@ class UnavailableName:
         )
 
     def _fail(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise NameUnavailableError(self.message())
+        raise NameUnavailableError(self)
 
     __call__ = __getitem__ = __setitem__ = __iter__ = __len__ = __bool__ = __contains__ = _fail
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _fail
@@ -48,7 +62,7 @@ class UnavailableName:
             # probes (copy, pickle, Numba's typeof and `_numba_type_`, the analysis's own markers) see a
             # plain object
             raise AttributeError(attribute)
-        raise NameUnavailableError(self.message())
+        raise NameUnavailableError(self)
 
     def __repr__(self) -> str:
         return f"<unavailable {self.module}.{self.name}: {self.reason}>"
