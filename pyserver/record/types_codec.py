@@ -277,6 +277,8 @@ def _encode(ty: Any, encoder: _Encoder) -> Encoded:
         if value is None or type(value) in _PLAIN:  # np.float64 is a float, but not the same default
             return {"kind": "omitted", "value": value}
         raise _Unsupported(str(ty))
+    if isinstance(ty, types.Module) and sys.modules.get(getattr(ty.pymod, "__name__", "")) is ty.pymod:
+        return {"kind": "module", "name": ty.pymod.__name__}  # a module passed in (`lib=numpy`)
     if _GENERATOR_TYPE is not None and isinstance(ty, _GENERATOR_TYPE):
         return {"kind": "numpy_generator"}  # a numpy.random.Generator passed in: one type, no parameters
     name = str(ty)
@@ -401,6 +403,12 @@ def _decode(encoded: Encoded, decode: Callable[[Encoded], Any], find: Any, value
         return types.literal(encoded["value"])
     if kind == "omitted":
         return types.Omitted(encoded["value"])
+    if kind == "module":
+        # Only a module this process has imported: decoding never imports anything.
+        module = sys.modules.get(str(encoded["name"]))
+        if module is None:
+            raise ValueError(f"module {encoded['name']} is not imported here")
+        return types.Module(module)
     if kind == "numpy_generator" and _GENERATOR_TYPE is not None:
         return _GENERATOR_TYPE("NumPyRandomGeneratorType")  # the type numba.typeof gives a Generator
     raise ValueError(f"unknown type encoding: {encoded!r}")

@@ -44,6 +44,7 @@ STORABLE = [
     types.Omitted(None),
     types.Omitted(2),
     typeof(np.random.default_rng(0)),  # a numpy.random.Generator passed to a kernel
+    types.Module(np),  # a module passed in, as `f(lib=numpy)` does
 ]
 
 
@@ -72,6 +73,18 @@ def test_classes_and_dtypes_passed_as_arguments_round_trip() -> None:
     for ty in (types.DType(types.float64), typeof(np.float64), typeof(np.zeros(2, dtype="U3"))):
         encoded = types_codec.encode(ty)
         assert encoded is not None and types_codec.decode(json.loads(json.dumps(encoded))) == ty
+
+
+def test_a_module_decodes_only_where_it_is_imported() -> None:
+    # decoding never imports: a signatures file cannot make the reader run a module's code
+    import math
+    import types as python_types
+
+    assert types_codec.encode(types.Module(math)) == {"kind": "module", "name": "math"}
+    with pytest.raises(ValueError, match="not imported here"):
+        types_codec.decode({"kind": "module", "name": "numba_lens_no_such_module"})
+    # a module object that is not the one imported under its name is refused
+    assert types_codec.encode(types.Module(python_types.ModuleType("math"))) is None
 
 
 def test_decode_rejects_unknown_encodings() -> None:
