@@ -277,8 +277,11 @@ def _encode(ty: Any, encoder: _Encoder) -> Encoded:
         if value is None or type(value) in _PLAIN:  # np.float64 is a float, but not the same default
             return {"kind": "omitted", "value": value}
         raise _Unsupported(str(ty))
-    if isinstance(ty, types.Module) and sys.modules.get(getattr(ty.pymod, "__name__", "")) is ty.pymod:
-        return {"kind": "module", "name": ty.pymod.__name__}  # a module passed in (`lib=numpy`)
+    if isinstance(ty, types.Module):
+        name = getattr(ty.pymod, "__name__", None)
+        if isinstance(name, str) and sys.modules.get(name) is ty.pymod:
+            return {"kind": "module", "name": name}  # a module passed in (`lib=numpy`)
+        raise _Unsupported(str(ty))
     if _GENERATOR_TYPE is not None and isinstance(ty, _GENERATOR_TYPE):
         return {"kind": "numpy_generator"}  # a numpy.random.Generator passed in: one type, no parameters
     name = str(ty)
