@@ -73,6 +73,13 @@ def annotation_type(annotation: Any, namespace: dict[str, Any]) -> Any | None:
     Accepts Numba types (`float64[:]`, `types.int64`), strings of those, Python int/float/complex/bool/str
     and numpy scalar types. `np.ndarray` and other vague annotations give None: never a guess.
     """
+    return annotation_type_and_origin(annotation, namespace)[0]
+
+
+def annotation_type_and_origin(annotation: Any, namespace: dict[str, Any]) -> tuple[Any | None, str]:
+    """annotation_type, and the NumPy scalar class it named ("float64" for `np.float64`; "" for anything
+    else): code often annotates an array of that type so, where Python's `float` or Numba's `float64[:]`
+    say exactly what they mean."""
     value = annotation
     if isinstance(annotation, str):
         # A string of Numba's own type names only ("float64[::1]"): its value is kept, while each name
@@ -88,21 +95,21 @@ def annotation_type(annotation: Any, namespace: dict[str, Any]) -> Any | None:
             try:
                 value = eval(annotation, scope)  # annotations are code from the (trusted) workspace
             except Exception:
-                return None
+                return None, ""
             if own:
                 _annotation_values[annotation] = (value, tuple((n, nbtypes.__dict__[n]) for n in names))
     if isinstance(value, nbtypes.Type):
         if isinstance(value, nbtypes.NumberClass):  # e.g. `types.float64` used as a class
-            return value.instance_type
-        return value if value.is_precise() else None
+            return value.instance_type, ""
+        return (value if value.is_precise() else None), ""
     if value in _PYTHON_SCALARS:
-        return _PYTHON_SCALARS[value]
+        return _PYTHON_SCALARS[value], ""
     if isinstance(value, type) and issubclass(value, np.generic) and value not in (np.generic, np.number):
         try:
-            return numba.from_dtype(np.dtype(value))
+            return numba.from_dtype(np.dtype(value)), value.__name__
         except Exception:
-            return None
-    return None
+            return None, ""
+    return None, ""
 
 
 def cache_index_signatures(py_func: Any, path: str) -> list[tuple[Any, ...]]:

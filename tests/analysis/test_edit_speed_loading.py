@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pyserver.analysis.worker.load import loader, toplevel_slice
+from pyserver.analysis.worker.load import module_codes, toplevel_slice
 
 PATH = "/tmp/numba_lens_stepwise.py"
 
@@ -74,12 +74,12 @@ def test_run_by_statement_equals_the_module_run_whole(source: str) -> None:
         whole = _whole(sliced)
     except SyntaxError as exc:
         with pytest.raises(SyntaxError) as stepwise_error:
-            loader.module_codes(sliced, PATH, source, {id(s) for s in tree.body})
+            module_codes.module_codes(sliced, PATH, source, {id(s) for s in tree.body})
         assert (stepwise_error.value.msg, stepwise_error.value.lineno) == (exc.msg, exc.lineno)
         return
-    codes = [code for _, code in loader.module_codes(sliced, PATH, source, {id(s) for s in tree.body})]
+    codes = [code for _, code in module_codes.module_codes(sliced, PATH, source, {id(s) for s in tree.body})]
     expected, expected_error = _run([whole], annotates=False)
-    actual, actual_error = _run(codes, annotates=loader.annotates(sliced.tree.body))
+    actual, actual_error = _run(codes, annotates=module_codes.annotates(sliced.tree.body))
     assert actual_error == expected_error
     assert _observable(actual) == _observable(expected)
 
@@ -101,7 +101,7 @@ def test_unchanged_statements_keep_their_code_and_an_edited_one_is_compiled_agai
     def codes(text: str) -> list[Any]:
         tree = ast.parse(text)
         sliced = toplevel_slice.slice_module(tree, source=text)
-        return [code for _, code in loader.module_codes(sliced, PATH, text, {id(s) for s in tree.body})]
+        return [code for _, code in module_codes.module_codes(sliced, PATH, text, {id(s) for s in tree.body})]
 
     first, second = codes(source), codes(edited)
     assert first[0] is second[0] and first[1] is second[1] and first[2] is not second[2]

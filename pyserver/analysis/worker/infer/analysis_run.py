@@ -47,6 +47,7 @@ class AnalysisRun:
     records: dict[str, numba_api.Recorded] = field(default_factory=dict)
     candidates: dict[str, list[Candidate]] = field(default_factory=dict)  # in FunctionInfo.signatures order
     unusable: dict[str, list[str]] = field(default_factory=dict)  # recorded signatures that cannot be used
+    set_aside: dict[str, str] = field(default_factory=dict)  # function -> why its uncertain candidate went
 
 
 @dataclass

@@ -226,7 +226,9 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                     ]
             if not cands:
                 function = run.by_name[name]
-                result.diagnostics.append(self._no_signature(path, function, unusable.get(name, [])))
+                result.diagnostics.append(
+                    self._no_signature(path, function, unusable.get(name, []), run.set_aside.get(name, ""))
+                )
         cuda_kernels.refine(run, first_inference_diagnostic)  # CUDA's own mistakes
         kernels.type_overloads(self, run)  # @overload implementations, from the calls that reached them
         # What the recorded compiles typed, for the functions and argument types not typed above.
@@ -274,6 +276,16 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
         signature_text = "(" + ", ".join(args_text) + ")"
         self.on_progress(f"typing {name}{signature_text}")
         inference = self._infer(record, candidate.args, candidate.return_type)
+        if candidate.uncertain and (inference.errors or inference.unknown_reason):
+            # No call is known to pass these types, and they may not be what the calls pass: not an error
+            # of the code's, but a reason it has no signature (the no-signature note says it).
+            failure = inference.errors[0].text if inference.errors else str(inference.unknown_reason)
+            run.candidates[name].remove(candidate)
+            run.set_aside[name] = (
+                f" {candidate.uncertain}: with them it does not type ({report.short_message(failure)}), so they"
+                " were not taken as its argument types."
+            )
+            return
         encoded = self.shown.exact_encoding(candidate.args)
         variables, call_types = self.shown.signature_details(inference, function.def_line, function.end_line)
         info.signatures.append(

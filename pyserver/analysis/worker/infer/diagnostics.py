@@ -217,9 +217,12 @@ class DiagnosticReporting:
 
     # ------------------------------------------------------------------------------------- analyse
 
-    def _no_signature(self, path: str, function: JitFunction, unusable: list[str]) -> Diagnostic:
+    def _no_signature(
+        self, path: str, function: JitFunction, unusable: list[str], set_aside: str = ""
+    ) -> Diagnostic:
         """`recorded` in its data: signatures the signatures file holds for this function that could not
-        be used (a recorded signature that can is a candidate, so the function would not be unknown)."""
+        be used (a recorded signature that can is a candidate, so the function would not be unknown).
+        `set_aside`: why the types its annotations gave were not taken (Analyzer.run_candidate)."""
         recorded = list(dict.fromkeys(unusable))
         seen = ""
         if recorded:
@@ -233,7 +236,7 @@ class DiagnosticReporting:
             self._name_range(function),
             "information",
             "no-signature",
-            f"No argument types are known for '{function.name}', so it was not type-checked.{seen}"
+            f"No argument types are known for '{function.name}', so it was not type-checked.{seen}{set_aside}"
             f"{self.sources.python_caller_note(function)} "
             + kernels.no_signature_advice(function.kind, function.params, function.options),
             function.name,

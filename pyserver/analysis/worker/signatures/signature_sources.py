@@ -49,6 +49,9 @@ class Candidate:
     return_type: Any | None
     source: str
     callers: list[CallerLink] = field(default_factory=list)
+    # Why the types may not be the arguments' (annotations naming NumPy scalar classes): such a candidate
+    # that does not type is set aside, with this note, rather than reported (Analyzer.run_candidate).
+    uncertain: str = ""
 
 
 @dataclass
@@ -249,6 +252,8 @@ class SignatureSources:
             if existing is None:
                 existing = Candidate(args, return_type, source)
                 found.append(existing)
+            else:
+                existing.uncertain = ""  # another source gives the same types: they are the arguments'
             return existing
 
         def add_python_callers(signatures: list[Any], defaults_applied: bool = False) -> None:
@@ -275,6 +280,7 @@ class SignatureSources:
         signature = inspect.signature(py_func)  # once: its text is the cross-file calls' key below
         params = list(signature.parameters.values())
         annotation_types: list[Any] = []
+        numpy_scalars: list[str] = []  # `x: np.float64`: often written for an array of float64
         namespace = py_func.__globals__  # read only (annotation_type evaluates in a scope of its own)
         for index, param in enumerate(params):
             if index == 0 and self_type is not None:
@@ -284,13 +290,20 @@ class SignatureSources:
                 annotation_types.append(None)
                 continue
             annotation = param.annotation
-            annotation_types.append(
-                None
-                if annotation is inspect.Parameter.empty
-                else numba_api.annotation_type(annotation, namespace)
-            )
+            if annotation is inspect.Parameter.empty:
+                annotation_types.append(None)
+                continue
+            annotated, numpy_scalar = numba_api.annotation_type_and_origin(annotation, namespace)
+            annotation_types.append(annotated)
+            if numpy_scalar:
+                numpy_scalars.append(f"`{param.name}: np.{numpy_scalar}`")
         if params and all(t is not None for t in annotation_types):
-            add(tuple(annotation_types), None, "annotation")
+            candidate = add(tuple(annotation_types), None, "annotation")
+            if numpy_scalars and candidate.source == "annotation":
+                candidate.uncertain = (
+                    f"Its annotations {', '.join(numpy_scalars)} name NumPy scalar types, which code often "
+                    "writes for arrays of that type"
+                )
         elif not params and function.kind in ("njit", "jit"):
             add((), None, "annotation")  # no parameters: nothing to know
         # Recorded from real runs (the key only where a store records something: most hold nothing).
