@@ -147,8 +147,17 @@ class Recorder:
                 first_line=first_line,
                 source_hash=hashed,
                 parallel=parallel or None,
+                module_copy=_in_module_copy(py_func) or None,
             )
             store.merge(data, key, entry, lines)
+
+
+def _in_module_copy(py_func: Any) -> bool:
+    """Whether the function's globals are not those of the module its `__module__` names: it was defined by
+    running the module's code again in another namespace."""
+    module = sys.modules.get(getattr(py_func, "__module__", None) or "")
+    namespace = getattr(py_func, "__globals__", None)
+    return module is not None and namespace is not None and namespace is not getattr(module, "__dict__", None)
 
 
 def is_cell_file(filename: str) -> bool:

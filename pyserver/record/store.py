@@ -36,6 +36,9 @@ Optional fields (added later; readers must not require them):
   (source_hash() of the function's text from that line): the types are used only while the text still
   hashes the same. `parallel`: true for a compile of a parallel=True dispatcher, a separate entry from
   a serial dispatcher's compile of the same function and argument types (twin dispatchers).
+  `module_copy`: true for a compile of the function as defined in a copy of its module, with other globals
+  (a library that runs its modules' code again in new module objects, swaps some globals and jits the
+  functions): the module itself does not jit it, and only the recorded types say how Numba typed it.
 """
 
 from __future__ import annotations
@@ -74,6 +77,9 @@ class Entry:
     first_line: int | None = None
     source_hash: str | None = None
     parallel: bool | None = None  # compiled by a parallel=True dispatcher
+    # compiled from a copy of its module: a function whose globals are not its module's own (a library
+    # that runs its modules again with other globals and jits their functions)
+    module_copy: bool | None = None
 
     def key(self) -> str:
         return _identity(self.types, self.args)
@@ -99,6 +105,7 @@ _OPTIONAL = (
     "first_line",
     "source_hash",
     "parallel",
+    "module_copy",
 )
 # What a compile typed: a later recording of a changed function's text replaces them.
 _TYPED = ("returns", "variables", "first_line", "source_hash")
@@ -245,6 +252,8 @@ def typed_entries(data: dict[str, Any], key: str, inexact: bool = True) -> list[
                 entry.source_hash = raw["source_hash"]
             if raw.get("parallel") is True:
                 entry.parallel = True
+            if raw.get("module_copy") is True:
+                entry.module_copy = True
             found.append(entry)
     return found
 

@@ -122,3 +122,50 @@ def test_the_package_loads_and_its_kernel_is_typed(tmp_path: Path) -> None:
     assert report["diagnostics"] == [], report["diagnostics"]
     assert [f["status"] for f in report["files"]] == ["ok"]
     assert shown_args(report) == {"scaled": [["float64"]]}
+
+
+FALLBACKS = textwrap.dedent(
+    """\
+    import numba
+
+    try:
+        array_if_needed
+    except:
+        array_if_needed = lambda values: values
+
+    COEFFICIENTS = array_if_needed((0.5, 0.25))
+
+
+    @numba.njit
+    def first(x):
+        return x * COEFFICIENTS[0]
+    """
+)
+
+
+def test_a_probe_of_a_name_only_its_own_handler_binds_runs() -> None:
+    """`try: array_if_needed` / `except: array_if_needed = fallback` (a module another one may run again with
+    the name already set): the handler binds the name only once the probe failed, as in plain Python."""
+    kept = _kept(FALLBACKS)
+    assert "try:\n    array_if_needed\nexcept:\n    array_if_needed = lambda" in kept
+
+
+def test_a_module_with_a_fallback_probe_loads_for_its_importers(tmp_path: Path) -> None:
+    write_package(tmp_path, "pkg", {"numerics.py": FALLBACKS, "user.py": USES_FALLBACK})
+    report = check_json(tmp_path, "pkg/user.py", "pkg/numerics.py")
+    assert report["diagnostics"] == [], report["diagnostics"]
+    assert shown_args(report) == {"first": [["float64"]], "scaled": [["float64"]]}
+
+
+USES_FALLBACK = textwrap.dedent(
+    """\
+    import numba
+
+    from pkg.numerics import COEFFICIENTS, first
+
+
+    @numba.njit
+    def scaled(x: float):
+        return first(x) + COEFFICIENTS[1]
+    """
+)

@@ -259,6 +259,11 @@ def add_recorded_only(load: Any, path: str, root: str, stores: list[dict[str, An
             entries = store.entries(data, key)
             if any(e.kernel == "stencil" for e in entries):
                 continue  # a stencil's kernel: typed from its recorded compiles (recorded_types.py)
+            if entries and all(e.module_copy for e in entries):
+                # Numba compiled the function of a copy of this module, whose globals differ (another
+                # module swapped them): typed with this module's, its calls and names would not be those
+                # Numba saw. Its recorded compiles say what Numba typed (recorded_types.py).
+                continue
             kernel = next((e for e in entries if e.kernel), None)
             kind = kernel.kernel if kernel is not None and kernel.kernel in KERNEL_KINDS else "jit"
             options: dict[str, Any] = (

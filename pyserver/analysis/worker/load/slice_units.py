@@ -44,6 +44,15 @@ class Unit:
     calls: bool = False  # what it evaluates when it runs calls something (definitions: but decorators)
     idle_reason: str | None = None  # why it did not run when nothing needed it (a plain definition)
 
+    def inside(self, around: Unit) -> bool:
+        """Whether it is a statement of `around` (its body, handlers, branches), at any depth."""
+        parent = self.parent
+        while parent is not None:
+            if parent is around:
+                return True
+            parent = parent.parent
+        return False
+
 
 _TRIES = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)  # except* from Python 3.11
 # statement -> whether running it calls anything (incremental parsing keeps unchanged statements' nodes)

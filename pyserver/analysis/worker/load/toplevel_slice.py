@@ -497,8 +497,9 @@ def slice_module(
 def _probes(unit: Unit, binders: dict[str, list[Unit]]) -> list[Unit]:
     """A `try`'s call-free expression statements in its body (`try: _SETUP_`, `try: np.float128`): they
     only decide whether its handlers run, and they run with it. Only a probe of names that no statement
-    of the module binds but an import: one that another statement binds (which may not run) would send
-    the `try` to its handler where the program does not go."""
+    of the module binds but an import, or a statement of the `try` itself (`try: helper` / `except:
+    helper = fallback`: its handler binds it only once the probe failed): one that another statement binds
+    (which may not run) would send the `try` to its handler where the program does not go."""
     if not isinstance(unit.node, _TRIES):
         return []
     found = []
@@ -515,7 +516,11 @@ def _probes(unit: Unit, binders: dict[str, list[Unit]]) -> list[Unit]:
         ):
             continue
         bound = (binders.get(name, []) for name in child.reads)
-        if all(isinstance(b.node, ast.Import | ast.ImportFrom) for binding in bound for b in binding):
+        if all(
+            isinstance(b.node, ast.Import | ast.ImportFrom) or b.inside(unit)
+            for binding in bound
+            for b in binding
+        ):
             found.append(child)
     return found
 
