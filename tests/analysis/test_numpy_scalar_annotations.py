@@ -7,13 +7,11 @@ checked with it and its errors are reported; and a call that really passes the s
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numba
 import numpy as np
+from analysis_helpers import check_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,21 +60,9 @@ def run_scalar():
 """
 
 
-def _check(tmp_path: Path) -> dict:
-    (tmp_path / "kernels.py").write_text(MODULE)
-    done = subprocess.run(
-        [sys.executable, "-m", "pyserver", "check", "--format", "json", "kernels.py"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    return json.loads(done.stdout)
-
-
 def test_numpy_scalar_annotations_that_do_not_type_are_set_aside(tmp_path: Path) -> None:
-    report = _check(tmp_path)
+    (tmp_path / "kernels.py").write_text(MODULE)
+    report = check_json(tmp_path, "kernels.py")
     functions = {f["name"]: f for f in report["functions"]}
     by_function: dict[str, list[dict]] = {}
     for diagnostic in report["diagnostics"]:

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from analysis_helpers import check_json
+
 ROOT = Path(__file__).resolve().parents[2]
 
 DEPS = """\
@@ -126,22 +128,9 @@ def _package(tmp_path: Path) -> Path:
     return package
 
 
-def _check(root: Path, *paths: Path) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-m", "pyserver", "check", "--format", "json", *map(str, paths)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode == 0, done.stderr + done.stdout
-    return json.loads(done.stdout)
-
-
 def test_a_flag_without_value_leaves_out_only_what_it_guards(tmp_path: Path) -> None:
     package = _package(tmp_path)
-    report = _check(tmp_path, package / "ops.py", package / "base.py", package / "backend.py")
+    report = check_json(tmp_path, *(f"featpkg/{name}.py" for name in ("ops", "base", "backend")))
     assert not (package / "deps.ran").exists()
     assert report["diagnostics"] == [], report["diagnostics"]
     functions = {f["name"]: f for f in report["functions"]}
