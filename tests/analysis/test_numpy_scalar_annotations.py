@@ -13,8 +13,6 @@ import numba
 import numpy as np
 from analysis_helpers import check_json
 
-ROOT = Path(__file__).resolve().parents[2]
-
 MODULE = """\
 import numba
 import numpy as np
