@@ -42,6 +42,11 @@ import numpy as np
 
 from featpkg import deps
 
+
+def zeros(n):
+    return np.zeros(n)
+
+
 gp = None
 GPU_SCALE = 1.0
 FAST = False
@@ -145,7 +150,7 @@ def test_a_flag_without_value_leaves_out_only_what_it_guards(tmp_path: Path) -> 
     (ops_file,) = report["files"]  # the only module with jitted code
     assert ops_file["status"] == "ok"
     ((skipped),) = ops_file["skipped"]
-    assert (skipped["line"], skipped["end_line"]) == (7, 8)
+    assert (skipped["line"], skipped["end_line"]) == (7, 8), skipped
     assert skipped["reason"].startswith("it reads `gpu_enabled` from featpkg.deps, which has no value during")
     assert "calls `gpu_import`" in skipped["reason"]
 
@@ -166,8 +171,10 @@ def test_names_the_skipped_statement_binds_have_no_value_for_the_statements_afte
     assert held["SCALE"] == "2.0"
     for name in ("gp", "GPU_SCALE", "FAST"):
         assert held[name].startswith(f"<unavailable featpkg.backend.{name}: line "), held
-    assert "line 8 reads `gpu_enabled` from featpkg.deps" in held["GPU_SCALE"]
-    assert "line 12 reads `GPU_SCALE` from featpkg.backend" in held["FAST"]
+    assert "line 13 reads `gpu_enabled` from featpkg.deps" in held["GPU_SCALE"]
+    assert "line 17 reads `GPU_SCALE` from featpkg.backend" in held["FAST"]
+    # the module ran as Python compiles it whole, up to the statement left out
+    assert held["zeros_as_python_compiles_it"] is True
     assert not (tmp_path / "featpkg" / "deps.ran").exists()
 
 
@@ -185,5 +192,9 @@ from pyserver.analysis.worker.infer.analyzer import Analyzer
 path = os.path.join(root, "featpkg", "ops.py")
 Analyzer(root, []).analyze(path, open(path).read())
 backend = sys.modules["featpkg.backend"]
-print(json.dumps({name: repr(vars(backend)[name]) for name in ("gp", "GPU_SCALE", "FAST", "SCALE")}))
+held = {name: repr(vars(backend)[name]) for name in ("gp", "GPU_SCALE", "FAST", "SCALE")}
+whole = compile(open(backend.__file__).read(), backend.__file__, "exec")
+(zeros_code,) = [c for c in whole.co_consts if getattr(c, "co_name", None) == "zeros"]
+held["zeros_as_python_compiles_it"] = backend.zeros.__code__.co_code == zeros_code.co_code
+print(json.dumps(held))
 """

@@ -75,46 +75,30 @@ class _SourceOnlyLoader(importlib.machinery.SourceFileLoader):
         self.unavailable = {}
         module.__getattr__ = unavailable.module_getattr(module, self.unavailable)  # type: ignore[method-assign]
         setattr(module, unavailable.UNAVAILABLE_ATTRIBUTE, self.unavailable)
-        sliced_codes = self._definitions(module.__name__)
-        if sliced_codes is None:
-            super().exec_module(module)  # it does not parse: compile() says why, as Python would
+        code = self.get_code(module.__name__)
+        sliced = self.ran.sliced if self.ran is not None else None
+        if sliced is None:
+            exec(code, module.__dict__)  # it does not parse (compile() has said why), or not sliced
             return
-        sliced, codes = sliced_codes
-        if annotates(sliced.tree.body):
-            module.__annotations__ = {}  # what the module's code does first; its statements run apart
-        module_codes.run_imported(module, codes, sliced)
+        module_codes.run_imported(module, code, sliced)
         self.unavailable.update(sliced.unavailable)
 
-    def _text(self, fullname: str) -> tuple[str, str]:
+    def get_code(self, fullname: str) -> Any:
         path = self.get_filename(fullname)
         buffers = type(self).buffers
         buffer = buffers.get(os.path.realpath(path)) if buffers else None
         source: str | bytes = buffer if buffer is not None else self.get_data(path)
-        return path, source if isinstance(source, str) else importlib.util.decode_source(source)
-
-    def _definitions(
-        self, fullname: str
-    ) -> tuple[toplevel_slice.TopLevelSlice, list[tuple[ast.stmt | None, types.CodeType]]] | None:
-        """Another module imports names from this one: its assignments stay (exports), its calls, loops and
-        `__main__` block do not run. None: it does not parse."""
-        path, text = self._text(fullname)
-        sliced_codes = module_codes.imported_code(text, path)
-        sliced = sliced_codes[0] if sliced_codes is not None else None
-        self.ran = package_copy.Ran(os.path.realpath(path), text, True, sliced)
-        if sliced is not None:
-            self.unavailable.update(sliced.unavailable)
-        return sliced_codes
-
-    def get_code(self, fullname: str) -> Any:
-        path, text = self._text(fullname)
+        text = source if isinstance(source, str) else importlib.util.decode_source(source)
         self.ran = package_copy.Ran(os.path.realpath(path), text, type(self).definitions_only, None)
         if type(self).definitions_only:
-            sliced_codes = module_codes.imported_code(text, path)
-            if sliced_codes is not None:
-                sliced = sliced_codes[0]
-                self.ran = package_copy.Ran(self.ran.path, text, True, sliced)
-                return compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
-        return compile(text, path, "exec", dont_inherit=True)
+            # Another module imports names from this one: its assignments stay (exports), its calls,
+            # loops and `__main__` block do not run. None: it does not parse; compile() below says why.
+            sliced_code = module_codes.imported_code(text, path)
+            if sliced_code is not None:
+                self.ran = package_copy.Ran(self.ran.path, text, True, sliced_code[0])
+                self.unavailable.update(sliced_code[0].unavailable)
+                return sliced_code[1]
+        return compile(source, path, "exec", dont_inherit=True)
 
 
 class _WorkspaceFinder(importlib.abc.MetaPathFinder):

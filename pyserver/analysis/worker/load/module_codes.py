@@ -11,7 +11,7 @@ from typing import Any
 from pyserver import pysource
 from pyserver.analysis.model import SkippedStatement
 from pyserver.analysis.worker.discover import discovery
-from pyserver.analysis.worker.load import toplevel_slice, unavailable
+from pyserver.analysis.worker.load import load_errors, toplevel_slice, unavailable
 from pyserver.caches import BoundedCache, bounded_cache
 
 
@@ -108,22 +108,19 @@ def _statement_code(
 
 
 # file -> the text last imported, its definitions-only slice, the parsed tree (held so that the call
-# index, parsing the same text later, gets it from pysource.parse) and the slice's codes: a module imported
+# index, parsing the same text later, gets it from pysource.parse) and the slice's code: a module imported
 # again (its package forgotten, or a failing import retried by each analysis) is not parsed, sliced or
 # compiled again. The slice is a pure function of the text; one text per file is kept (a large module's
 # tree is tens of MB, and the editor changes it save after save).
-_IMPORTED: BoundedCache[
-    str, tuple[str, toplevel_slice.TopLevelSlice, ast.Module, list[tuple[ast.stmt | None, types.CodeType]]]
-] = bounded_cache("loader.imported_slices", 256)
+_IMPORTED: BoundedCache[str, tuple[str, toplevel_slice.TopLevelSlice, ast.Module, types.CodeType]] = (
+    bounded_cache("loader.imported_slices", 256)
+)
 
 
-def imported_code(
-    text: str, path: str
-) -> tuple[toplevel_slice.TopLevelSlice, list[tuple[ast.stmt | None, types.CodeType]]] | None:
-    """What a workspace import of the file at `path` runs under definitions-only loading, and its codes
-    (one per statement, as module_codes makes them, each with its statement): its assignments kept (they
-    are what other modules import), its calls, loops and `__main__` block left out. None when the text
-    does not parse."""
+def imported_code(text: str, path: str) -> tuple[toplevel_slice.TopLevelSlice, types.CodeType] | None:
+    """What a workspace import of the file at `path` runs under definitions-only loading, and its code:
+    its assignments kept (they are what other modules import), its calls, loops and `__main__` block left
+    out. None when the text does not parse."""
     kept = _IMPORTED.get(path)
     if kept is None or kept[0] != text:
         try:
@@ -131,43 +128,65 @@ def imported_code(
         except SyntaxError:
             return None
         sliced = toplevel_slice.slice_module(tree, keep_assignments=True, source=text)
-        ran: list[ast.stmt] = []
-        codes = module_codes(sliced, path, text, {id(s) for s in tree.body}, ran)
-        paired: list[tuple[ast.stmt | None, types.CodeType]] = codes
-        if len(ran) == len(codes):
-            paired = list(zip(ran, (code for _, code in codes), strict=True))
-        kept = (text, sliced, tree, paired)
-        _IMPORTED[path] = kept
+        code = compile(sliced.tree, path, "exec", flags=sliced.future_flags, dont_inherit=True)
+        kept = _IMPORTED[path] = (text, sliced, tree, code)
     sliced = kept[1]
     # The caller may change its lists; the tree is only read.
     handed_out = toplevel_slice.TopLevelSlice(
         sliced.tree, list(sliced.skipped), sliced.future_flags, dict(sliced.unavailable)
     )
-    return handed_out, list(kept[3])
+    return handed_out, kept[3]
 
 
 def run_imported(
+    module: types.ModuleType, code: types.CodeType, sliced: toplevel_slice.TopLevelSlice
+) -> None:
+    """Run an imported module's definitions-only code. A statement that reads a name another module could
+    not define does not run, as in the analysed module itself, and the module goes on from the next
+    statement: the names it would bind have no value either (in `sliced.unavailable`, and bound to an
+    UnavailableName, so that a later statement reading one is left out the same way rather than failing
+    the whole import). The module runs as one code, as Python compiles it (CPython's bytecode for
+    `np.empty(n)` depends on `np` being imported in the same code: the IR Numba builds from it, and the
+    names of its temporaries, are the program's); only what follows such a statement runs one statement
+    at a time."""
+    namespace, path = module.__dict__, code.co_filename
+    body = sliced.tree.body
+    try:
+        exec(code, namespace)
+        return
+    except unavailable.NameUnavailableError as exc:
+        position = _top_level_position(body, load_errors.line_in(exc, path))
+        if position is None:
+            raise
+        _leave_out(module, body[position], exc, sliced)
+    for statement in body[position + 1 :]:
+        chunk = ast.Module(body=[statement], type_ignores=[])
+        try:
+            exec(compile(chunk, path, "exec", flags=sliced.future_flags, dont_inherit=True), namespace)
+        except unavailable.NameUnavailableError as exc:
+            _leave_out(module, statement, exc, sliced)
+
+
+def _top_level_position(body: list[ast.stmt], line: int | None) -> int | None:
+    for position, statement in enumerate(body):
+        first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", []))])
+        if line is not None and first <= line <= (statement.end_lineno or statement.lineno):
+            return position
+    return None
+
+
+def _leave_out(
     module: types.ModuleType,
-    codes: list[tuple[ast.stmt | None, types.CodeType]],
+    statement: ast.stmt,
+    exc: unavailable.NameUnavailableError,
     sliced: toplevel_slice.TopLevelSlice,
 ) -> None:
-    """Run an imported module's definitions-only codes. A statement that reads a name another module could
-    not define does not run, as in the analysed module itself, and the module goes on: the names it would
-    bind have no value either (in `sliced.unavailable`, and bound to an UnavailableName, so that a later
-    statement reading one is left out the same way rather than failing the whole import)."""
-    namespace = module.__dict__
-    for statement, code in codes:
-        try:
-            exec(code, namespace)
-        except unavailable.NameUnavailableError as exc:
-            if statement is None:
-                raise
-            reason = exc.reason_for_reader(statement.lineno)
-            for name in toplevel_slice.bound_names(statement):
-                sliced.unavailable[name] = reason
-                namespace[name] = unavailable.UnavailableName(module.__name__, name, reason)
-            end = statement.end_lineno or statement.lineno
-            sliced.skipped.append(SkippedStatement(statement.lineno, end, exc.why_skipped()))
+    reason = exc.reason_for_reader(statement.lineno)
+    for name in toplevel_slice.bound_names(statement):
+        sliced.unavailable[name] = reason
+        module.__dict__[name] = unavailable.UnavailableName(module.__name__, name, reason)
+    end = statement.end_lineno or statement.lineno
+    sliced.skipped.append(SkippedStatement(statement.lineno, end, exc.why_skipped()))
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
