@@ -198,3 +198,54 @@ whole = compile(open(backend.__file__).read(), backend.__file__, "exec")
 held["zeros_as_python_compiles_it"] = backend.zeros.__code__.co_code == zeros_code.co_code
 print(json.dumps(held))
 """
+
+
+DECORATED = """\
+import numba
+import numpy as np
+
+from featpkg import deps
+
+
+def on_device(function):
+    return function
+
+
+@numba.njit
+def total(x):
+    return x.sum()
+
+
+@(on_device if deps.gpu_enabled else numba.njit)
+def scaled(x):
+    return x * 2.0
+
+
+@numba.njit
+def mean(x):
+    return x.sum() / x.size
+
+
+def run():
+    return total(np.ones(3)), mean(np.ones(3))
+"""
+
+
+def test_a_decorator_reading_a_flag_without_value_leaves_out_only_its_def(tmp_path: Path) -> None:
+    """The traceback's line is the decorator's, above the `def`: the statement left out is the whole
+    decorated `def`, and the module's other functions, before and after it, check."""
+    package = _package(tmp_path)
+    (package / "decorated.py").write_text(DECORATED)
+    report = check_json(tmp_path, "featpkg/decorated.py")
+    assert not (package / "deps.ran").exists()
+    assert report["diagnostics"] == [], report["diagnostics"]
+    (module,) = report["files"]
+    assert module["status"] == "ok", module
+    ((skipped),) = module["skipped"]
+    assert (skipped["line"], skipped["end_line"]) == (17, 18), skipped
+    assert skipped["reason"].startswith("it reads `gpu_enabled` from featpkg.deps, which has no value during")
+    functions = {f["name"]: f for f in report["functions"]}
+    for name in ("total", "mean"):
+        (signature,) = functions[name]["signatures"]
+        assert signature["args"] == ["array(float64, 1d, C)"], (name, signature)
+        assert signature["return_type"] == "float64", (name, signature)

@@ -407,7 +407,8 @@ class Loader:
                 except unavailable.NameUnavailableError as exc:
                     # It reads a name an imported module could not define: by rule it does not run, and
                     # the statements after it still do.
-                    failed = statement or _statement_at(kept_body, load_errors.line_in(exc, path))
+                    position = module_codes.top_level_position(kept_body, load_errors.line_in(exc, path))
+                    failed = statement or (None if position is None else kept_body[position])
                     if failed is None:
                         result.error = self._failure(exc, path, module, result, source, definitions)
                         break
@@ -566,13 +567,6 @@ def _stamp(path: str) -> tuple[int, int]:
         return (stat.st_mtime_ns, stat.st_size)
     except OSError:
         return (-1, -1)
-
-
-def _statement_at(body: list[ast.stmt], line: int | None) -> ast.stmt | None:
-    for statement in body:
-        if line is not None and statement.lineno <= line <= (statement.end_lineno or statement.lineno):
-            return statement
-    return None
 
 
 def definitions_only(tree: ast.Module) -> tuple[ast.Module, list[int]]:

@@ -33,9 +33,14 @@ def statement_codes(
             skipped.append(SkippedStatement(statement.lineno, end, reason))
             missing |= toplevel_slice.bound_names(statement)
             continue
-        chunk = ast.Module(body=[statement], type_ignores=[])
-        codes.append((statement, compile(chunk, path, "exec", flags=sliced.future_flags, dont_inherit=True)))
+        codes.append((statement, statement_code(statement, path, sliced.future_flags)))
     return codes
+
+
+def statement_code(statement: ast.stmt, path: str, future_flags: int) -> types.CodeType:
+    """One top-level statement compiled alone, as a module of its own."""
+    chunk = ast.Module(body=[statement], type_ignores=[])
+    return compile(chunk, path, "exec", flags=future_flags, dont_inherit=True)
 
 
 # (file, flags, first line, column, last line, end column, the statement's lines) -> its code object: a
@@ -92,18 +97,16 @@ def module_codes(
 def _statement_code(
     statement: ast.stmt, path: str, flags: int, lines: list[str], original: set[int]
 ) -> types.CodeType:
-    chunk = ast.Module(body=[statement], type_ignores=[])
     decorators = getattr(statement, "decorator_list", None) or []
     first = min([statement.lineno, *(d.lineno for d in decorators)])
     end = statement.end_lineno
     if id(statement) not in original or end is None or end > len(lines):
-        return compile(chunk, path, "exec", flags=flags, dont_inherit=True)
+        return statement_code(statement, path, flags)
     text = "\n".join(lines[first - 1 : end])
     key = (path, flags, first, statement.col_offset, end, statement.end_col_offset, text)
     code = _STATEMENT_CODES.get(key)
     if code is None:
-        code = compile(chunk, path, "exec", flags=flags, dont_inherit=True)
-        _STATEMENT_CODES[key] = code
+        code = _STATEMENT_CODES[key] = statement_code(statement, path, flags)
     return code
 
 
@@ -155,19 +158,20 @@ def run_imported(
         exec(code, namespace)
         return
     except unavailable.NameUnavailableError as exc:
-        position = _top_level_position(body, load_errors.line_in(exc, path))
+        position = top_level_position(body, load_errors.line_in(exc, path))
         if position is None:
             raise
         _leave_out(module, body[position], exc, sliced)
     for statement in body[position + 1 :]:
-        chunk = ast.Module(body=[statement], type_ignores=[])
         try:
-            exec(compile(chunk, path, "exec", flags=sliced.future_flags, dont_inherit=True), namespace)
+            exec(statement_code(statement, path, sliced.future_flags), namespace)
         except unavailable.NameUnavailableError as exc:
             _leave_out(module, statement, exc, sliced)
 
 
-def _top_level_position(body: list[ast.stmt], line: int | None) -> int | None:
+def top_level_position(body: list[ast.stmt], line: int | None) -> int | None:
+    """The position in `body` of the top-level statement that holds `line` (a traceback's), a `def`'s or
+    class's decorators counted as its lines; None when none does."""
     for position, statement in enumerate(body):
         first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", []))])
         if line is not None and first <= line <= (statement.end_lineno or statement.lineno):
