@@ -188,7 +188,17 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                 continue
             records[function.name] = record
             if function.options.get("forceobj"):
-                self._object_mode(run, function, record)
+                # Numba's dispatcher compiles an object-mode function per argument types too: those the
+                # sources give are its signatures, Python objects throughout.
+                argument_types = self.sources.candidates(
+                    function,
+                    record,
+                    load.module,
+                    path,
+                    stores,
+                    self._invalid_signature_reporter(run, function),
+                )
+                self._object_mode(run, function, record, [c for c in argument_types if not c.uncertain])
                 continue
             unusable[function.name] = []
             candidates[function.name] = self.sources.candidates(
@@ -331,7 +341,13 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             if existing.source == "caller" and link not in existing.callers:
                 existing.callers.append(link)
 
-    def _object_mode(self, run: AnalysisRun, function: JitFunction, record: numba_api.Recorded) -> None:
+    def _object_mode(
+        self,
+        run: AnalysisRun,
+        function: JitFunction,
+        record: numba_api.Recorded,
+        argument_types: list[Candidate],
+    ) -> None:
         path, index, result, info = run.path, run.index, run.result, run.infos[function.name]
         nargs = len(inspect.signature(record.py_func).parameters)
         def_line = record.py_func.__code__.co_firstlineno
@@ -348,17 +364,28 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             self.loader.last_definitions = None  # it compiled its jitted callees: the next load is fresh
             self.object_memo[key] = (outcome, def_line)
             self._run.fresh.add(numba_api.function_id(record.py_func))
-        info.signatures.append(
-            SignatureResult(
-                args=["pyobject"] * nargs,
-                source="object-mode",
-                mode="object",
-                ok=outcome.error is None,
-                error_count=0 if outcome.error is None else 1,
-                lifted_loops=outcome.lifted_lines,
-                compile_ms=round(outcome.elapsed_ms, 3),
+        generic: list[Candidate | None] = [None]  # no source gives types: the object-mode compile's own
+        for candidate in argument_types or generic:
+            if candidate is None:
+                args, source, exact, returned = ["pyobject"] * nargs, "object-mode", None, None
+            else:
+                encoded = self.shown.exact_encoding(candidate.args)
+                args = [self.shown.readable(a) for a in candidate.args]
+                source, returned = candidate.source, "pyobject"
+                exact = json.dumps(encoded, sort_keys=True) if encoded is not None else None
+            info.signatures.append(
+                SignatureResult(
+                    args=args,
+                    source=source,  # type: ignore[arg-type]
+                    return_type=returned,
+                    mode="object",
+                    ok=outcome.error is None,
+                    error_count=0 if outcome.error is None else 1,
+                    lifted_loops=outcome.lifted_lines,
+                    compile_ms=round(outcome.elapsed_ms, 3),
+                    exact=exact,
+                )
             )
-        )
         if outcome.error is not None:
             line = outcome.error.line or function.def_line
             # The same codes as in nopython mode: an unsupported bytecode is `unsupported` on every Numba.
