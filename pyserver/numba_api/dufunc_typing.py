@@ -12,8 +12,11 @@ from typing import Any
 
 from numba.core import errors, sigutils, types
 from numba.core.registry import cpu_target
+from numba.core.typing import npydecl
 from numba.core.typing.templates import signature
 from numba.np import numpy_support
+
+from pyserver.numba_api.callees import current_callee_resolver
 
 
 class _LoopTable:
@@ -70,3 +73,21 @@ def ewise_signature(
     return_type = _return_type(function, ewise_types)
     numpy_support.as_dtype(return_type)  # a loop returns a NumPy scalar (Numba's compile says so too)
     return signature(return_type, *ewise_types)
+
+
+def kernel_loop_of_call(fnty: Any, call_signature: Any) -> tuple[Any, tuple[Any, ...]]:
+    """A jitted function's call of a workspace `@vectorize` kernel (`cndf2(d1)`, `cndf2(values)`): the
+    kernel function's dispatcher and the loop the call runs, the one Numba's DUFunc typing picks, or
+    compiles, for the call's element types (`_type_me`), so that the kernel is typed for it as for any
+    jitted caller's types. (None, ()) for any other call, and outside the analysis."""
+    dufunc: Any = getattr(fnty, "typing_key", None) if isinstance(fnty, types.Function) else None
+    state = getattr(dufunc, "__dict__", None) or {}
+    if "_lens_function" not in state or current_callee_resolver() is None:
+        return None, ()
+    try:
+        inputs = npydecl.Numpy_rules_ufunc._handle_inputs(dufunc.ufunc, tuple(call_signature.args), {})
+        base_types, explicit_outputs = inputs[0], inputs[1]
+        found, _ = dufunc.find_ewise_function(tuple(base_types[: len(base_types) - len(explicit_outputs)]))
+    except Exception:  # what Numba's typing of the call rejected: the caller's error says it
+        return None, ()
+    return (None, ()) if found is None else (state["_lens_function"], tuple(found.args))

@@ -38,6 +38,7 @@ from pyserver.numba_api.core import (
     refresh_contexts,
     switched_off,
 )
+from pyserver.numba_api.dufunc_typing import kernel_loop_of_call
 from pyserver.numba_api.inference_model import (
     CallInfo,
     ErrorInfo,
@@ -88,6 +89,8 @@ def _collect(state: Any) -> Inference:
         args = tuple(sig.args)
         if dispatcher is None:
             dispatcher, args = _jitclass_method_call(fnty, sig)
+        if dispatcher is None:
+            dispatcher, args = kernel_loop_of_call(fnty, sig)
         if dispatcher is not None and getattr(dispatcher, "_numba_lens_workspace", False):
             result.calls.append(CallInfo(function_id(dispatcher.py_func), args, expr.loc.line))
     for block in func_ir.blocks.values():
