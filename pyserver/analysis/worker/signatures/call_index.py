@@ -22,6 +22,7 @@ from pyserver import pysource
 from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
 from pyserver.analysis.worker.signatures.call_scopes import passed_on, shadowed
+from pyserver.analysis.worker.signatures.jit_aliases import jit_aliases
 
 _EXCLUDED_DIRS = {
     "site-packages",
@@ -169,7 +170,7 @@ def index_source(
         scopes={},
         has_walrus=":=" in source,
     )
-    indexed.jit_aliases = _jit_aliases(tree, imports, indexed.top_level_defs)
+    indexed.jit_aliases = jit_aliases(tree, imports, indexed.top_level_defs)
     indexed.top_level_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     module_scope = Scope(path, "<module>", tree)
     indexed.scopes["<module>"] = module_scope
@@ -177,57 +178,12 @@ def index_source(
     return indexed
 
 
-_NUMBA_JITS = ("jit", "njit")
+_MAX_REEXPORTS = 8  # re-exports followed, one module to the next (a cycle of imports ends there)
 
 
-def _is_numba_jit(node: ast.expr, imports: dict[str, tuple[str, int, str | None]]) -> bool:
-    """`jit`, `njit`, `numba.njit`, `nb.jit` (imported from numba), or a call of one (`jit(nopython=True)`)."""
-    if isinstance(node, ast.Call):
-        node = node.func
-    if isinstance(node, ast.Name):
-        found = imports.get(node.id)
-        return found is not None and found[0] == "numba" and found[2] in _NUMBA_JITS
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in _NUMBA_JITS:
-        return imports.get(node.value.id) == ("numba", 0, None)
-    return False
-
-
-def _jit_aliases(
-    tree: ast.Module,
-    imports: dict[str, tuple[str, int, str | None]],
-    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
-) -> dict[str, str]:
-    """Module-level `fast = jit(...)(slow)` / `fast = njit(slow)`: fast -> slow, for a function that
-    has exactly one dispatcher made this way and a name assigned once (a parallel and a serial
-    dispatcher over one function are two dispatchers: neither gets the other's calls)."""
-    assigned: dict[str, int] = {}
-    made: dict[str, list[str]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        assigned[name.id] = assigned.get(name.id, 0) + 1
-        if not (
-            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-        ):
-            continue
-        value = node.value
-        if (
-            isinstance(value, ast.Call)
-            and len(value.args) == 1
-            and not value.keywords
-            and isinstance(value.args[0], ast.Name)
-            and value.args[0].id in defs
-            and _is_numba_jit(value.func, imports)
-        ):
-            made.setdefault(value.args[0].id, []).append(node.targets[0].id)
-    return {
-        names[0]: function
-        for function, names in made.items()
-        if len(names) == 1 and assigned.get(names[0]) == 1 and names[0] not in defs
-    }
+def _defines(indexed: IndexedFile, name: str) -> bool:
+    """Does the module bind `name` itself: a top-level function, class, or a jit call's alias?"""
+    return name in indexed.top_level_defs or name in indexed.jit_aliases or name in indexed.top_level_classes
 
 
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
@@ -515,10 +471,12 @@ class CallIndex:
                     return real
         return None
 
-    def binding(self, indexed: IndexedFile, name: str) -> tuple[str, str] | None:
+    def binding(self, indexed: IndexedFile, name: str, depth: int = 0) -> tuple[str, str] | None:
         """What a module-level name of `indexed` refers to in the workspace: (file, function) for a
-        function (defined there or imported from a workspace module), (file, "") for a module."""
-        if name in indexed.top_level_defs or name in indexed.jit_aliases or name in indexed.top_level_classes:
+        function (defined there or imported from a workspace module), (file, "") for a module. A name
+        imported from a module that only imports it in turn (a package's `__init__` re-exporting
+        `from ._impl import scale`) is the function of the module that defines it."""
+        if _defines(indexed, name):
             return (indexed.path, name)
         imported = indexed.imports.get(name)
         if imported is None:
@@ -531,7 +489,14 @@ class CallIndex:
         if submodule is not None:
             return (submodule, "")
         target = self.resolve_module(indexed, module, level)
-        return (target, attr) if target else None
+        return self._exported(target, attr, depth) if target else None
+
+    def _exported(self, path: str, name: str, depth: int = 0) -> tuple[str, str]:
+        """What `name` of the module at `path` is: its own function, or what it imports under that name."""
+        home = self.files.get(path)
+        if home is None or depth >= _MAX_REEXPORTS or _defines(home, name) or name not in home.imports:
+            return (path, name)
+        return self.binding(home, name, depth + 1) or (path, name)
 
     def method_calls(self, method: str) -> list[CallSite]:
         """The Python calls in the workspace of a method named `method` on a variable (`bag.increment(3)`),
@@ -589,8 +554,9 @@ class CallIndex:
                         if site.name == first and not shadowed(indexed.scopes, site.scope, first)
                     ]
                     sites += passed_on(indexed.scopes, indexed.calls, first)
-                elif bound == (real, ""):
-                    attributes = [f"{first}.{n}" for n in through]
+                elif not bound[1]:
+                    # `mod.kernel(...)`: the module defines it, or re-exports it (`import pkg`, `pkg.kernel`)
+                    attributes = [f"{first}.{n}" for n in through if self._exported(bound[0], n) in functions]
                     sites += [
                         site
                         for site in indexed.calls.get(first, [])
