@@ -186,6 +186,15 @@ def _defines(indexed: IndexedFile, name: str) -> bool:
     return name in indexed.top_level_defs or name in indexed.jit_aliases or name in indexed.top_level_classes
 
 
+def _receiver_of_own_method(scope: Scope, cls: str, name: str) -> bool:
+    """Is `name` the receiver (`self`) of a method defined in class `cls`'s own body?"""
+    node = scope.node
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or scope.qualname.count(".") != 1:
+        return False
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+    return scope.qualname.startswith(cls + ".") and not static and scope.params[:1] == [name]
+
+
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
@@ -509,6 +518,24 @@ class CallIndex:
                     continue  # a module's function
                 sites += [replace(s, receiver=True) for s in candidates if s.name == f"{first}.{method}"]
         sites.sort(key=lambda s: (s.scope.path, s.call.lineno, s.call.col_offset))
+        return sites
+
+    def static_method_calls(self, path: str, cls: str, method: str) -> list[CallSite]:
+        """The Python calls of `method`, a static method of the plain class `cls` (top level of `path`):
+        on the class, wherever its name binds to that class (`Kernel.scale(x, 2.0)`, after `from mod
+        import Kernel` too), and on the receiver inside the class's own methods (`self.scale(...)`)."""
+        real = self._real_paths.get(path) or os.path.realpath(path)
+        sites: list[CallSite] = []
+        for indexed in self.files.naming([method]):
+            for first, candidates in indexed.calls.items():
+                called = [s for s in candidates if s.name == f"{first}.{method}"]
+                if not called:
+                    continue
+                if self.binding(indexed, first) == (real, cls):
+                    sites += [s for s in called if not shadowed(indexed.scopes, s.scope, first)]
+                elif indexed.path == real:
+                    sites += [s for s in called if _receiver_of_own_method(s.scope, cls, first)]
+        sites.sort(key=lambda s: (s.scope.path != real, s.scope.path, s.call.lineno, s.call.col_offset))
         return sites
 
     def _imported_bindings(self, indexed: IndexedFile) -> list[tuple[str, tuple[str, str]]]:

@@ -136,8 +136,19 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         """Argument-type tuples that the Python calls of `function` (top level of `path`) pass; `leading`:
         types the dispatcher's function takes before the call's arguments (a jitclass's instance, for
         its constructor's calls)."""
+        return self._call_signatures(self.index.calls_to(path, function)[:MAX_SITES], dispatcher, leading)
+
+    def static_method_signatures(self, path: str, cls: str, method: str, dispatcher: Any) -> Findings:
+        """Argument-type tuples that the Python calls of a jitted static method of a plain class pass
+        (`Kernel.scale(x, 2.0)`, `self.scale(...)` in the class's methods): CallIndex.static_method_calls."""
+        return self._call_signatures(
+            self.index.static_method_calls(path, cls, method)[:MAX_SITES], dispatcher
+        )
+
+    def _call_signatures(
+        self, sites: list[CallSite], dispatcher: Any, leading: tuple[Any, ...] = ()
+    ) -> Findings:
         findings = Findings()
-        sites = self.index.calls_to(path, function)[:MAX_SITES]
         findings.sites = len(sites)
         by_args: dict[tuple[Any, ...], CallTypes] = {}
         for site, outcome in self._type_sites(sites, 0):
@@ -317,10 +328,12 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
             bound = self.index.binding(indexed, first)
             if bound is None:
                 continue
+            home = self.index.files.get(bound[0]) if bound[1] else None
+            of_class = home is not None and bound[1] in home.top_level_classes  # `Profile.deflect(...)`
             for site in candidates:
                 if site.scope is not scope:
                     continue
-                if (site.name == first and bound[1]) or (site.name != first and not bound[1]):
+                if (site.name == first and bound[1]) or (site.name != first and (not bound[1] or of_class)):
                     found.append(site)
         found.sort(key=lambda s: (s.call.lineno, s.call.col_offset))
         return found

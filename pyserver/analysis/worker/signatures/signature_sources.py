@@ -63,6 +63,19 @@ class CrossFileCall:
     link: CallerLink
 
 
+def static_of_plain_class(
+    module: pytypes.ModuleType | None, function: JitFunction, record: numba_api.Recorded
+) -> bool:
+    """Is the function a jitted static method of a plain top-level class (`@staticmethod` over `@njit`)?
+    Its class holds the function's dispatcher in a staticmethod; a jitclass's members are Numba's own."""
+    if function.kind not in ("njit", "jit") or function.name.count(".") != 1 or module is None:
+        return False
+    cls_name, method = function.name.split(".")
+    cls = module.__dict__.get(cls_name)
+    held = vars(cls).get(method) if isinstance(cls, type) else None
+    return isinstance(held, staticmethod) and getattr(held.__func__, "py_func", None) is record.py_func
+
+
 def params_text(py_func: Any) -> str:
     try:
         return str(inspect.signature(py_func))
@@ -345,6 +358,13 @@ class SignatureSources:
             findings = self.python_callers.ufunc_loop_signatures(path, function.name, nin)
             self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
             add_python_callers(findings.signatures)
+        elif static_of_plain_class(module, function, record) and not record.signatures:
+            # a jitted static method of a plain class: called on the class, or on `self` in its methods
+            self._ensure_python_callers()
+            cls, method = function.name.split(".")
+            findings = self.python_callers.static_method_signatures(path, cls, method, record.dispatcher)
+            self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
+            add_python_callers(findings.signatures)
         elif member is not None and member[0] != "property" and not record.signatures:
             # its calls on instances from Python (`bag.increment(3)`), the receiver typed as this class's
             # (a static method's on the class too: `Bag.add(1, 2)`)
@@ -366,8 +386,10 @@ class SignatureSources:
 
     def python_caller_note(self, function: JitFunction) -> str:
         """What the Python calls of the function gave, in words a user can act on."""
-        if function.kind not in ("njit", "jit", "vectorize") or "." in function.name:
+        if function.kind not in ("njit", "jit", "vectorize"):
             return ""
+        if "." in function.name and function.name not in self.python_caller_notes:
+            return ""  # a method: its calls are looked for on instances, where a note has no place
         sites, reasons = self.python_caller_notes.get(function.name, (0, []))
         if not sites:
             return (
