@@ -106,6 +106,10 @@ def test_annotations_of_every_kind(ws) -> None:
         @njit
         def vague(a: np.ndarray, b):
             return a
+
+        @njit
+        def half_read(values: np.ndarray, alpha: float, n: "int64"):
+            return values * alpha
         """,
     )
     assert result.status == "ok", result.diagnostics
@@ -121,13 +125,24 @@ def test_annotations_of_every_kind(ws) -> None:
     assert _signatures(result, "numpy_scalars") == [("annotation", ["float32", "int8", "uint64"], True)]
     # np.ndarray says nothing about dtype and layout: no guess, a no-signature note instead.
     assert _signatures(result, "vague") == []
-    (note,) = by_code(result, "no-signature")
+    note, half = by_code(result, "no-signature")
     assert note.function == "vague" and note.severity == "information"
     assert "record" in note.message and note.data == {
         "function": "vague",
         "recorded": [],
         "params": ["a", "b"],
     }
+    assert "Its annotation `a: numpy.ndarray` names no exact Numba type (an `np.ndarray` says" in note.message
+    assert "annotate its parameters (a: <type of a>, b: <type of b>)" in note.message
+    # the note names what it could not read, what it read, and asks only for the rest
+    assert half.function == "half_read"
+    assert (
+        "Its annotation `values: numpy.ndarray` names no exact Numba type (an `np.ndarray` says nothing of the"
+        " array's dtype, dimensions or layout: `float64[:]` does); `alpha: float` reads as float64, `n:"
+        " int64` reads as int64." in half.message
+    ), half.message
+    assert "annotate its parameters (values: <type of values>)" in half.message
+    assert '@njit("(<type of values>, <type of alpha>, <type of n>)")' in half.message
 
 
 def test_postponed_annotations(ws) -> None:

@@ -224,6 +224,7 @@ class DiagnosticReporting:
         be used (a recorded signature that can is a candidate, so the function would not be unknown).
         `set_aside`: why the types its annotations gave were not taken (Analyzer.run_candidate)."""
         recorded = list(dict.fromkeys(unusable))
+        annotations, to_annotate = self.sources.annotation_note(function)
         seen = ""
         if recorded:
             seen = (
@@ -237,8 +238,8 @@ class DiagnosticReporting:
             "information",
             "no-signature",
             f"No argument types are known for '{function.name}', so it was not type-checked.{seen}{set_aside}"
-            f"{self.sources.python_caller_note(function)} "
-            + kernels.no_signature_advice(function.kind, function.params, function.options),
+            f"{annotations}{self.sources.python_caller_note(function)} "
+            + kernels.no_signature_advice(function.kind, function.params, function.options, to_annotate),
             function.name,
             None,
             data={"function": function.name, "recorded": recorded, "params": function.params},

@@ -124,8 +124,11 @@ def loop_signature(kind: str, args: list[str], return_type: str | None) -> str |
     return f"{result}({', '.join(parts)})"
 
 
-def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -> str:
-    """The last sentence of the no-signature note, in the words of the function's kind."""
+def no_signature_advice(
+    kind: str, params: list[str], options: dict[str, Any], to_annotate: list[str] | None = None
+) -> str:
+    """The last sentence of the no-signature note, in the words of the function's kind. `to_annotate`:
+    the parameters without a usable annotation (default: all)."""
     if kind in KERNEL_KINDS:
         return (
             f"Give it loop signatures ({example_loop_signature(kind, params, options)}; no example: nothing in "
@@ -141,7 +144,8 @@ def no_signature_advice(kind: str, params: list[str], options: dict[str, Any]) -
         )
     return (
         f'Give it a signature of its argument types (@njit("{njit_signature_example(params)}")) or annotate '
-        f"its parameters ({annotation_example(params)}): no example, nothing in the workspace shows their "
+        f"its parameters ({annotation_example(params if to_annotate is None else to_annotate)}): no example,"
+        " nothing in the workspace shows their "
         f"types. Or call it from a checked jitted function, or record real calls with {RECORD_HINT}."
     )
 

@@ -76,6 +76,41 @@ def static_of_plain_class(
     return isinstance(held, staticmethod) and getattr(held.__func__, "py_func", None) is record.py_func
 
 
+def annotation_note(
+    params: list[inspect.Parameter], annotation_types: list[Any], has_self: bool
+) -> tuple[str, list[str]] | None:
+    """Where some parameters are annotated but the annotations give no signature: a sentence naming the
+    annotations that name no exact Numba type (and what the others read as), and the parameters still
+    without a usable annotation (those the note's example should annotate). None when none is annotated."""
+    shown = [
+        (p, t) for i, (p, t) in enumerate(zip(params, annotation_types, strict=True)) if i or not has_self
+    ]
+    annotated = [(p, t) for p, t in shown if p.annotation is not inspect.Parameter.empty]
+    unread = [p for p, t in annotated if t is None]
+    if not unread:
+        return None
+    vague = [f"`{p.name}: {_annotation_text(p.annotation)}`" for p in unread]
+    read = [f"`{p.name}: {_annotation_text(p.annotation)}` reads as {t}" for p, t in annotated if t]
+    arrays = any("ndarray" in str(p.annotation) for p in unread)
+    text = (
+        f" Its annotation{'s' if len(vague) != 1 else ''} {', '.join(vague)} name{'s' if len(vague) == 1 else ''}"
+        " no exact Numba type"
+        + (
+            " (an `np.ndarray` says nothing of the array's dtype, dimensions or layout: `float64[:]` does)"
+            if arrays
+            else ""
+        )
+        + (f"; {', '.join(read)}" if read else "")
+        + "."
+    )
+    return text, [p.name for p, t in shown if t is None]
+
+
+def _annotation_text(annotation: Any) -> str:
+    """An annotation as its source wrote it, nearly: a string's text, a class's dotted name."""
+    return annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
+
+
 def params_text(py_func: Any) -> str:
     try:
         return str(inspect.signature(py_func))
@@ -186,6 +221,8 @@ class SignatureSources:
         self.python_callers = PythonCallerTypes(self.call_index)
         # function -> (Python calls found, why they gave no types), for the no-signature note; per run
         self.python_caller_notes: dict[str, tuple[int, list[str]]] = {}
+        # function -> why its annotations gave no signature (some read no exact type): for its note
+        self.annotation_notes: dict[str, tuple[str, list[str]]] = {}
         self._pending: tuple[Any, ...] | None = None  # this run's prepare_python_callers arguments
         self._real_paths: dict[str, str] = {}  # path -> realpath, this run
 
@@ -310,6 +347,11 @@ class SignatureSources:
             annotation_types.append(annotated)
             if numpy_scalar:
                 numpy_scalars.append(f"`{param.name}: np.{numpy_scalar}`")
+        self.annotation_notes.pop(function.name, None)
+        if params and any(t is None for t in annotation_types):
+            note = annotation_note(params, annotation_types, self_type is not None)
+            if note:
+                self.annotation_notes[function.name] = note
         if params and all(t is not None for t in annotation_types):
             candidate = add(tuple(annotation_types), None, "annotation")
             if numpy_scalars and candidate.source == "annotation":
@@ -383,6 +425,11 @@ class SignatureSources:
             if candidate.source == "caller" and call.link not in candidate.callers:
                 candidate.callers.append(call.link)
         return found
+
+    def annotation_note(self, function: JitFunction) -> tuple[str, list[str]]:
+        """Why the function's annotations gave it no signature, and the parameters to annotate (all of
+        them where it has no annotation)."""
+        return self.annotation_notes.get(function.name) or ("", function.params)
 
     def python_caller_note(self, function: JitFunction) -> str:
         """What the Python calls of the function gave, in words a user can act on."""
