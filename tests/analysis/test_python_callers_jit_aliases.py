@@ -55,3 +55,37 @@ def test_calls_of_a_jit_made_dispatcher_type_its_function(ws) -> None:
         ("python-caller", (str(numba.typeof(ones)), str(numba.typeof(3))))
     ]
     assert signatures_of(result, "twin") == []
+
+
+def test_the_note_of_a_jit_made_dispatcher_names_the_call_that_jits_it(ws) -> None:
+    """vectorbt's `renormalize_nb = njit(cache=True)(renormalize)`: the plain function is called from
+    Python and stays Python; the note says which call jits it and asks for a signature there, not for a
+    decorator on the plain function."""
+    result = ws.analyze(
+        "pc_jit_alias_note.py",
+        """\
+import numpy as np
+from numba import njit
+
+
+def renormalize(a, lo, hi):
+    return (a - lo) / (hi - lo)
+
+
+renormalize_nb = njit(cache=True)(renormalize)
+
+
+def plot(values):
+    return renormalize(np.asarray(values), 0.0, 1.0)
+""",
+    )
+    assert signatures_of(result, "renormalize") == []
+    (note,) = [d for d in result.diagnostics if d.code == "no-signature"]
+    assert "A call at line 9 jits it, not a decorator" in note.message
+    assert "(a call of 'renormalize' itself runs Python and compiles nothing)" in note.message
+    assert "No Python code in the workspace calls that dispatcher" in note.message
+    assert (
+        'Give the call at line 9 a signature of its argument types (njit("(<type of a>, <type of lo>, <type'
+        in (note.message)
+    )
+    assert "@njit" not in note.message

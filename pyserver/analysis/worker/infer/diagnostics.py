@@ -225,6 +225,15 @@ class DiagnosticReporting:
         `set_aside`: why the types its annotations gave were not taken (Analyzer.run_candidate)."""
         recorded = list(dict.fromkeys(unusable))
         annotations, to_annotate = self.sources.annotation_note(function)
+        made, made_by_call = "", None
+        if function.origin == "created" and function.created_line and not function.nested:
+            # `fast = njit(slow)`: its calls are those of the dispatcher; a call of `slow` runs Python
+            own = function.name.split(".")[-1]
+            made_by_call = (own, function.created_line)
+            made = (
+                f" A call at line {function.created_line} jits it, not a decorator: the calls of the dispatcher"
+                f" that call makes compile it (a call of '{own}' itself runs Python and compiles nothing)."
+            )
         seen = ""
         if recorded:
             seen = (
@@ -237,9 +246,11 @@ class DiagnosticReporting:
             self._name_range(function),
             "information",
             "no-signature",
-            f"No argument types are known for '{function.name}', so it was not type-checked.{seen}{set_aside}"
-            f"{annotations}{self.sources.python_caller_note(function)} "
-            + kernels.no_signature_advice(function.kind, function.params, function.options, to_annotate),
+            f"No argument types are known for '{function.name}', so it was not type-checked.{made}{seen}"
+            f"{set_aside}{annotations}{self.sources.python_caller_note(function)} "
+            + kernels.no_signature_advice(
+                function.kind, function.params, function.options, to_annotate, made_by_call
+            ),
             function.name,
             None,
             data={"function": function.name, "recorded": recorded, "params": function.params},

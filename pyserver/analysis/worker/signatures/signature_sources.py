@@ -439,9 +439,10 @@ class SignatureSources:
             return ""  # a method: its calls are looked for on instances, where a note has no place
         sites, reasons = self.python_caller_notes.get(function.name, (0, []))
         if not sites:
+            called = "that dispatcher" if function.origin == "created" and function.created_line else "it"
             return (
-                " No Python code in the workspace calls it (looked in this module, the modules that import "
-                "it and the tests)."
+                f" No Python code in the workspace calls {called} (looked in this module, the modules that "
+                "import it and the tests)."
             )
         shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
         calls = f"{sites} Python call{'s' if sites != 1 else ''}"
