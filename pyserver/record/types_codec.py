@@ -65,16 +65,21 @@ def encode_all(
     default is not a plain constant (an array, an object) is stored as "the default of parameter P of that
     function": Numba tells such defaults apart by identity, and only the function itself holds that object."""
     encoded = [
-        _encode_default(py_func, index, a, root, resolve) or encode(a, root, resolve)
+        encode_default(py_func, index, a, root, resolve) or encode(a, root, resolve)
         for index, a in enumerate(args)
     ]
     return None if any(e is None for e in encoded) else [e for e in encoded if e is not None]
 
 
-def _encode_default(
+def encode_default(
     py_func: Any, index: int, ty: Any, root: str | None, resolve: Resolver | None
 ) -> Encoded | None:
-    if py_func is None or not isinstance(ty, types.Omitted) or ty.value is None or type(ty.value) in _PLAIN:
+    """An omitted argument (`ty`, argument `index` of `py_func`) as the default of that parameter, where
+    its value does not read back equal from JSON: an array, an object, a NaN (Numba's omitted types compare
+    their defaults by value, and no NaN equals another); None for any other argument."""
+    if py_func is None or not isinstance(ty, types.Omitted) or ty.value is None:
+        return None
+    if type(ty.value) in _PLAIN and ty.value == ty.value:
         return None
     try:
         parameters = list(inspect.signature(py_func).parameters.values())

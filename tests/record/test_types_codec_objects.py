@@ -49,6 +49,11 @@ def bounded(x, bounds=np.array([0.0, 1.0])):
     return x
 
 
+@njit
+def shift(a, n, fill_value=np.nan):
+    return a
+
+
 def make():
     @njit
     def inner(x):
@@ -146,3 +151,22 @@ def test_an_array_default_is_stored_as_the_functions_default(program: Any, tmp_p
         types_codec.encode_all((types.float64, other), root=str(tmp_path), py_func=program.bounded.py_func)
         is None
     )
+
+
+def test_a_nan_default_is_stored_as_the_functions_default(program: Any, tmp_path: Path) -> None:
+    """No NaN equals another, so `omitted(default=nan)` read back from its value is another type than the
+    one Numba compiled: it is stored as the function's default, the very object, as an array is."""
+    omitted = types.Omitted(program.shift.py_func.__defaults__[0])
+    assert types_codec.encode(omitted, root=str(tmp_path)) is None
+    encoded = types_codec.encode_all(
+        (types.float64[::1], types.int64, omitted), root=str(tmp_path), py_func=program.shift.py_func
+    )
+    assert encoded is not None and encoded[2] == {
+        "kind": "omitted_default",
+        "function": {"module": "objects_program", "qualname": "shift", "path": "objects_program.py"},
+        "parameter": "fill_value",
+    }
+    assert types_codec.decode(json.loads(json.dumps(encoded[2]))) == omitted
+    # a plain default keeps its value encoding
+    plain = types_codec.encode_all((types.Omitted(0.0),), root=str(tmp_path), py_func=program.shift.py_func)
+    assert plain == [{"kind": "omitted", "value": 0.0}]

@@ -296,7 +296,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                 " were not taken as its argument types."
             )
             return
-        encoded = self.shown.exact_encoding(candidate.args)
+        encoded = self.shown.exact_encoding(candidate.args, record.py_func)
         variables, call_types = self.shown.signature_details(inference, function.def_line, function.end_line)
         info.signatures.append(
             SignatureResult(
@@ -369,7 +369,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             if candidate is None:
                 args, source, exact, returned = ["pyobject"] * nargs, "object-mode", None, None
             else:
-                encoded = self.shown.exact_encoding(candidate.args)
+                encoded = self.shown.exact_encoding(candidate.args, record.py_func)
                 args = [self.shown.readable(a) for a in candidate.args]
                 source, returned = candidate.source, "pyobject"
                 exact = json.dumps(encoded, sort_keys=True) if encoded is not None else None

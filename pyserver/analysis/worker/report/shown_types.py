@@ -39,10 +39,14 @@ class ShownTypes:
             readable = self._readable[text] = types_codec.readable(ty)
         return readable
 
-    def exact_encoding(self, args: tuple[Any, ...]) -> list[Any] | None:
-        """types_codec.encode_all(args, root, resolve)."""
+    def exact_encoding(self, args: tuple[Any, ...], py_func: Any = None) -> list[Any] | None:
+        """types_codec.encode_all(args, root, resolve, py_func)."""
         encoded: list[Any] = []
-        for ty in args:
+        for index, ty in enumerate(args):
+            default = types_codec.encode_default(py_func, index, ty, self.root, self.resolve)
+            if default is not None:  # the function's own default object (an array, a NaN)
+                encoded.append(default)
+                continue
             key = (ty, str(ty))
             found = self._encodings.get(key)
             if found is None:
