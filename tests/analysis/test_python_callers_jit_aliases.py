@@ -89,3 +89,44 @@ def plot(values):
         in (note.message)
     )
     assert "@njit" not in note.message
+
+
+REBOUND = """\
+import numpy as np
+from numba import jit, njit
+
+
+def first(x):
+    return x + 1.0
+
+
+def second(x):
+    return x * 2
+
+
+def later():
+    return fast(np.arange(3))  # runs whenever it is called: which dispatcher `fast` holds is unknown
+
+
+fast = jit(nopython=True)(first)
+print(fast(1.5))
+
+fast = njit(second)
+print(fast(np.ones((2, 2))))
+if __name__ == "__main__":
+    print(fast(3))
+"""
+
+
+def test_a_name_rebound_to_another_dispatcher_calls_each_in_turn(ws) -> None:
+    """Numba's ctypes example: `cfunc = jit(nopython=True)(use_c_sin)`, a call, then `cfunc` made of
+    another function and called again. The module's own code runs in order: each call compiles the
+    function the name holds there; a function body's call could run at any time and gives nothing."""
+    result = ws.analyze("pc_jit_rebound.py", REBOUND)
+    assert signatures_of(result, "first") == [("python-caller", (str(numba.typeof(1.5)),))]
+    assert sorted(signatures_of(result, "second")) == sorted(
+        [
+            ("python-caller", (str(numba.typeof(np.ones((2, 2)))),)),
+            ("python-caller", (str(numba.typeof(3)),)),
+        ]
+    )

@@ -21,8 +21,14 @@ from dataclasses import dataclass, field, replace
 from pyserver import pysource
 from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
-from pyserver.analysis.worker.signatures.call_scopes import passed_on, shadowed
-from pyserver.analysis.worker.signatures.jit_aliases import jit_aliases
+from pyserver.analysis.worker.signatures.call_scopes import (
+    callee_text,
+    defines,
+    passed_on,
+    receiver_of_own_method,
+    shadowed,
+)
+from pyserver.analysis.worker.signatures.jit_aliases import jit_alias_spans, jit_aliases
 
 _EXCLUDED_DIRS = {
     "site-packages",
@@ -80,6 +86,9 @@ class IndexedFile:
     # module-level name -> the top-level function a Numba decorator call made it from, for a function
     # with exactly one such name (`fast = jit(nopython=True)(slow)`): calling it compiles that function
     jit_aliases: dict[str, str] = field(default_factory=dict)
+    # a name bound in turn to dispatchers of several functions: name -> (first, last line, function) of
+    # each stretch of the module's top-level code where it holds one (jit_aliases.jit_alias_spans)
+    jit_alias_spans: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     top_level_classes: set[str] = field(default_factory=set)  # a jitclass's calls construct it
 
 
@@ -108,14 +117,6 @@ def _stamp(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return (stat.st_mtime_ns, stat.st_size)
-
-
-def _callee_text(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
 
 
 def _scope_for(path: str, qualname: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Scope:
@@ -171,6 +172,7 @@ def index_source(
         has_walrus=":=" in source,
     )
     indexed.jit_aliases = jit_aliases(tree, imports, indexed.top_level_defs)
+    indexed.jit_alias_spans = jit_alias_spans(tree, imports, indexed.top_level_defs)
     indexed.top_level_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     module_scope = Scope(path, "<module>", tree)
     indexed.scopes["<module>"] = module_scope
@@ -179,20 +181,6 @@ def index_source(
 
 
 _MAX_REEXPORTS = 8  # re-exports followed, one module to the next (a cycle of imports ends there)
-
-
-def _defines(indexed: IndexedFile, name: str) -> bool:
-    """Does the module bind `name` itself: a top-level function, class, or a jit call's alias?"""
-    return name in indexed.top_level_defs or name in indexed.jit_aliases or name in indexed.top_level_classes
-
-
-def _receiver_of_own_method(scope: Scope, cls: str, name: str) -> bool:
-    """Is `name` the receiver (`self`) of a method defined in class `cls`'s own body?"""
-    node = scope.node
-    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or scope.qualname.count(".") != 1:
-        return False
-    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
-    return scope.qualname.startswith(cls + ".") and not static and scope.params[:1] == [name]
 
 
 _HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
@@ -291,7 +279,7 @@ def _collect_calls(indexed: IndexedFile, body: list[ast.stmt], scope: Scope, pre
 def _calls_in(indexed: IndexedFile, node: ast.AST, scope: Scope) -> None:
     for sub in ast_nodes(node):
         if isinstance(sub, ast.Call):
-            text = _callee_text(sub.func)
+            text = callee_text(sub.func)
             if text is not None:
                 indexed.calls.setdefault(text.split(".")[0], []).append(CallSite(scope, sub, text))
 
@@ -485,7 +473,7 @@ class CallIndex:
         function (defined there or imported from a workspace module), (file, "") for a module. A name
         imported from a module that only imports it in turn (a package's `__init__` re-exporting
         `from ._impl import scale`) is the function of the module that defines it."""
-        if _defines(indexed, name):
+        if defines(indexed, name):
             return (indexed.path, name)
         imported = indexed.imports.get(name)
         if imported is None:
@@ -503,7 +491,7 @@ class CallIndex:
     def _exported(self, path: str, name: str, depth: int = 0) -> tuple[str, str]:
         """What `name` of the module at `path` is: its own function, or what it imports under that name."""
         home = self.files.get(path)
-        if home is None or depth >= _MAX_REEXPORTS or _defines(home, name) or name not in home.imports:
+        if home is None or depth >= _MAX_REEXPORTS or defines(home, name) or name not in home.imports:
             return (path, name)
         return self.binding(home, name, depth + 1) or (path, name)
 
@@ -534,7 +522,7 @@ class CallIndex:
                 if self.binding(indexed, first) == (real, cls):
                     sites += [s for s in called if not shadowed(indexed.scopes, s.scope, first)]
                 elif indexed.path == real:
-                    sites += [s for s in called if _receiver_of_own_method(s.scope, cls, first)]
+                    sites += [s for s in called if receiver_of_own_method(s.scope, cls, first)]
         sites.sort(key=lambda s: (s.scope.path != real, s.scope.path, s.call.lineno, s.call.col_offset))
         return sites
 
@@ -561,8 +549,14 @@ class CallIndex:
         home = self.files.get(real)
         # the names that call the function's dispatcher: its own, or the one a jit call made of it
         aliases = [a for a, f in (home.jit_aliases if home else {}).items() if f == function]
+        spans = [
+            (name, first, last)
+            for name, held in (home.jit_alias_spans if home else {}).items()
+            for first, last, made in held
+            if made == function
+        ]
         # a call of the plain function runs Python (compiles nothing) unless a decorator jitted it
-        plain_runs_python = bool(aliases) and home is not None and function not in home.jitted
+        plain_runs_python = bool(aliases or spans) and home is not None and function not in home.jitted
         through = aliases if plain_runs_python else [function, *aliases]
         functions = [(real, n) for n in through]
         for indexed in self.files.naming(through):
@@ -589,5 +583,13 @@ class CallIndex:
                         for site in indexed.calls.get(first, [])
                         if site.name in attributes and not shadowed(indexed.scopes, site.scope, first)
                     ]
+        for held_name, start, stop in spans:  # the module's own code, in its order
+            sites += [
+                site
+                for site in (home.calls.get(held_name, []) if home is not None else [])
+                if site.name == held_name
+                and site.scope.qualname == "<module>"
+                and start <= site.call.lineno <= stop
+            ]
         sites.sort(key=lambda s: (s.scope.path != real, s.scope.path, s.call.lineno, s.call.col_offset))
         return sites

@@ -77,3 +77,31 @@ def passed_on(scopes: Mapping[str, Any], calls: Mapping[str, list[Any]], name: s
                 if param not in assigned:
                     found += [s for s in calls.get(param, []) if s.scope is receiver and s.name == param]
     return found
+
+
+def callee_text(node: ast.expr) -> str | None:
+    """The name a call is made through: `kernel`, or `module.attr` text; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def receiver_of_own_method(scope: Any, cls: str, name: str) -> bool:
+    """Is `name` the receiver (`self`) of a method defined in class `cls`'s own body?"""
+    node = scope.node
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or scope.qualname.count(".") != 1:
+        return False
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+    return scope.qualname.startswith(cls + ".") and not static and scope.params[:1] == [name]
+
+
+def defines(indexed: Any, name: str) -> bool:
+    """Does the module bind `name` itself: a top-level function, class, or a jit call's dispatcher?"""
+    return (
+        name in indexed.top_level_defs
+        or name in indexed.jit_aliases
+        or name in indexed.jit_alias_spans
+        or name in indexed.top_level_classes
+    )

@@ -71,6 +71,7 @@ def scope_key(
         tuple(sorted(indexed.top_level_defs)),
         tuple(sorted(indexed.top_level_classes)),
         tuple(sorted(indexed.jit_aliases.items())),
+        tuple(sorted((name, tuple(spans)) for name, spans in indexed.jit_alias_spans.items())),
         indexed.has_walrus,
     )
     calls = tuple(

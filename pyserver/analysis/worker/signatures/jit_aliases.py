@@ -56,3 +56,75 @@ def jit_aliases(
         for function, names in made.items()
         if len(names) == 1 and assigned.get(names[0]) == 1 and names[0] not in defs
     }
+
+
+def jit_alias_spans(
+    tree: ast.Module,
+    imports: dict[str, tuple[str, int, str | None]],
+    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> dict[str, list[tuple[int, int, str]]]:
+    """A module-level name bound in turn to dispatchers of several functions (Numba's ctypes example:
+    `cfunc = jit(nopython=True)(use_c_sin)`, `print(cfunc(pi))`, then `cfunc = jit(...)(use_ctype_wrapping)`):
+    name -> (first line, last line, function) of each stretch of the module's own code in which the name
+    holds one, from the statement after the assignment to the next statement that binds the name again.
+    Only the module's top-level code runs in that order: a function's body may run at any time."""
+    binders: dict[str, list[tuple[ast.stmt, tuple[str, str] | None]]] = {}
+    for node in tree.body:
+        bound = _bound_at_top_level(node)
+        made = _made_from(node, imports, defs)
+        for name in bound:
+            binders.setdefault(name, []).append((node, made if made and made[0] == name else None))
+    spans: dict[str, list[tuple[int, int, str]]] = {}
+    for name, bindings in binders.items():
+        if len(bindings) < 2 or name in defs:
+            continue
+        for position, (node, made) in enumerate(bindings):
+            if made is None:
+                continue
+            start = (node.end_lineno or node.lineno) + 1
+            end = bindings[position + 1][0].lineno - 1 if position + 1 < len(bindings) else 1 << 30
+            spans.setdefault(name, []).append((start, end, made[1]))
+    return spans
+
+
+def _made_from(
+    node: ast.stmt,
+    imports: dict[str, tuple[str, int, str | None]],
+    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> tuple[str, str] | None:
+    """(name, function) for `name = jit(...)(function)` / `name = njit(function)`, else None."""
+    if not (
+        isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+    ):
+        return None
+    value = node.value
+    if (
+        isinstance(value, ast.Call)
+        and len(value.args) == 1
+        and not value.keywords
+        and isinstance(value.args[0], ast.Name)
+        and value.args[0].id in defs
+        and _is_numba_jit(value.func, imports)
+    ):
+        return node.targets[0].id, value.args[0].id
+    return None
+
+
+def _bound_at_top_level(node: ast.stmt) -> set[str]:
+    """The module-level names a top-level statement binds, anywhere in it (an assignment inside an `if`
+    or a loop counts: it may run), not inside the functions, classes or comprehensions it defines."""
+    bound: set[str] = set()
+    stack: list[ast.AST] = [node]
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(sub.name)
+            continue
+        if isinstance(sub, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            continue
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store | ast.Del):
+            bound.add(sub.id)
+        elif isinstance(sub, ast.Import | ast.ImportFrom):
+            bound |= {(a.asname or a.name).split(".")[0] for a in sub.names}
+        stack.extend(ast.iter_child_nodes(sub))
+    return bound
