@@ -187,21 +187,8 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             if record is None or function.kind not in ANALYSED_KINDS or function.nested:
                 continue
             records[function.name] = record
-            if function.options.get("forceobj"):
-                # Numba's dispatcher compiles an object-mode function per argument types too: those the
-                # sources give are its signatures, Python objects throughout.
-                argument_types = self.sources.candidates(
-                    function,
-                    record,
-                    load.module,
-                    path,
-                    stores,
-                    self._invalid_signature_reporter(run, function),
-                )
-                self._object_mode(run, function, record, [c for c in argument_types if not c.uncertain])
-                continue
             unusable[function.name] = []
-            candidates[function.name] = self.sources.candidates(
+            sourced = self.sources.candidates(
                 function,
                 record,
                 load.module,
@@ -210,6 +197,12 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                 self._invalid_signature_reporter(run, function),
                 unusable[function.name],
             )
+            if function.options.get("forceobj"):
+                # Numba's dispatcher compiles an object-mode function per argument types too: those the
+                # sources give are its signatures, Python objects throughout.
+                self._object_mode(run, function, record, [c for c in sourced if not c.uncertain])
+                continue
+            candidates[function.name] = sourced
         cuda_kernels.launch_candidates(run)  # CUDA kernels: types from their launches
         first_inference_diagnostic = len(result.diagnostics)
         # Infer every known signature; then the signatures callers pass to same-file callees.

@@ -37,20 +37,9 @@ def jit_aliases(
                 for name in ast.walk(target):
                     if isinstance(name, ast.Name):
                         assigned[name.id] = assigned.get(name.id, 0) + 1
-        if not (
-            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-        ):
-            continue
-        value = node.value
-        if (
-            isinstance(value, ast.Call)
-            and len(value.args) == 1
-            and not value.keywords
-            and isinstance(value.args[0], ast.Name)
-            and value.args[0].id in defs
-            and _is_numba_jit(value.func, imports)
-        ):
-            made.setdefault(value.args[0].id, []).append(node.targets[0].id)
+        pair = _made_from(node, imports, defs)
+        if pair is not None:
+            made.setdefault(pair[1], []).append(pair[0])
     return {
         names[0]: function
         for function, names in made.items()
