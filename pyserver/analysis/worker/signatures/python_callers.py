@@ -100,7 +100,8 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         # (context, shape) -> a typing and the numeric constants of the slice typed (see _typing)
         self._shapes: dict[tuple[str, tuple[Any, ...]], tuple[numba_api.SliceTyping, tuple[Any, ...]]] = {}
         # Per analysis run: each caller typed once, with the calls of all workspace functions it makes.
-        self._run_memo: dict[tuple[str, str, int, str], dict[int, list[Outcome]]] = {}
+        # (caller file, caller, depth, method) -> each typed call's outcomes, and the calls typed together
+        self._run_memo: dict[tuple[str, str, int, str], tuple[dict[int, list[Outcome]], list[CallSite]]] = {}
         self._flat: dict[int, tuple[ast.AST, list[Simple]]] = {}  # id(scope node) -> its statements
         self._bound_by: dict[int, tuple[list[Simple], dict[str, list[Simple]]]] = {}  # see _by_name
         self._statements: dict[int, tuple[ast.Module, list[ast.stmt]]] = {}  # see _module_statements
@@ -273,7 +274,10 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
             by_scope.setdefault((site.scope.path, site.scope.qualname), []).append(site)
         for (path, qualname), scope_sites in by_scope.items():
             key = (path, qualname, depth, method)
-            if key not in self._run_memo:
+            known = self._run_memo.get(key)
+            typed = {id(s.call) for s in known[1]} if known is not None else set()
+            missing = [s for s in scope_sites if id(s.call) not in typed]
+            if missing:
                 if (path, qualname) in self._active:
                     for site in scope_sites:
                         yield site, "the caller calls itself (recursion)"
@@ -281,16 +285,23 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                 self._active.add((path, qualname))
                 try:
                     scope = scope_sites[0].scope
-                    every = scope_sites if method else (self._workspace_calls(scope) or scope_sites)
+                    # The caller's calls are typed together, once: its calls of workspace functions, and
+                    # the calls asked for that are not among them (a static method's `self.deflect(...)`).
+                    if known is not None:
+                        every = list(known[1])
+                    else:
+                        every = [] if method else list(self._workspace_calls(scope))
+                    listed = {id(s.call) for s in every}
+                    every += [s for s in missing if id(s.call) not in listed]
                     by_place = self._typed_scope(scope, every, depth, method)
                     memo: dict[int, list[Outcome]] = {}
                     for site in every:
                         if place(site.call) in by_place:
                             memo[id(site.call)] = by_place[place(site.call)]
-                    self._run_memo[key] = memo
+                    self._run_memo[key] = (memo, every)
                 finally:
                     self._active.discard((path, qualname))
-            memo = self._run_memo[key]
+            memo = self._run_memo[key][0]
             for site in scope_sites:
                 for outcome in memo.get(id(site.call), ["the call was not found in its caller"]):
                     yield site, outcome
@@ -422,9 +433,8 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
             probes.append(probe)
         simple = self._flattened(scope.node, indexed)
         module_simple = self._flattened(indexed.tree, indexed) if scope.qualname != "<module>" else []
-        kept, needed_by_probe = self._relevant(
-            simple, module_simple, probes, scope.params + sorted(enclosing_names(indexed, scope))
-        )
+        local_names = scope.params + sorted(enclosing_names(indexed, scope))
+        kept, needed_by_probe = self._relevant(simple, module_simple, probes, local_names)
         params_read = [p for p in scope.params if any(p in needed for needed in needed_by_probe)]
         if scope.has_var_params and any(
             name in needed
@@ -435,26 +445,39 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
             for probe in probes:
                 probe.failure = probe.failure or f"it uses *args/**kwargs of '{scope.qualname}'"
         param_sets: list[tuple[dict[str, Any], str | None]] = [({}, None)]
-        if params_read:
-            param_sets = self._param_types(scope, params_read, depth)
         for probe, needed in zip(probes, needed_by_probe, strict=True):
             probe.needed = needed
+        typed = list(range(len(probes)))  # the probes the slice types
+        if params_read:
+            param_sets = self._param_types(scope, params_read, depth)
+            free = [i for i, needed in enumerate(needed_by_probe) if not needed.intersection(params_read)]
+            if free and all(problem is not None for _, problem in param_sets):
+                # The parameters' types are unknown: only the calls that read them give nothing; the others
+                # (`self.deflect(np.ones((2, 3)), 0.5)` beside `g = grid(n)`) are typed without them.
+                for i, probe in enumerate(probes):
+                    if i not in free:
+                        probe.failure = probe.failure or param_sets[0][1]
+                typed = free
+                kept, _ = self._relevant(simple, module_simple, [probes[i] for i in free], local_names)
+                param_sets = [({}, None)]
         results: dict[int, list[tuple[list[Any], dict[str, Any]]]] = {i: [] for i in range(len(probes))}
-        failures: dict[int, str] = {}
+        failures: dict[int, str] = {i: p.failure for i, p in enumerate(probes) if p.failure}
         for param_types, problem in param_sets:
             if problem is not None:
                 for i in range(len(probes)):
                     failures.setdefault(i, problem)
                 continue
-            outcome = self._type_slice(indexed, scope, simple, module_simple, kept, probes, param_types)
-            for i, probe in enumerate(probes):
+            sliced = [probes[i] for i in typed]
+            outcome = self._type_slice(indexed, scope, simple, module_simple, kept, sliced, param_types)
+            for j, i in enumerate(typed):
+                probe = probes[i]
                 if probe.failure:
                     failures.setdefault(i, probe.failure)
                     continue
-                if i in outcome.failures:
-                    failures.setdefault(i, outcome.failures[i])
+                if j in outcome.failures:
+                    failures.setdefault(i, outcome.failures[j])
                     continue
-                values = outcome.types[i]
+                values = outcome.types[j]
                 positional = [values[name] for name in probe.positional]
                 keywords = {k: values[v] for k, v in probe.keywords.items()}
                 if (positional, keywords) not in results[i]:
