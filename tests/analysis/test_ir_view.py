@@ -63,3 +63,28 @@ def test_views_refuse_what_cannot_compile(ws) -> None:
         ws.engine.ir_view(path, None, "walk", 0, "bytecode")
     # The engine is still fine afterwards.
     assert ws.engine.analyze(path).status == "ok"
+
+
+def test_a_cuda_kernel_is_refused_with_its_reason(ws) -> None:
+    """The views compile with Numba's CPU target: a CUDA kernel's options are not the CPU's, and its
+    IR comes from NVVM. The refusal says so, not the CPU compiler's internal error."""
+    path = ws.write(
+        "irv_cuda.py",
+        """
+from numba import cuda
+
+@cuda.jit
+def scale(values, factor, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = values[i] * factor
+
+def main():
+    import numpy as np
+    a = np.arange(16.0)
+    out = np.zeros_like(a)
+    scale[1, 16](a, 2.0, out)
+""",
+    )
+    with pytest.raises(AnalysisUnavailable, match="'scale' is a CUDA kernel: the IR views compile with"):
+        ws.engine.ir_view(path, None, "scale", 0, "llvm")

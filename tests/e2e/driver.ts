@@ -84,6 +84,10 @@ export async function openFile(name: string): Promise<void> {
   const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label^="${name}"]`).first();
   if (!(await row.isVisible())) await runCommand("View: Show Explorer");
   await row.waitFor({ state: "visible", timeout: 30_000 });
+  // The mouse resting on the row it clicked before keeps that row's path hover open, and the hover lies
+  // over the rows below it: take the mouse to the window's corner and let the hover go first.
+  await page.mouse.move(1, 1);
+  await page.locator(".context-view .hover-contents").first().waitFor({ state: "hidden", timeout: 5_000 }).catch(() => undefined);
   await row.click();
   await page.locator(`.tabs-container .tab.active[aria-label^="${name}"]`).first().waitFor({ timeout: 30_000 });
   await page.locator(".monaco-editor .view-lines").first().waitFor({ timeout: 30_000 });

@@ -87,6 +87,12 @@ def ir_view(
         raise IRViewError(
             f"{function!r} has {len(candidates)} signature(s); index {signature_index} is out of range"
         )
+    if info.kind == "cuda":  # the views compile for the CPU; a kernel compiles for the GPU, through NVVM
+        raise IRViewError(
+            f"{function!r} is a CUDA kernel: the IR views compile with Numba's CPU target, and a CUDA "
+            "kernel's LLVM IR and PTX come from NVVM, which these views do not run; its types are in the "
+            "hover and the inlay hints"
+        )
     candidate = candidates[signature_index]
     signature_result = info.signatures[signature_index]
     if not signature_result.ok:
