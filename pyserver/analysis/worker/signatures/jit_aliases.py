@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 
+from pyserver.analysis.worker.load import names
+
 _NUMBA_JITS = ("jit", "njit")
 
 
@@ -59,7 +61,7 @@ def jit_alias_spans(
     Only the module's top-level code runs in that order: a function's body may run at any time."""
     binders: dict[str, list[tuple[ast.stmt, tuple[str, str] | None]]] = {}
     for node in tree.body:
-        bound = _bound_at_top_level(node)
+        bound = names.bound_names(node)  # a rebinding, or a change of its value, ends a stretch
         made = _made_from(node, imports, defs)
         for name in bound:
             binders.setdefault(name, []).append((node, made if made and made[0] == name else None))
@@ -97,23 +99,3 @@ def _made_from(
     ):
         return node.targets[0].id, value.args[0].id
     return None
-
-
-def _bound_at_top_level(node: ast.stmt) -> set[str]:
-    """The module-level names a top-level statement binds, anywhere in it (an assignment inside an `if`
-    or a loop counts: it may run), not inside the functions, classes or comprehensions it defines."""
-    bound: set[str] = set()
-    stack: list[ast.AST] = [node]
-    while stack:
-        sub = stack.pop()
-        if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.add(sub.name)
-            continue
-        if isinstance(sub, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-            continue
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store | ast.Del):
-            bound.add(sub.id)
-        elif isinstance(sub, ast.Import | ast.ImportFrom):
-            bound |= {(a.asname or a.name).split(".")[0] for a in sub.names}
-        stack.extend(ast.iter_child_nodes(sub))
-    return bound
