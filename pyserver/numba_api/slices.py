@@ -163,14 +163,20 @@ _stand_ins_loaded = False
 
 
 def _reads_mixed(
-    name: str, sources: dict[str, set[tuple[str, bool]]], items: dict[str, set[str]], mixed: set[str]
+    name: str,
+    sources: dict[str, set[tuple[str, bool]]],
+    items: dict[str, set[str]],
+    mixed: set[str],
+    promoted: dict[str, set[str]],
 ) -> bool:
     """Does `name`'s value come from a value Python and Numba may type differently: a variable in
     `mixed`, or a list whose items (counted over every variable that is the same list or a copy of
-    it) have several types?"""
-    roots, visited = [name], set()
+    it) have several types? Not a list of Python scalars of several kinds that `np.array` reads
+    (`promoted`: array -> the lists it is made of): NumPy promotes `[0.1, 10]` to float64 as Numba
+    unifies its items."""
+    roots, visited = [(name, False)], set()
     while roots:
-        root = roots.pop()
+        root, promoting = roots.pop()
         if root in visited:
             continue
         members, stack, put = set(), [root], set()  # one list and its copies
@@ -183,11 +189,29 @@ def _reads_mixed(
                 return True
             put |= items.get(current, set())
             for read, same_list in sources.get(current, ()):
-                (stack if same_list else roots).append(read)
-        if len(put) > 1:
+                if same_list:
+                    stack.append(read)
+                else:
+                    roots.append((read, read in promoted.get(current, ())))
+        if len(put) > 1 and not (promoting and put <= _PYTHON_SCALARS):
             return True
         visited |= members
     return False
+
+
+# The types Numba gives Python's own scalars (bool, int, float, complex): NumPy's array creation
+# promotes a mix of them to the same type as Numba's unification of them.
+_PYTHON_SCALARS = frozenset({"bool", "int64", "float64", "complex128"})
+
+
+def _array_of_list(expr: Any, typemap: dict[str, Any]) -> str | None:
+    """The list variable `np.array(items)` / `np.asarray(items)` (no dtype) makes an array of, if any."""
+    fnty = typemap.get(expr.func.name) if expr.op == "call" else None
+    if not isinstance(fnty, nbtypes.Function) or expr.kws or len(expr.args) != 1:
+        return None
+    if getattr(fnty, "typing_key", None) not in (np.array, np.asarray):
+        return None
+    return expr.args[0].name if isinstance(typemap.get(expr.args[0].name), nbtypes.List) else None
 
 
 def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
@@ -256,10 +280,14 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
     # other values, whose own items are checked on their own: else `[[1, 2], [3, 4]]` would mix
     # `int64` with `list(int64)`.
     sources: dict[str, set[tuple[str, bool]]] = {}  # target -> (read variable, same list)
+    promoted: dict[str, set[str]] = {}  # array -> the list `np.array` made it of
     for block in func_ir.blocks.values():
         for stmt in block.body:
             if isinstance(stmt, ir.Assign):
                 value = stmt.value
+                made_of = _array_of_list(value, typemap) if isinstance(value, ir.Expr) else None
+                if made_of is not None:
+                    promoted.setdefault(stmt.target.name, set()).add(made_of)
                 if isinstance(value, ir.Var):
                     reads = {value.name}
                     same_list = True
@@ -270,8 +298,11 @@ def type_python_slice(py_func: Any, arg_types: tuple[Any, ...]) -> SliceTyping:
                     )
                 sources.setdefault(stmt.target.name, set()).update((r, same_list) for r in reads)
     mixed_users = untrusted_containers(func_ir, typemap)
+    # the values themselves: what reads them is found by following the reads (a list of several kinds
+    # of items is mixed, an array NumPy makes of it need not be)
+    seeds = mixed | mixed_users
     for name in typemap:
-        if not name.startswith("$") and _reads_mixed(name, sources, items, mixed | mixed_users):
+        if not name.startswith("$") and _reads_mixed(name, sources, items, seeds, promoted):
             mixed_users.add(name)
     return SliceTyping(
         types={name: ty for name, ty in typemap.items() if not name.startswith("$")},

@@ -429,3 +429,36 @@ def test_recorded_signatures_that_cannot_be_used_are_listed_in_no_signature(ws) 
         "params": ["a", "k"],
     }
     assert "2 recorded signatures" in diagnostic.message
+
+
+def test_the_note_says_what_a_parameterized_ndarray_annotation_gives(ws) -> None:
+    """NumPy's typed forms (`ndarray[tuple[int], dtype[float64]]`, `npt.NDArray[np.float64]`) give the
+    dtype and maybe the dimensions, never the layout: the note says which, not that they say nothing."""
+    result = ws.analyze(
+        "src_shaped_ndarrays.py",
+        """
+        import numpy as np
+        import numpy.typing as npt
+        from numba import njit
+
+        Float64Array1D = np.ndarray[tuple[int], np.dtype[np.float64]]
+
+
+        @njit
+        def clip(sigma2: float, bounds: Float64Array1D) -> float:
+            return min(sigma2, bounds[1])
+
+
+        @njit
+        def total(x: npt.NDArray[np.float64]) -> float:
+            return x.sum()
+        """,
+    )
+    assert _signatures(result, "clip") == [] and _signatures(result, "total") == []
+    clip, total = by_code(result, "no-signature")
+    assert (
+        "(it gives its dtype (float64) and its dimensions (1), not its layout (C, F or any), which a Numba array"
+        " type has: `float64[:]` is any layout, `float64[::1]` C); `sigma2: float` reads as float64."
+    ) in clip.message, clip.message
+    assert "(it gives its dtype (float64), not its dimensions or its layout" in total.message, total.message
+    assert "says nothing" not in clip.message + total.message

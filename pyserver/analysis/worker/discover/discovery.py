@@ -93,6 +93,8 @@ class JitFunction:
     # library's own decorator, a builder kept on an object), and placed in the source by name and line.
     origin: str = "decorator"
     created_line: int = 0  # for "created": 1-based line of the call in this file that passes it, if any
+    # that call written with a signature (`jit("SIGNATURE", nopython=True)(f)`), where it is a jit call
+    created_call: str = ""
 
 
 def dotted_name(node: ast.expr) -> str | None:
@@ -490,9 +492,11 @@ def statements_shallow(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from statements_shallow(case.body)
 
 
-def _creation_lines(tree: ast.Module) -> dict[str, int]:
-    """Short function name -> first line of a call that passes it (`numba.njit(step_py)`, `wrap(self.f)`)."""
-    lines: dict[str, int] = {}
+def _creation_calls(tree: ast.Module, source: str) -> dict[str, tuple[int, str]]:
+    """Short function name -> (first line of a call that passes it, the call written again with a
+    signature: `jit(SIGNATURE, nopython=True)(f)` for `jit(f, nopython=True)`, else "") for
+    `numba.njit(step_py)`, `wrap(self.f)`."""
+    calls: dict[str, tuple[int, str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             for arg in node.args:
@@ -503,9 +507,22 @@ def _creation_lines(tree: ast.Module) -> dict[str, int]:
                     if isinstance(arg, ast.Attribute)
                     else None
                 )
-                if name is not None and (name not in lines or node.lineno < lines[name]):
-                    lines[name] = node.lineno
-    return lines
+                if name is not None and (name not in calls or node.lineno < calls[name][0]):
+                    calls[name] = (node.lineno, _with_signature(node, arg, source))
+    return calls
+
+
+def _with_signature(call: ast.Call, function: ast.expr, source: str) -> str:
+    """`builder(f, **options)` or `builder(**options)(f)` as `builder(SIGNATURE, **options)(f)`, in the
+    call's own words (its builder's name, its options); "" for any other call."""
+    options_call = call.func if isinstance(call.func, ast.Call) else call
+    builder = dotted_name(options_call.func)
+    passed = [a for a in options_call.args if a is not function]
+    if builder is None or len(call.args) != 1 or passed or (options_call is not call and call.keywords):
+        return ""
+    options = [source_segment(source, k) or ast.unparse(k) for k in options_call.keywords]
+    inner = ", ".join(['"SIGNATURE"', *options])
+    return f"{builder}({inner})({source_segment(source, function) or ast.unparse(function)})"
 
 
 def place_created(
@@ -525,7 +542,7 @@ def place_created(
         except (SyntaxError, ValueError):
             return functions
     lines = source.splitlines()
-    creation_lines = _creation_lines(tree)
+    creation_calls = _creation_calls(tree, source)
     placed = list(functions)
     for qualname, node, depth in _function_nodes(tree):
         first = min([d.lineno for d in node.decorator_list] + [node.lineno])
@@ -553,7 +570,8 @@ def place_created(
             nested=depth > 0,
             first_line=first,
             origin="created",
-            created_line=creation_lines.get(node.name, 0),
+            created_line=creation_calls.get(node.name, (0, ""))[0],
+            created_call=creation_calls.get(node.name, (0, ""))[1],
         )
         if spec.kind == "jit":  # Numba's jit is nopython since 0.59; `forceobj=True` shows in the options
             function.kind = "njit" if spec.options.get("nopython", True) else "jit"

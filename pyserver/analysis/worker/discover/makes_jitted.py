@@ -18,7 +18,7 @@ import ast
 import builtins
 import re
 
-from pyserver.analysis.worker.discover.discovery import ImportNames
+from pyserver.analysis.worker.discover.discovery import ImportNames, module_statements
 from pyserver.pysource import NEVER_JITTING_DECORATORS, decorator_aliases
 
 # Numba's builders of jitted functions (the last part of their qualified names, under `numba.`).
@@ -95,6 +95,28 @@ def _never_jits(qualified: str) -> bool:
 
 def _is_numba_builder(qualified: str) -> bool:
     return qualified.split(".")[0] == "numba" and qualified.rpartition(".")[2] in NUMBA_BUILDERS
+
+
+def shim_builders(tree: ast.Module) -> frozenset[str]:
+    """The local names a module imports under the name of one of Numba's builders from a module other
+    than Numba (`from .compat import jit`, `from mylib._numba import njit as fast`): a package's jit shim,
+    Numba's builder with the package's options, or a stand-in where Numba is missing. Either way, what it
+    makes of a function is the function's jitted form."""
+    names: set[str] = set()
+    for node in module_statements(tree):
+        if isinstance(node, ast.ImportFrom):
+            names.update(
+                alias.asname or alias.name
+                for alias in node.names
+                if is_shim_builder(node.module or "", node.level, alias.name)
+            )
+    return frozenset(names)
+
+
+def is_shim_builder(module: str, level: int, name: str) -> bool:
+    """`from module import name` (`level` dots before the module) imports a jit shim (shim_builders)."""
+    root = module.partition(".")[0]
+    return name in NUMBA_BUILDERS and (level > 0 or (root != "numba" and root not in _NEVER_JITTING_MODULES))
 
 
 def may_make_jitted(source: str, tree: ast.Module | None = None) -> bool:

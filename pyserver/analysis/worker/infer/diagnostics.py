@@ -229,7 +229,7 @@ class DiagnosticReporting:
         if function.origin == "created" and function.created_line and not function.nested:
             # `fast = njit(slow)`: its calls are those of the dispatcher; a call of `slow` runs Python
             own = function.name.split(".")[-1]
-            made_by_call = (own, function.created_line)
+            made_by_call = (own, function.created_line, function.created_call)
             made = (
                 f" A call at line {function.created_line} jits it, not a decorator: the calls of the dispatcher"
                 f" that call makes compile it (a call of '{own}' itself runs Python and compiles nothing)."
@@ -247,7 +247,7 @@ class DiagnosticReporting:
             "information",
             "no-signature",
             f"No argument types are known for '{function.name}', so it was not type-checked.{made}{seen}"
-            f"{set_aside}{annotations}{self.sources.python_caller_note(function)} "
+            f"{set_aside}{annotations}{self.sources.python_caller_note(path, function)} "
             + kernels.no_signature_advice(
                 function.kind, function.params, function.options, to_annotate, made_by_call
             ),

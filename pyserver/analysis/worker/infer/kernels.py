@@ -129,16 +129,19 @@ def no_signature_advice(
     params: list[str],
     options: dict[str, Any],
     to_annotate: list[str] | None = None,
-    made_by_call: tuple[str, int] | None = None,
+    made_by_call: tuple[str, int, str] | None = None,
 ) -> str:
     """The last sentence of the no-signature note, in the words of the function's kind. `to_annotate`:
     the parameters without a usable annotation (default: all). `made_by_call`: (the function's name, the
-    line of the call that jits it) for a function no decorator jits (`fast = njit(slow)`)."""
+    line of the call that jits it, that call written with a `"SIGNATURE"` or "") for a function no
+    decorator jits (`fast = njit(slow)`)."""
     if made_by_call is not None and kind in ("njit", "jit"):
-        name, line = made_by_call
+        name, line, call = made_by_call
+        signature = njit_signature_example(params)
+        written = call.replace('"SIGNATURE"', f'"{signature}"') if call else f'njit("{signature}")({name})'
         return (
-            f'Give the call at line {line} a signature of its argument types (njit("'
-            f'{njit_signature_example(params)}")({name})) or annotate its parameters '
+            f"Give the call at line {line} a signature of its argument types ({written}) or annotate its "
+            "parameters "
             f"({annotation_example(params if to_annotate is None else to_annotate)}): no example, nothing in "
             f"the workspace shows their types. Or call the dispatcher that call makes, or record real calls "
             f"with {RECORD_HINT}."

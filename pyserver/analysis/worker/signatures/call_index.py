@@ -28,7 +28,7 @@ from pyserver.analysis.worker.signatures.call_scopes import (
     receiver_of_own_method,
     shadowed,
 )
-from pyserver.analysis.worker.signatures.jit_aliases import jit_alias_spans, jit_aliases
+from pyserver.analysis.worker.signatures.jit_aliases import jit_alias_spans, jit_aliases, jit_made
 
 _EXCLUDED_DIRS = {
     "site-packages",
@@ -89,6 +89,8 @@ class IndexedFile:
     # a name bound in turn to dispatchers of several functions: name -> (first, last line, function) of
     # each stretch of the module's top-level code where it holds one (jit_aliases.jit_alias_spans)
     jit_alias_spans: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
+    # the top-level functions a module-level jit call makes a dispatcher of -> the names it binds them to
+    jit_made: dict[str, tuple[str, ...]] = field(default_factory=dict)
     top_level_classes: set[str] = field(default_factory=set)  # a jitclass's calls construct it
 
 
@@ -173,6 +175,7 @@ def index_source(
     )
     indexed.jit_aliases = jit_aliases(tree, imports, indexed.top_level_defs)
     indexed.jit_alias_spans = jit_alias_spans(tree, imports, indexed.top_level_defs)
+    indexed.jit_made = jit_made(tree, imports, indexed.top_level_defs)
     indexed.top_level_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     module_scope = Scope(path, "<module>", tree)
     indexed.scopes["<module>"] = module_scope
@@ -495,6 +498,12 @@ class CallIndex:
             return (path, name)
         return self.binding(home, name, depth + 1) or (path, name)
 
+    def jit_made_names(self, path: str, function: str) -> tuple[str, ...]:
+        """The names module-level jit calls of `path` bind dispatchers of `function` to (`fast = njit(f)`;
+        two for twins: `f_par = njit(f, parallel=True)`, `f_ser = njit(f)`)."""
+        home = self.files.get(self._real_paths.get(path) or os.path.realpath(path))
+        return home.jit_made.get(function, ()) if home is not None else ()
+
     def method_calls(self, method: str) -> list[CallSite]:
         """The Python calls in the workspace of a method named `method` on a variable (`bag.increment(3)`),
         whatever its class: the receiver's type, typed with the arguments, tells which class it is."""
@@ -556,7 +565,8 @@ class CallIndex:
             if made == function
         ]
         # a call of the plain function runs Python (compiles nothing) unless a decorator jitted it
-        plain_runs_python = bool(aliases or spans) and home is not None and function not in home.jitted
+        made = bool(aliases or spans) or (home is not None and function in home.jit_made)
+        plain_runs_python = made and home is not None and function not in home.jitted
         through = aliases if plain_runs_python else [function, *aliases]
         functions = [(real, n) for n in through]
         for indexed in self.files.naming(through):

@@ -72,6 +72,7 @@ def scope_key(
         tuple(sorted(indexed.top_level_classes)),
         tuple(sorted(indexed.jit_aliases.items())),
         tuple(sorted((name, tuple(spans)) for name, spans in indexed.jit_alias_spans.items())),
+        tuple(sorted(indexed.jit_made.items())),
         indexed.has_walrus,
     )
     calls = tuple(

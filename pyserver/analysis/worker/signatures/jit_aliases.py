@@ -5,18 +5,24 @@ from __future__ import annotations
 
 import ast
 
+from pyserver.analysis.worker.discover.makes_jitted import is_shim_builder
 from pyserver.analysis.worker.load import names
 
 _NUMBA_JITS = ("jit", "njit")
 
 
 def _is_numba_jit(node: ast.expr, imports: dict[str, tuple[str, int, str | None]]) -> bool:
-    """`jit`, `njit`, `numba.njit`, `nb.jit` (imported from numba), or a call of one (`jit(nopython=True)`)."""
+    """`jit`, `njit`, `numba.njit`, `nb.jit` (imported from numba, or from a package's jit shim: `from
+    .compat import jit`), or a call of one (`jit(nopython=True)`)."""
     if isinstance(node, ast.Call):
         node = node.func
     if isinstance(node, ast.Name):
         found = imports.get(node.id)
-        return found is not None and found[0] == "numba" and found[2] in _NUMBA_JITS
+        return (
+            found is not None
+            and found[2] in _NUMBA_JITS
+            and (found[0] == "numba" or is_shim_builder(found[0], found[1], found[2]))
+        )
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in _NUMBA_JITS:
         return imports.get(node.value.id) == ("numba", 0, None)
     return False
@@ -47,6 +53,22 @@ def jit_aliases(
         for function, names in made.items()
         if len(names) == 1 and assigned.get(names[0]) == 1 and names[0] not in defs
     }
+
+
+def jit_made(
+    tree: ast.Module,
+    imports: dict[str, tuple[str, int, str | None]],
+    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> dict[str, tuple[str, ...]]:
+    """The top-level functions that a module-level jit call makes a dispatcher of, with the names it
+    binds them to, any number of them (twins: `f_par = njit(f, parallel=True)`, `f_ser = njit(f)`): a
+    call of such a function's own name runs Python and compiles nothing."""
+    made: dict[str, tuple[str, ...]] = {}
+    for node in tree.body:
+        pair = _made_from(node, imports, defs)
+        if pair is not None and pair[0] not in made.get(pair[1], ()):
+            made[pair[1]] = (*made.get(pair[1], ()), pair[0])
+    return made
 
 
 def jit_alias_spans(
@@ -83,7 +105,7 @@ def _made_from(
     imports: dict[str, tuple[str, int, str | None]],
     defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
 ) -> tuple[str, str] | None:
-    """(name, function) for `name = jit(...)(function)` / `name = njit(function)`, else None."""
+    """(name, function) for `name = jit(...)(function)` / `name = njit(function, cache=True)`, else None."""
     if not (
         isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
     ):
@@ -92,7 +114,7 @@ def _made_from(
     if (
         isinstance(value, ast.Call)
         and len(value.args) == 1
-        and not value.keywords
+        and (not value.keywords or not isinstance(value.func, ast.Call))  # the options: either call's
         and isinstance(value.args[0], ast.Name)
         and value.args[0].id in defs
         and _is_numba_jit(value.func, imports)

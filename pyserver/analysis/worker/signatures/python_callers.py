@@ -524,21 +524,22 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         self, scope: Scope, params: list[str], depth: int
     ) -> list[tuple[dict[str, Any], str | None]]:
         self._param_lookups += 1
-        what = ", ".join(f"'{p}'" for p in params)
+        of = f"{'a parameter' if len(params) == 1 else 'parameters'} of '{scope.qualname}'"
+        what = ", ".join(f"'{p}'" for p in params) + f" ({of})"
         if depth >= MAX_DEPTH:
-            return [({}, f"it passes {what} of '{scope.qualname}', whose callers are too far up to follow")]
+            return [({}, f"it passes {what}, whose callers are too far up to follow")]
         if "." in scope.qualname or scope.qualname == "<module>":
-            return [({}, f"it passes {what} of '{scope.qualname}', a method or nested function")]
+            return [({}, f"it passes {what}, a method or nested function")]
         if is_test(scope):
             return self._test_param_types(scope, params, depth)
         callers = self.index.calls_to(scope.path, scope.qualname)
         if not callers:
-            return [({}, f"it passes {what} of '{scope.qualname}', which nothing in the workspace calls")]
+            return [({}, f"it passes {what}, which nothing in the workspace calls")]
         found: list[tuple[dict[str, Any], str | None]] = []
         problems: list[str] = []
         for site, outcome in self._type_sites(callers[:MAX_SITES], depth + 1):
             if isinstance(outcome, str):
-                problems.append(outcome)
+                problems.append(f"its call at {_site_where(site)} gives no types: {outcome}")
                 continue
             bound = _bind(scope, outcome[0], outcome[1], site)
             if isinstance(bound, str):
@@ -553,7 +554,7 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                 problems.append(f"'{scope.qualname}' gets a value Numba cannot pass on")
         if not found:
             reason = problems[0] if problems else "no call types it"
-            return [({}, f"it passes {what} of '{scope.qualname}', and {reason}")]
+            return [({}, f"it passes {what}, and {reason}")]
         return found[:MAX_PARAM_TUPLES]
 
 

@@ -13,10 +13,13 @@ import inspect
 import os
 import sys
 import types as pytypes
+import typing
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from pyserver import numba_api
 from pyserver.analysis.model import Range
@@ -91,15 +94,11 @@ def annotation_note(
         return None
     vague = [f"`{p.name}: {_annotation_text(p.annotation)}`" for p in unread]
     read = [f"`{p.name}: {_annotation_text(p.annotation)}` reads as {t}" for p, t in annotated if t]
-    arrays = any("ndarray" in str(p.annotation) for p in unread)
+    arrays = [_array_annotation_gives(p.annotation) for p in unread if "ndarray" in str(p.annotation)]
     text = (
         f" Its annotation{'s' if len(vague) != 1 else ''} {', '.join(vague)} name{'s' if len(vague) == 1 else ''}"
         " no exact Numba type"
-        + (
-            " (an `np.ndarray` says nothing of the array's dtype, dimensions or layout: `float64[:]` does)"
-            if arrays
-            else ""
-        )
+        + (f" ({'; '.join(dict.fromkeys(arrays))})" if arrays else "")
         + (f"; {', '.join(read)}" if read else "")
         + "."
     )
@@ -107,8 +106,39 @@ def annotation_note(
 
 
 def _annotation_text(annotation: Any) -> str:
-    """An annotation as its source wrote it, nearly: a string's text, a class's dotted name."""
+    """An annotation as its source wrote it, nearly: a string's text, a class's dotted name, a type
+    variable's name."""
+    if isinstance(annotation, typing.TypeVar):
+        return annotation.__name__
     return annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
+
+
+def _array_annotation_gives(annotation: Any) -> str:
+    """What an `np.ndarray` annotation says of the array, and what it leaves out, in words: NumPy's
+    parameterized form (`ndarray[tuple[int], dtype[float64]]`, `NDArray[np.float64]`) gives the dtype and
+    maybe the dimensions, never the layout, which a Numba array type has."""
+    args = typing.get_args(annotation)
+    dtype = ndim = None
+    if len(args) == 2:
+        shape, dtype_arg = args
+        dims = typing.get_args(shape)
+        if typing.get_origin(shape) is tuple and dims and Ellipsis not in dims:
+            ndim = len(dims)
+        scalar = typing.get_args(dtype_arg)
+        if scalar and isinstance(scalar[0], type) and issubclass(scalar[0], np.generic):
+            try:
+                dtype = np.dtype(scalar[0]).name
+            except TypeError:  # an abstract scalar type (np.floating)
+                dtype = None
+    if dtype is None and ndim is None:
+        return "an `np.ndarray` says nothing of the array's dtype, dimensions or layout: `float64[:]` does"
+    said = [f"its dtype ({dtype})" if dtype else "", f"its dimensions ({ndim})" if ndim else ""]
+    unsaid = ["its dimensions" if ndim is None else "", "its layout (C, F or any)"]
+    example = f"{dtype or 'float64'}[{', '.join([':'] * (ndim or 1))}]"
+    return (
+        f"it gives {' and '.join(w for w in said if w)}, not {' or '.join(w for w in unsaid if w)}, which a "
+        f"Numba array type has: `{example}` is any layout, `{example[:-1]}:1]` C"
+    )
 
 
 def params_text(py_func: Any) -> str:
@@ -431,13 +461,19 @@ class SignatureSources:
         them where it has no annotation)."""
         return self.annotation_notes.get(function.name) or ("", function.params)
 
-    def python_caller_note(self, function: JitFunction) -> str:
+    def python_caller_note(self, path: str, function: JitFunction) -> str:
         """What the Python calls of the function gave, in words a user can act on."""
         if function.kind not in ("njit", "jit", "vectorize"):
             return ""
         if "." in function.name and function.name not in self.python_caller_notes:
             return ""  # a method: its calls are looked for on instances, where a note has no place
         sites, reasons = self.python_caller_notes.get(function.name, (0, []))
+        made = self.call_index.jit_made_names(path, function.name) if "." not in function.name else ()
+        if len(made) > 1:
+            return (
+                f" Jit calls make {len(made)} dispatchers of it ({', '.join(repr(n) for n in made)}), which Numba "
+                "compiles apart (a parallel and a serial one have different code): their calls type neither."
+            )
         if not sites:
             called = "that dispatcher" if function.origin == "created" and function.created_line else "it"
             return (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import builtins
 import hashlib
+import os
 import sys
 import types as pytypes
 from collections.abc import Callable
@@ -222,7 +223,7 @@ class CallerSliceTyping:
         live = set(kept)
         for s in in_slice:
             for name in s.opaque:
-                poisoned.setdefault(name, f"'{name}' {s.why} (line {s.position[0]})")
+                poisoned.setdefault(name, f"'{name}' {s.why} ({os.path.basename(scope.path)}:{s.position[0]})")
         changed = True
         while changed:
             changed = False
