@@ -96,9 +96,9 @@ def test_a_package_jit_shim_makes_dispatchers_whose_calls_type_the_function(tmp_
     # nothing calls `clip`: the fix is the module's own call with a signature, options kept
     assert shown["clip_python"] == []
     note = next(d for d in report["diagnostics"] if d["code"] == "no-signature")
-    assert (
-        'jit("(<type of value>, <type of bounds>)", inline="always")(clip_python)' in note["message"]
-    ), note["message"]
+    assert 'jit("(<type of value>, <type of bounds>)", inline="always")(clip_python)' in note["message"], (
+        note["message"]
+    )
 
 
 TWINS = """\

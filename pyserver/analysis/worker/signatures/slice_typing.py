@@ -223,7 +223,9 @@ class CallerSliceTyping:
         live = set(kept)
         for s in in_slice:
             for name in s.opaque:
-                poisoned.setdefault(name, f"'{name}' {s.why} ({os.path.basename(scope.path)}:{s.position[0]})")
+                poisoned.setdefault(
+                    name, f"'{name}' {s.why} ({os.path.basename(scope.path)}:{s.position[0]})"
+                )
         changed = True
         while changed:
             changed = False
