@@ -207,6 +207,7 @@ def install(signatures_path: str, root: str, notebook: str | None = None) -> Rec
                     args,
                     compiled is None,
                     seconds,
+                    return_type=_declared_return_type(data, compiled),
                     typed=None if compiled is None else _typed(compiled),
                     parallel=bool(options.get("parallel")),
                 )
@@ -227,6 +228,15 @@ def install(signatures_path: str, root: str, notebook: str | None = None) -> Rec
             f"numba-lens: ufunc and gufunc loops are not recorded with this Numba: {exc!r}", file=sys.stderr
         )
     return recorder
+
+
+def _declared_return_type(event_data: dict[str, Any], compiled: Any) -> Any:
+    """The return type of a compile whose signature declares one (`njit(UniTuple(float64[:], 2)(...))(f)`,
+    made at run time too): Numba casts the function's value to it, which typing the function again does
+    not tell. None where the compile inferred it."""
+    if compiled is None or event_data.get("return_type") is None:
+        return None
+    return getattr(getattr(compiled, "signature", None), "return_type", None)
 
 
 def _typed(compiled: Any) -> dict[str, Any] | None:

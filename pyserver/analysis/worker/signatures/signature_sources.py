@@ -149,8 +149,9 @@ def params_text(py_func: Any) -> str:
 
 
 def _loop_return_type(entry: store.Entry, resolve: Any) -> Any | None:
-    """The recorded return type of a `@vectorize` loop (None for any other compile, or one not decoded)."""
-    if entry.kernel != "vectorize" or entry.return_type is None:
+    """The recorded return type of a `@vectorize` loop, or of a compile from the signatures its dispatcher
+    was built with (recorder: declared, Numba casts to it); None for any other compile, or one not decoded."""
+    if entry.kernel not in ("vectorize", None) or entry.return_type is None:
         return None
     try:
         return types_codec.decode(entry.return_type, resolve)
@@ -404,7 +405,7 @@ class SignatureSources:
                     if unusable is not None:
                         unusable.append("(" + ", ".join(entry.args) + ")")
                     continue
-                # A ufunc loop returns its signature's type (`f4(f4)`: Numba casts the body's value to it).
+                # A ufunc loop, or a declared signature, returns its type (`f4(f4)`: Numba casts to it).
                 returns = _loop_return_type(entry, self.recorded_objects.resolve)
                 add(args, returns, "kernel" if entry.origin == "kernel" else "recorded")
             if unusable is not None:
