@@ -60,7 +60,9 @@ CODE_TABLE: dict[str, CodeInfo] = {
         "Runs in object mode",
         f"{NUMBA_DOCS}/user/performance-tips.html#no-python-mode-vs-object-mode",
         "Object mode runs the function through the Python interpreter: usually no faster than plain Python.",
-        "Remove forceobj=True and make the function compile in nopython mode (@njit).",
+        "Where its body compiles in nopython mode, remove forceobj=True (@njit). Where it cannot (a method of "
+        "a plain class, calls into libraries Numba does not know), the decorator gains nothing over plain "
+        "Python: remove it, or move the numeric loops into an @njit function that it calls.",
     ),
     "loop-lifted": CodeInfo(
         "Loop compiled apart from its function",

@@ -8,6 +8,8 @@ Part of the numba_api fence (see its __init__): Numba internals live only in thi
 from __future__ import annotations
 
 import inspect
+import types
+import weakref
 from typing import Any
 
 from numba.core import errors
@@ -17,7 +19,7 @@ from numba.core.typing import signature
 from pyserver.caches import BoundedCache, bounded_cache
 from pyserver.numba_api.slices import type_python_slice, value_type
 
-__all__ = ["python_helper_of", "python_helper_stand_in"]
+__all__ = ["module_with_helper_stand_ins", "python_helper_of", "python_helper_stand_in"]
 
 
 class PythonHelperType(nbtypes.Callable, nbtypes.Opaque):  # type: ignore[misc]
@@ -148,6 +150,25 @@ def python_helper_stand_in(value: Any) -> PythonHelper | None:
     helper = PythonHelper(value)
     _stand_ins[id(value)] = (value, helper)
     return helper
+
+
+# a workspace module -> its copy whose plain functions are stand-ins (module_with_helper_stand_ins)
+_module_copies: weakref.WeakKeyDictionary[types.ModuleType, types.ModuleType] = weakref.WeakKeyDictionary()
+
+
+def module_with_helper_stand_ins(module: types.ModuleType) -> types.ModuleType:
+    """A workspace module as a slice reads it (`import mylib as ps`, then `ps.make(6)`): a copy of its
+    namespace whose own plain Python functions are stand-ins, so that `mod.helper(...)` is typed as
+    `helper(...)` is. Its other values are the module's own."""
+    copy = _module_copies.get(module)
+    if copy is None:
+        copy = types.ModuleType(module.__name__, module.__doc__)
+        for name, value in vars(module).items():
+            own = inspect.isfunction(value) and value.__module__ == module.__name__  # not an import
+            stand_in = python_helper_stand_in(value) if own else None
+            setattr(copy, name, stand_in if stand_in is not None else value)
+        _module_copies[module] = copy
+    return copy
 
 
 def python_helper_of(value: Any) -> Any | None:

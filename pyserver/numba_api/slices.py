@@ -69,7 +69,9 @@ _NARROW_SAFE = {
     "sum", "mean", "min", "max", "prod", "cumsum", "cumprod", "argmax", "argmin", "astype", "copy",
     "reshape", "ravel", "flatten", "transpose", "ascontiguousarray", "zeros_like", "ones_like",
     "empty_like", "len", "abs", "absolute", "isnan", "isfinite", "any", "all", "sort", "argsort",
-    "nonzero", "count_nonzero",
+    "nonzero", "count_nonzero", "flatnonzero", "unique", "full_like",
+    # arrays of one dtype joined keep it (several dtypes: checked apart, below)
+    "concatenate", "vstack", "hstack", "stack", "dstack", "column_stack",
 }  # fmt: skip
 
 
@@ -105,6 +107,11 @@ def _python_and_numba_may_differ(expr: Any, typemap: dict[str, Any]) -> bool:
     receiver = [fnty.this] if isinstance(fnty, nbtypes.BoundFunction) else []
     if name in ("max", "min") and isinstance(fnty, nbtypes.Function):  # max(3, 2.5) is 3 in Python
         return len({str(nbtypes.unliteral(a)) for a in args}) > 1
+    if name == "argwhere":  # NumPy's is C or F by the input's rank, Numba's any layout
+        return True
+    if name == "nonzero" or (name == "where" and len(args) == 1):
+        # NumPy's index arrays of an N-d array are views into one (N, k) array, not contiguous as Numba's
+        return any(isinstance(a, nbtypes.Array) and a.ndim > 1 for a in receiver + args)
     return (
         any(_dtype_of(a) not in (None, *_WIDE_DTYPES) for a in receiver + args) and name not in _NARROW_SAFE
     )

@@ -12,7 +12,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from analysis_helpers import Workspace, function_named, run_probe
+from analysis_helpers import Workspace, check_json, function_named, run_probe
 
 HELPERS = textwrap.dedent(
     """\
@@ -248,3 +248,54 @@ def test_the_hover_types_of_a_kernel_called_with_helper_values_are_numbas(tmp_pa
     assert signature["source"] == "python-caller"
     assert {k: shown[k] for k in numba if k in shown} == {k: numba[k] for k in numba if k in shown}
     assert {"price", "strike", "years", "out"} <= set(shown)
+
+
+def test_a_helper_called_through_its_module_is_typed_as_a_direct_call(tmp_path: Path) -> None:
+    """porespy's demos: `import porespy as ps` inside the `__main__` block, then `im = ps.make(6)` passed on
+    to a function that calls the kernel. The module's own plain functions are typed as `make(6)` is."""
+    (tmp_path / "blobs.py").write_text(
+        textwrap.dedent(
+            """\
+            import numpy as np
+            from numba import njit
+
+
+            @njit
+            def first_set(im, order):
+                n = 0
+                for i in range(im.size):
+                    if im.flat[i]:
+                        order[n] = i
+                        n += 1
+                return n
+
+
+            def make(n):
+                return np.ones((n, n), dtype=np.bool_)
+
+
+            def simulate(im):
+                order = np.empty(im.size, dtype=np.int32)
+                return first_set(im, order)
+
+
+            if __name__ == "__main__":
+                import blobs as ps
+
+                im = ps.make(6)
+                simulate(im)
+            """
+        )
+    )
+    report = check_json(tmp_path, "blobs.py")
+    (function,) = report["functions"]
+    truth = run_probe(
+        tmp_path,
+        "import json, runpy\nimport blobs\nns = runpy.run_path('blobs.py', run_name='__main__')\n"
+        "print(json.dumps([[str(a) for a in s] for s in ns['first_set'].signatures]))",
+    )
+    assert (
+        [s["args"] for s in function["signatures"]]
+        == truth
+        == [["array(bool, 2d, C)", "array(int32, 1d, C)"]]
+    )

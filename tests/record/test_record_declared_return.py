@@ -76,9 +76,15 @@ def test_a_declared_return_type_is_the_one_numba_compiled(tmp_path: Path) -> Non
         for f in after["functions"]
     }
     assert shown["Groundwater._calculate_numpy"] == [
-        (["array(float64, 1d, A)", "array(float64, 1d, A)"], "UniTuple(array(float64, 1d, A) x 2)", "recorded")
+        (
+            ["array(float64, 1d, A)", "array(float64, 1d, A)"],
+            "UniTuple(array(float64, 1d, A) x 2)",
+            "recorded",
+        )
     ]
     assert shown["Groundwater._scale_numpy"] == [
         (["array(float64, 1d, C)", "float64"], "array(float64, 1d, C)", "recorded")
     ]
-    assert [str(sig).split(" -> ")[1] for sig in truth["Groundwater._scale_numpy"]] == ["array(float64, 1d, C)"]
+    assert [str(sig).split(" -> ")[1] for sig in truth["Groundwater._scale_numpy"]] == [
+        "array(float64, 1d, C)"
+    ]

@@ -136,7 +136,7 @@ class CallerSliceTyping:
                 if loaded is None:
                     return None, f"'{name}' comes from a workspace module that is not loaded"
                 if not target[1]:
-                    return loaded, None
+                    return numba_api.module_with_helper_stand_ins(loaded), None
                 if not hasattr(loaded, target[1]):
                     return None, f"'{name}' is not defined when its module is loaded"
                 value = getattr(loaded, target[1])
@@ -500,7 +500,8 @@ class CallerSliceTyping:
                         f"'{ast.unparse(probe.expressions[name])}' may have another type in Python than in "
                         "Numba (NumPy's promotion of float32/int32/bool values, a list with items of several "
                         "types, max/min of mixed types, a typed List or Dict given items of another type, a "
-                        "Python dict)"
+                        "Python dict, the layout of NumPy's index arrays of an N-d array: np.nonzero, "
+                        "np.argwhere)"
                     )
                     break
                 if typing.pruned and local not in typing.types and name not in left_out.constants:
