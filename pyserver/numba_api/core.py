@@ -56,7 +56,8 @@ def dispatcher_py_func(dispatcher: Any) -> Any:
 
 
 def dispatcher_options(dispatcher: Any) -> dict[str, Any]:
-    return dict(dispatcher.targetoptions)
+    """The options a dispatcher was made with (none for the CUDA simulator's kernels, which keep none)."""
+    return dict(getattr(dispatcher, "targetoptions", None) or {})
 
 
 def jitclass_methods(obj: Any) -> dict[str, Any] | None:

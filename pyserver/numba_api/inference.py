@@ -371,6 +371,11 @@ def infer(
     function puts in it (callee_list_element). `flags`: another target's compile flags (cuda.py)."""
     started = time.perf_counter()
     result = Inference(args=args)
+    if not hasattr(dispatcher, "targetdescr"):  # the CUDA simulator's kernel: a Python function
+        result.unknown_reason = (
+            "it runs under Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1), as Python: nothing types it"
+        )
+        return result
     py_func = dispatcher.py_func
     filename = py_func.__code__.co_filename
     flags = _flags_for(dispatcher) if flags is None else flags

@@ -183,7 +183,11 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
             result.diagnostics.extend(self._nopython_false(path, function))
             record = load.recorded.get(function.name)
             if record is not None and record.py_func.__code__.co_firstlineno != function.first_line:
-                record = None  # a redefinition of the same name: this `def` is not the one that was kept
+                # a redefinition of the same name: this `def` is not the one that was kept
+                kept_line = record.py_func.__code__.co_firstlineno
+                record = None
+                if function.first_line < kept_line and not function.nested:
+                    result.diagnostics.append(self.redefined_note(path, function, kept_line))
             if record is None or function.kind not in ANALYSED_KINDS or function.nested:
                 continue
             records[function.name] = record

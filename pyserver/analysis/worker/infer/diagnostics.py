@@ -256,6 +256,20 @@ class DiagnosticReporting:
             data={"function": function.name, "recorded": recorded, "params": function.params},
         )
 
+    def redefined_note(self, path: str, function: JitFunction, kept_line: int) -> Diagnostic:
+        return self._diagnostic(
+            path,
+            self._name_range(function),
+            "information",
+            "no-signature",
+            f"'{function.name}' is defined again at line {kept_line}, which replaces this definition when the "
+            "module runs: the analysis types the one the name holds in the end, and not this one. Give the "
+            "two definitions different names to check both.",
+            function.name,
+            None,
+            data={"function": function.name, "recorded": [], "params": function.params},
+        )
+
     def _nopython_false(self, path: str, function: JitFunction) -> list[Diagnostic]:
         span = function.option_spans.get("nopython")
         if (

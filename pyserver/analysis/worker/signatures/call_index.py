@@ -28,7 +28,12 @@ from pyserver.analysis.worker.signatures.call_scopes import (
     receiver_of_own_method,
     shadowed,
 )
-from pyserver.analysis.worker.signatures.jit_aliases import jit_alias_spans, jit_aliases, jit_made
+from pyserver.analysis.worker.signatures.jit_aliases import (
+    jit_alias_spans,
+    jit_aliases,
+    jit_made,
+    redefinitions,
+)
 
 _EXCLUDED_DIRS = {
     "site-packages",
@@ -91,7 +96,31 @@ class IndexedFile:
     jit_alias_spans: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
     # the top-level functions a module-level jit call makes a dispatcher of -> the names it binds them to
     jit_made: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # a top-level function's name bound again at the top level -> (first, last line) of each binding
+    redefined: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     top_level_classes: set[str] = field(default_factory=set)  # a jitclass's calls construct it
+
+
+def _calls_of_definition(
+    sites: list[CallSite], real: str, binders: list[tuple[int, int]], first_line: int
+) -> list[CallSite]:
+    """Of the calls of a name the module binds several times, those that reach the definition starting at
+    `first_line`: the module's own top-level calls between it and the next binding; and for the last
+    binding, also every call that runs later (function bodies, other modules). None for a definition
+    that is not one of the bindings."""
+    position = next((i for i, (start, _end) in enumerate(binders) if start == first_line), None)
+    if position is None:
+        return []
+    after = binders[position][1]
+    before = binders[position + 1][0] if position + 1 < len(binders) else 1 << 30
+    last = position == len(binders) - 1
+
+    def reaches(site: CallSite) -> bool:
+        if site.scope.path == real and site.scope.qualname == "<module>":
+            return after < site.call.lineno < before
+        return last
+
+    return [site for site in sites if reaches(site)]
 
 
 def ast_nodes(root: ast.AST) -> list[ast.AST]:
@@ -176,6 +205,7 @@ def index_source(
     indexed.jit_aliases = jit_aliases(tree, imports, indexed.top_level_defs)
     indexed.jit_alias_spans = jit_alias_spans(tree, imports, indexed.top_level_defs)
     indexed.jit_made = jit_made(tree, imports, indexed.top_level_defs)
+    indexed.redefined = redefinitions(tree)
     indexed.top_level_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     module_scope = Scope(path, "<module>", tree)
     indexed.scopes["<module>"] = module_scope
@@ -498,6 +528,12 @@ class CallIndex:
             return (path, name)
         return self.binding(home, name, depth + 1) or (path, name)
 
+    def bindings_of(self, path: str, name: str) -> list[tuple[int, int]]:
+        """(first, last line) of each top-level statement of `path` that binds a top-level function's name
+        the module binds more than once (`def foo` twice in a notebook's cells); [] for any other name."""
+        home = self.files.get(self._real_paths.get(path) or os.path.realpath(path))
+        return list(home.redefined.get(name, [])) if home is not None else []
+
     def jit_made_names(self, path: str, function: str) -> tuple[str, ...]:
         """The names module-level jit calls of `path` bind dispatchers of `function` to (`fast = njit(f)`;
         two for twins: `f_par = njit(f, parallel=True)`, `f_ser = njit(f)`)."""
@@ -549,8 +585,9 @@ class CallIndex:
         self._import_bindings[indexed.path] = (indexed, found)
         return found
 
-    def calls_to(self, path: str, function: str) -> list[CallSite]:
-        """The Python call sites in the workspace of `function` (a top-level function of `path`)."""
+    def calls_to(self, path: str, function: str, first_line: int = 0) -> list[CallSite]:
+        """The Python call sites in the workspace of `function` (a top-level function of `path`; where the
+        module defines its name more than once, the definition whose first line is `first_line`)."""
         real = self._real_paths.get(path)
         if real is None:  # asked for each function of a file: one realpath (an lstat per folder) per refresh
             real = self._real_paths[path] = os.path.realpath(path)
@@ -602,4 +639,5 @@ class CallIndex:
                 and start <= site.call.lineno <= stop
             ]
         sites.sort(key=lambda s: (s.scope.path != real, s.scope.path, s.call.lineno, s.call.col_offset))
-        return sites
+        binders = home.redefined.get(function) if home is not None and first_line else None
+        return _calls_of_definition(sites, real, binders, first_line) if binders else sites

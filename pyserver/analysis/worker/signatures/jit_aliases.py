@@ -71,6 +71,29 @@ def jit_made(
     return made
 
 
+def redefinitions(tree: ast.Module) -> dict[str, list[tuple[int, int]]]:
+    """A top-level function's name that the module binds again at the top level (a notebook's cells
+    define `foo` twice): name -> (first line, decorators included, last line) of each statement that binds
+    it, in order. The module's own code between two of them calls the first; what runs later, the last."""
+    binders: dict[str, list[tuple[int, int]]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            binders.setdefault(node.name, []).append((first, node.end_lineno or node.lineno))
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                    binders.setdefault(name.id, []).append((node.lineno, node.end_lineno or node.lineno))
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return {name: spans for name, spans in binders.items() if name in defined and len(spans) > 1}
+
+
 def jit_alias_spans(
     tree: ast.Module,
     imports: dict[str, tuple[str, int, str | None]],

@@ -137,7 +137,11 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         """Argument-type tuples that the Python calls of `function` (top level of `path`) pass; `leading`:
         types the dispatcher's function takes before the call's arguments (a jitclass's instance, for
         its constructor's calls)."""
-        return self._call_signatures(self.index.calls_to(path, function)[:MAX_SITES], dispatcher, leading)
+        first_line = getattr(
+            getattr(numba_api.dispatcher_py_func(dispatcher), "__code__", None), "co_firstlineno", 0
+        )
+        sites = self.index.calls_to(path, function, first_line)
+        return self._call_signatures(sites[:MAX_SITES], dispatcher, leading)
 
     def static_method_signatures(self, path: str, cls: str, method: str, dispatcher: Any) -> Findings:
         """Argument-type tuples that the Python calls of a jitted static method of a plain class pass

@@ -395,8 +395,16 @@ class SignatureSources:
         # Recorded from real runs (the key only where a store records something: most hold nothing).
         recording = [data for data in stores if data.get("functions") or data.get("notes")]
         key = store.function_key(os.path.relpath(path, self.root), function.name) if recording else ""
+        # a name the module defines again: the compiles of its other definitions are not this one's
+        others: set[int] = set()
+        if recording:
+            self._ensure_python_callers()
+            others = {start for start, _ in self.call_index.bindings_of(path, function.name)}
+            others.discard(function.first_line)
         for data in recording:
             for entry in store.entries(data, key):
+                if entry.first_line in others:
+                    continue
                 try:
                     args = tuple(
                         types_codec.decode(e, self.recorded_objects.resolve) for e in entry.types or ()
