@@ -66,7 +66,10 @@ def _collect(state: Any) -> Inference:
     if code is not None:
         def_line = code.co_firstlineno
     casts: dict[str, str] = {}
-    result.variables.extend(typed_variables(func_ir.blocks.values(), typemap, def_line, arg_names))
+    filename = code.co_filename if code is not None else None
+    result.variables.extend(
+        typed_variables(func_ir.blocks.values(), typemap, def_line, arg_names, filename=filename)
+    )
     for block in func_ir.blocks.values():
         for stmt in block.body:
             if isinstance(stmt, ir.Assign):

@@ -45,8 +45,11 @@ def typed_variables(
     def_line: int,
     arg_names: Iterable[str],
     into_parfors: bool = False,
+    filename: str | None = None,
 ) -> list[VariableInfo]:
-    """The user's variables (no `$` temporaries), each SSA version once, with the lines that read it."""
+    """The user's variables (no `$` temporaries), each SSA version once, with the lines that read it.
+    `filename`: the function's file; a variable that Numba's own passes add from its own source (the
+    loop canonicalisation's `get_range` temporaries) is not the user's, and is left out."""
     all_statements = list(statements(blocks, into_parfors))
     names = set(arg_names)
     reads: dict[str, set[int]] = {}
@@ -62,6 +65,9 @@ def typed_variables(
             continue
         name = stmt.target.name
         if name.startswith("$") or "closure__locals__" in name or name in seen:
+            continue
+        where = getattr(stmt.loc, "filename", None)
+        if filename is not None and where is not None and where != filename:
             continue
         seen.add(name)
         ty = typemap.get(name)
@@ -115,7 +121,8 @@ def typed_ir_record(
     """`compiled_types` of a typed IR's blocks (those of a compile, or a stencil kernel's)."""
     def_line = func_id.code.co_firstlineno
     variables = []
-    for variable in typed_variables(blocks.values(), typemap, def_line, func_id.arg_names, True):
+    filename = func_id.code.co_filename
+    for variable in typed_variables(blocks.values(), typemap, def_line, func_id.arg_names, True, filename):
         text, literal = shown_type(variable.type)
         shown: dict[str, Any] = {
             "name": variable.name,

@@ -102,3 +102,53 @@ def test_overload_implementations_folded_and_typing_time_functions_not_jitted(ws
     ]
     (use_signature,) = by_name["use"].signatures
     assert use_signature.ok, [d.message for d in result.diagnostics]
+
+
+LITERAL_RETRY = """
+from numba import literally, njit
+from numba.extending import overload
+
+
+def demo_iv(x):
+    pass
+
+
+@overload(demo_iv)
+def ol_demo_iv(x):
+    if x.initial_value is None:
+        return lambda x: literally(x)
+    return lambda x: len(x)
+
+
+def broken(x):
+    pass
+
+
+@overload(broken)
+def ol_broken(x):
+    return lambda x: x.no_such_attribute
+
+
+@njit
+def initial_value_capturing():
+    values = [1, 2, 3, 4]
+    values.append(5)
+    return demo_iv(values)
+
+
+@njit
+def calls_broken(n: int):
+    return broken(n)
+"""
+
+
+def test_a_form_numba_passes_over_for_its_literal_retry_is_no_error(ws: Workspace) -> None:
+    """Numba types the overload with the list's plain type first (`list(int64)<iv=None>`, whose
+    implementation asks for `literally`), then with its initial value: the first failure is Numba's
+    resolution at work, not an error of the implementation. An implementation that types with no form of
+    its call's types is still an error where it is."""
+    result = ws.analyze("ol_literal_retry.py", LITERAL_RETRY)
+    overload = next(f for f in result.functions if f.name == "ol_demo_iv")
+    assert [s.args for s in overload.signatures] == [["list(int64)<iv=[1, 2, 3, 4]>"]]
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    assert {d.function for d in errors} == {"ol_broken", "calls_broken"}, [d.message for d in errors]

@@ -221,6 +221,12 @@ def type_overloads(analyzer: Any, run: Any) -> None:
                     found.append((numba_api.overload_call_types(args), "recorded"))
         for args in numba_api.overload_calls(code.co_filename, name):
             found.append((args, "caller"))
+        # Numba's resolution tries an overload with a call's types as they are and, where its
+        # implementation does not type, again with their literal values (`numba.literally`, a list's
+        # initial value): the literal forms go first here, and a failure of the plain form of one that
+        # typed is a candidate Numba passed over, not an error.
+        found.sort(key=lambda pair: pair[0] == tuple(numba_api.unliteral(a) for a in pair[0]))
+        typed_plain: set[tuple[Any, ...]] = set()
         seen: set[tuple[Any, ...]] = set()
         for args, source in found:
             if args in seen:
@@ -235,11 +241,20 @@ def type_overloads(analyzer: Any, run: Any) -> None:
             signature = numba_api.implementation_signature(dispatcher, args)
             if signature is None:
                 continue  # the call does not fit the implementation: no signature, never an error of ours
+            plain = tuple(numba_api.unliteral(a) for a in args)
+            candidate = Candidate(signature, None, source)
+            if plain == args and plain in typed_plain:
+                candidate.uncertain = "Its call's types without their literal values, which Numba passed over"
+                run.candidates.setdefault(name, []).append(candidate)
             run.records[name] = numba_api.Recorded(implementation, dispatcher, "jit", [], {})
+            shown = run.infos[name].signatures
+            before = len(shown)
             try:
-                analyzer.run_candidate(run, name, Candidate(signature, None, source))
+                analyzer.run_candidate(run, name, candidate)
             finally:
                 run.records.pop(name, None)
+            if len(shown) > before and shown[-1].ok:
+                typed_plain.add(plain)
 
 
 def _relative(root: str, path: str) -> str:
