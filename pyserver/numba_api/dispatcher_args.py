@@ -45,7 +45,9 @@ def dispatcher_arg_type(ty: Any) -> Any | None:
         return nbtypes.BaseTuple.from_types(items)  # type: ignore[no-any-return]
     if isinstance(ty, nbtypes.List) and not isinstance(ty, nbtypes.ListType):
         item = dispatcher_arg_type(ty.dtype)
-        if item is None or not isinstance(item, nbtypes.Number | nbtypes.Boolean | nbtypes.Array):
+        items = item.types if isinstance(item, nbtypes.BaseTuple) else (item,)  # type: ignore[attr-defined]
+        plain = (nbtypes.Number, nbtypes.Boolean, nbtypes.Array, nbtypes.UnicodeType)
+        if item is None or not all(isinstance(t, plain) for t in items):
             return None
         return nbtypes.List(item, reflected=True)
     if isinstance(ty, nbtypes.ClassInstanceType):

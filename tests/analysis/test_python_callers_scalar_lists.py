@@ -19,11 +19,15 @@ EXPRESSIONS = [
     "np.array([1, 2j])",
     "np.array([[0.5, 1.5], [2.5, 3.5]])",
     "np.array(mixed)",
+    # lists of one kind of item, passed on as lists (reflected lists, as numba.typeof makes them)
+    "['m', 'M', 'a']",
+    "[(1, 2.0), (3, 4.5)]",
+    "[1.5, 2.5]",
 ]
 
 # the list itself (Python keeps 0.1 and 10, Numba's typeof reads the first), a NumPy scalar of a
 # narrower type (NumPy's promotion of float32 with a Python float is not Numba's unification)
-NOT_DERIVED = ["[0.1, 10]", "mixed", "np.array([np.float32(0.5), 2.5])"]
+NOT_DERIVED = ["[0.1, 10]", "mixed", "np.array([np.float32(0.5), 2.5])", "[(1, 2.0), (3, 4)]", "['a', 1]"]
 
 
 def _truth(expression: str) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from pyserver import pysource
-from pyserver.analysis.worker.discover.discovery import find_jitted_functions
+from pyserver.analysis.worker.discover.discovery import find_jitted_functions, statements_shallow
 from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
 from pyserver.analysis.worker.signatures.call_scopes import (
     callee_text,
@@ -194,8 +194,11 @@ def index_source(
         tree=tree,
         module_dir=os.path.dirname(path),
         imports=imports,
+        # the module's own functions: at its top level, or in its `if`/`try`/`with` blocks
         top_level_defs={
-            n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+            n.name: n
+            for n in statements_shallow(tree.body)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
         },
         jitted=jitted,
         calls={},
