@@ -45,9 +45,9 @@ def dispatcher_arg_type(ty: Any) -> Any | None:
         return nbtypes.BaseTuple.from_types(items)  # type: ignore[no-any-return]
     if isinstance(ty, nbtypes.List) and not isinstance(ty, nbtypes.ListType):
         item = dispatcher_arg_type(ty.dtype)
-        items = item.types if isinstance(item, nbtypes.BaseTuple) else (item,)  # type: ignore[attr-defined]
+        parts = tuple(item.types) if isinstance(item, nbtypes.BaseTuple) else (item,)  # type: ignore[attr-defined]
         plain = (nbtypes.Number, nbtypes.Boolean, nbtypes.Array, nbtypes.UnicodeType)
-        if item is None or not all(isinstance(t, plain) for t in items):
+        if item is None or not all(isinstance(t, plain) for t in parts):
             return None
         return nbtypes.List(item, reflected=True)
     if isinstance(ty, nbtypes.ClassInstanceType):
