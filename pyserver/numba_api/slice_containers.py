@@ -59,6 +59,32 @@ def _differs(put: Any, declared: Any) -> bool:
     return put is None or nbtypes.unliteral(put) != declared
 
 
+def _declared_containers(func_ir: Any, typemap: dict[str, Any]) -> list[Any]:
+    """The typed List and Dict types that a call declares (`Dict.empty(int32, float32)`,
+    `List.empty_list(float64)`): whatever is put into such a container is cast to its types, in Python as
+    in Numba, so its type is the declared one at run time."""
+    declared: list[Any] = []
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            if not (
+                isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call"
+            ):
+                continue
+            try:
+                callee = func_ir.get_definition(stmt.value.func)
+            except KeyError:
+                continue
+            made = typemap.get(stmt.target.name)
+            attr = (
+                getattr(callee, "attr", None)
+                if isinstance(callee, ir.Expr) and callee.op == "getattr"
+                else None
+            )
+            if attr in ("empty", "empty_list") and isinstance(made, nbtypes.ListType | nbtypes.DictType):
+                declared.append(made)
+    return declared
+
+
 def untrusted_containers(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
     """Variables holding a typed List or Dict whose run-time type may differ from Numba's (a value of
     another type put into it: which one comes first decides at run time; every variable of that
@@ -66,9 +92,10 @@ def untrusted_containers(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
     which the dispatcher cannot take; the variable and its plain copies)."""
     tainted: list[Any] = []
     python_dicts: set[str] = set()
+    declared = _declared_containers(func_ir, typemap)
 
     def taint(ty: Any) -> None:
-        if isinstance(ty, nbtypes.ListType | nbtypes.DictType) and ty not in tainted:
+        if isinstance(ty, nbtypes.ListType | nbtypes.DictType) and ty not in tainted and ty not in declared:
             tainted.append(ty)
 
     for block in func_ir.blocks.values():

@@ -112,6 +112,15 @@ arrays = List()
 arrays.append(np.zeros(3))
 print(size_of(arrays))
 
+# declared types: what is put in is cast to them, in Python as in Numba
+narrow = Dict.empty(key_type=types.int32, value_type=types.float32)
+narrow[1] = 2.3
+print(lookup(narrow))
+
+singles = List.empty_list(types.float32)
+singles.append(1)
+print(total(singles))
+
 # Unknown at first sight: which item comes first decides the list's type at run time; a strided view
 # may be C-contiguous at run time; a Python dict is no typed Dict.
 mixed = List()
