@@ -462,3 +462,33 @@ def test_the_note_says_what_a_parameterized_ndarray_annotation_gives(ws) -> None
     ) in clip.message, clip.message
     assert "(it gives its dtype (float64), not its dimensions or its layout" in total.message, total.message
     assert "says nothing" not in clip.message + total.message
+
+
+def test_an_unused_jitclass_member_gets_advice_for_a_member(ws) -> None:
+    """A property nothing reads has no types, and the fix is to use it: not an `@njit` signature or an
+    annotation of `self`, which a jitclass member cannot take."""
+    result = ws.analyze(
+        "src_jitclass_member.py",
+        """
+        import numpy as np
+        from numba import float32, int32
+        from numba.experimental import jitclass
+
+
+        @jitclass([("value", int32), ("array", float32[:])])
+        class Bag:
+            def __init__(self, value):
+                self.value = value
+                self.array = np.zeros(value, dtype=np.float32)
+
+            @property
+            def size(self):
+                return self.array.size
+
+
+        bag = Bag(21)
+        """,
+    )
+    (note,) = [d for d in by_code(result, "no-signature") if d.function == "Bag.size"]
+    assert "call it from Python, or use it (call it, or read it: a property)" in note.message
+    assert "@njit(" not in note.message and "<type of self>" not in note.message

@@ -59,6 +59,11 @@ def example_loop_signature(kind: str, params: list[str], options: dict[str, Any]
 
 
 RECORD_HINT = "`python -m pyserver record -- python your_script.py`"
+JITCLASS_MEMBER_ADVICE = (
+    "Numba compiles a jitclass member for the instance and the arguments of the code that uses it: call it "
+    "from Python, or use it (call it, or read it: a property) in a checked jitted function, or record real "
+    f"calls with {RECORD_HINT}."
+)
 
 
 def how_to_get_types(kind: str, name: str, params: list[str], options: dict[str, Any]) -> str | None:
@@ -72,6 +77,8 @@ def how_to_get_types(kind: str, name: str, params: list[str], options: dict[str,
             f", or run your program or tests once with signature recording ({RECORD_HINT}): every loop "
             "the run compiles is recorded."
         )
+    if kind == "jitclass-method":
+        return JITCLASS_MEMBER_ADVICE
     if kind == "register-jitable":
         return (
             "A `@register_jitable` function is typed from the jitted calls that reach it (called from "
@@ -152,6 +159,8 @@ def no_signature_advice(
             f"the workspace shows its types), or record real calls with {RECORD_HINT}: every loop the run "
             "compiles is recorded."
         )
+    if kind == "jitclass-method":
+        return JITCLASS_MEMBER_ADVICE
     if kind == "register-jitable":
         return f"Call it from a checked jitted function, or record real calls with {RECORD_HINT}."
     if kind in OVERLOAD_KINDS:

@@ -481,7 +481,7 @@ class SignatureSources:
         if len(made) > 1:
             return (
                 f" Jit calls make {len(made)} dispatchers of it ({', '.join(repr(n) for n in made)}), which Numba "
-                "compiles apart (a parallel and a serial one have different code): their calls type neither."
+                "compiles apart, each with its own options: their calls type neither."
             )
         if not sites:
             called = "that dispatcher" if function.origin == "created" and function.created_line else "it"
