@@ -72,6 +72,17 @@ def ufunc_loop_arg_type(ty: Any) -> Any | None:
     return None
 
 
+def gufunc_kernel_types(elements: tuple[Any, ...], inputs: list[int], outputs: list[int]) -> tuple[Any, ...]:
+    """The kernel argument types a dynamic gufunc compiles for the element types of a call's arguments
+    (inputs, then outputs), as Numba's GUFunc makes them: an input of no core dimension is its scalar,
+    every other argument an array of its core dimensions (an output of none, one), any layout."""
+    ranks = [*inputs, *(max(n, 1) for n in outputs)]
+    return tuple(
+        element if rank == 0 and index < len(inputs) else nbtypes.Array(element, rank, "A")
+        for index, (element, rank) in enumerate(zip(elements, ranks, strict=True))
+    )
+
+
 def array_layout_undecided(ty: Any) -> bool:
     """An array whose layout at run time depends on its shape and strides (Numba typed it F or A)."""
     return isinstance(ty, nbtypes.Array) and ty.layout != "C"

@@ -10,6 +10,7 @@ and one bounded parse cache for the process.
 - `NEVER_JITTING_DECORATORS`, `NOT_SLICE_ROOT_DECORATORS`: the decorators (last dotted part) that
   make nothing jitted, as discovery and the top-level slice each need them, and `decorator_aliases`:
   the module's own names for such decorators (decorators.py).
+- `layout_dimensions(layout)`: the core dimensions of a gufunc layout's inputs and outputs (gufunc_layout.py).
 """
 
 from pyserver.pysource.decorators import (
@@ -18,6 +19,7 @@ from pyserver.pysource.decorators import (
     PLAIN_DECORATORS,
     decorator_aliases,
 )
+from pyserver.pysource.gufunc_layout import layout_dimensions
 from pyserver.pysource.parse import PARSE_CACHE_SIZE, parse, parsed
 from pyserver.pysource.segments import source_segment
 from pyserver.pysource.statements import statements_in
@@ -28,6 +30,7 @@ __all__ = [
     "PARSE_CACHE_SIZE",
     "PLAIN_DECORATORS",
     "decorator_aliases",
+    "layout_dimensions",
     "parse",
     "parsed",
     "source_segment",

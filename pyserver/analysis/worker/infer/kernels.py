@@ -12,21 +12,10 @@ import re
 from typing import Any
 
 from pyserver.analysis.worker.discover.discovery import OVERLOAD_KINDS, TYPED_FROM_JITTED_CALLS
+from pyserver.pysource import layout_dimensions
 
 KERNEL_KINDS = ("vectorize", "guvectorize")
 _ARRAY_TEXT = re.compile(r"^(readonly )?array\((\w+), (\d+)d, ([CFA])\)$")
-
-
-def layout_dimensions(layout: str) -> tuple[list[int], list[int]] | None:
-    """The number of core dimensions of each input and output of a gufunc layout ("(n),()->(n)")."""
-    inputs, arrow, outputs = layout.replace(" ", "").partition("->")
-    if not arrow:
-        return None
-
-    def groups(text: str) -> list[int]:
-        return [len([d for d in group.split(",") if d]) for group in re.findall(r"\(([^)]*)\)", text)]
-
-    return groups(inputs), groups(outputs)
 
 
 def _array_text(dtype: str, ndim: int, layout: str = "A") -> str:

@@ -193,11 +193,14 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         findings.signatures = list(by_args.values())
         return findings
 
-    def ufunc_loop_signatures(self, path: str, function: str, nin: int) -> Findings:
+    def ufunc_loop_signatures(
+        self, path: str, function: str, nin: int, core: tuple[list[int], list[int]] | None = None
+    ) -> Findings:
         """The loop a lazy `@vectorize` ufunc (no signatures) compiles for its Python calls: each input's
         element type (an array's dtype, a scalar as NumPy makes it an array). Only when every call asks
         for the same loop: with several, which ones compile depends on the order of the calls (a later
-        call that an earlier loop can take by casting compiles nothing)."""
+        call that an earlier loop can take by casting compiles nothing). A dynamic gufunc's (`core`: its
+        layout's core dimensions) is called with its outputs too, and compiles its kernel for them."""
         findings = Findings()
         sites = self.index.calls_to(path, function)[:MAX_SITES]
         findings.sites = len(sites)
@@ -207,12 +210,18 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                 findings.reasons.append(f"the call at {_site_where(site)}: {outcome}")
                 continue
             positional, keywords = outcome
-            if keywords or len(positional) != nin:
+            if core is not None and set(keywords) == {"out"}:
+                positional, keywords = [*positional, keywords["out"]], {}
+            if keywords or len(positional) != (nin if core is None else sum(map(len, core))):
                 findings.reasons.append(
                     f"the call at {_site_where(site)}: it passes keywords or outputs, not only the inputs"
+                    if core is None
+                    else f"the call at {_site_where(site)}: it does not pass every input and output"
                 )
                 continue
             loop = tuple(numba_api.ufunc_loop_arg_type(t) for t in positional)
+            if core is not None and all(t is not None for t in loop):
+                loop = numba_api.gufunc_kernel_types(loop, *core)
             if any(t is None for t in loop):
                 findings.reasons.append(
                     f"the call at {_site_where(site)}: an input is not an array or a number of a known type"

@@ -29,6 +29,7 @@ from pyserver.analysis.worker.report import report
 from pyserver.analysis.worker.signatures.call_index import CallIndex
 from pyserver.analysis.worker.signatures.python_callers import CallLink, PythonCallerTypes
 from pyserver.analysis.worker.signatures.recorded_objects import RecordedObjects
+from pyserver.pysource import layout_dimensions
 from pyserver.record import store, types_codec
 
 MAX_CROSS_FILE_CALLS = 64  # per callee: the distinct (argument types, call site) pairs kept
@@ -146,6 +147,17 @@ def params_text(py_func: Any) -> str:
         return str(inspect.signature(py_func))
     except (TypeError, ValueError):
         return "?"
+
+
+def lazy_kernel(function: JitFunction, nargs: int) -> bool:
+    """A kernel Numba compiles loop by loop as it is called: a `@vectorize` ufunc without signatures, or
+    a dynamic `@guvectorize` gufunc (a layout, no signatures) whose layout names each parameter."""
+    if "." in function.name:
+        return False
+    if function.kind == "vectorize":
+        return True
+    core = layout_dimensions(str(function.options.get("layout") or ""))
+    return function.kind == "guvectorize" and core is not None and sum(map(len, core)) == nargs
 
 
 def _loop_return_type(entry: store.Entry, resolve: Any) -> Any | None:
@@ -432,11 +444,17 @@ class SignatureSources:
             findings = self.python_callers.signatures(path, called, record.dispatcher, leading)
             self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
             add_python_callers(findings.signatures, constructed)
-        elif function.kind == "vectorize" and "." not in function.name and not record.signatures:
-            # a lazy ufunc called from Python with arrays: the loop of their element types
+        elif lazy_kernel(function, len(signature.parameters)) and not record.signatures:
+            # a lazy ufunc called from Python with arrays: the loop of their element types; a dynamic
+            # gufunc's calls pass its outputs too
             self._ensure_python_callers()
             nin = len(signature.parameters)
-            findings = self.python_callers.ufunc_loop_signatures(path, function.name, nin)
+            core = (
+                layout_dimensions(str(function.options.get("layout")))
+                if function.kind == "guvectorize"
+                else None
+            )
+            findings = self.python_callers.ufunc_loop_signatures(path, function.name, nin, core)
             self.python_caller_notes[function.name] = (findings.sites, findings.reasons)
             add_python_callers(findings.signatures)
         elif static_of_plain_class(module, function, record) and not record.signatures:
