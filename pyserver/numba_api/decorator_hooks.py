@@ -168,6 +168,7 @@ def install_decorator_hooks(is_workspace_function: Callable[[Any], bool], on_rec
                 # asserts a compiled signature) is remembered, not applied, so the analysis can still
                 # compile the recorded signatures.
                 dispatcher.disable_compile = _DeferredDisableCompile(dispatcher)
+                dispatcher._lens_declared = list(sigs)  # its function type when passed as a value (patches)
             options = dict(targetoptions)
             options["cache"] = cache
             kind = "jit"

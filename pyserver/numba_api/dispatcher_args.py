@@ -38,6 +38,8 @@ def dispatcher_arg_type(ty: Any) -> Any | None:
         return ty
     if GENERATOR_TYPE is not None and isinstance(ty, GENERATOR_TYPE):
         return ty  # every numpy.random.Generator has this one type
+    if isinstance(ty, nbtypes.FunctionType) and not isinstance(ty, nbtypes.UndefinedFunctionType):
+        return ty  # dispatchers of one signature each, unified in a tuple as typeof unifies them
     if isinstance(ty, nbtypes.BaseTuple):
         items = [dispatcher_arg_type(t) for t in ty.types]  # type: ignore[attr-defined]
         if any(t is None for t in items):
@@ -111,7 +113,18 @@ def _fold(dispatcher: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> tuple[
         _pysig, folded = dispatcher._compiler.fold_argument_types(args, kws)
     except Exception:  # too many or too few arguments, an unknown keyword: the call would fail
         return None
-    return tuple(folded)
+    return tuple(_star_args_as_passed(t) for t in folded)
+
+
+def _star_args_as_passed(ty: Any) -> Any:
+    """A `*args` tuple as the dispatcher types it at run time: the tuple of the values passed, where
+    dispatchers with one signature each unify into first-class functions (`apply(10, foo, bar)` compiles
+    `UniTuple(FunctionType[int64(int64)] x 2)`), which folding the argument types alone does not do."""
+    if isinstance(ty, nbtypes.StarArgTuple):
+        unified = nbtypes.Tuple(list(ty.types))
+        if isinstance(unified, nbtypes.UniTuple):
+            return unified
+    return ty
 
 
 def boolean_type() -> Any:

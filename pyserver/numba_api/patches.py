@@ -28,9 +28,20 @@ from typing import Any
 
 import numba
 import numba.stencils
-from numba.core import bytecode, ir, ir_utils, postproc, ssa, targetconfig, transforms, typing, untyped_passes
+from numba.core import (
+    bytecode,
+    ir,
+    ir_utils,
+    postproc,
+    sigutils,
+    ssa,
+    targetconfig,
+    transforms,
+    typing,
+    untyped_passes,
+)
 from numba.core import types as nbtypes
-from numba.core.dispatcher import ObjModeLiftedWith, _DispatcherBase
+from numba.core.dispatcher import Dispatcher, ObjModeLiftedWith, _DispatcherBase
 from numba.core.inline_closurecall import InlineClosureCallPass, InlineWorker
 from numba.core.typeinfer import TypeInferer
 from numba.core.typing.context import BaseContext
@@ -46,6 +57,7 @@ from pyserver.numba_api.inference import infer, uses_light_postprocessing
 from pyserver.numba_api.ir_copy import deepcopy_block
 
 _original_get_call_template = _DispatcherBase.get_call_template
+_original_get_function_type = Dispatcher.get_function_type
 _original_get_overload = _DispatcherBase.get_overload
 _original_objmode_call_template = ObjModeLiftedWith.get_call_template
 _original_get_impl_key = _OverloadFunctionTemplate.get_impl_key
@@ -80,6 +92,22 @@ def _lens_get_call_template(self: Any, args: Any, kws: Any) -> Any:
     # Numba's own overload resolution picks among them (conversions, "no matching definition").
     template = typing.make_concrete_template(name, key=self.py_func.__name__, signatures=signatures)
     return template, pysig, folded, {}
+
+
+def _lens_get_function_type(self: Any) -> Any:
+    """A workspace dispatcher built with one explicit signature (`@njit("intp(intp)")`): Numba compiles it
+    and disables compiling, so passed as a value (in a tuple, as `*args`) it is a first-class function
+    of that signature. The analysis records the signature instead of compiling it (decorator_hooks): the
+    same function type, from the signature as written."""
+    found = _original_get_function_type(self)
+    declared = self.__dict__.get("_lens_declared")
+    if found is not None or not declared or len(declared) != 1 or self.overloads:
+        return found
+    try:
+        args, return_type = sigutils.normalize_signature(declared[0])
+    except Exception:  # not a signature Numba reads: its compile fails the same way
+        return None
+    return None if return_type is None else nbtypes.FunctionType(typing.signature(return_type, *args))
 
 
 def _lens_resolve_call(self: Any, fnty: Any, pos_args: Any, kw_args: Any) -> Any:
@@ -519,6 +547,7 @@ def install() -> None:
     _DispatcherBase.get_overload = _lens_get_overload  # type: ignore[method-assign]
     _OverloadFunctionTemplate.get_impl_key = _lens_get_impl_key  # type: ignore[method-assign]
     _DispatcherBase.get_call_template = _lens_get_call_template  # type: ignore[method-assign]
+    Dispatcher.get_function_type = _lens_get_function_type  # type: ignore[method-assign]
     TypeInferer.resolve_call = _lens_resolve_call  # type: ignore[method-assign]
     ObjModeLiftedWith.get_call_template = _lens_objmode_call_template  # type: ignore[method-assign]
     ir.Inst._rec_list_vars = _rec_list_vars  # type: ignore[method-assign]
