@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from pyserver.analysis.worker.signatures.call_index import ast_nodes
 from pyserver.analysis.worker.signatures.caller_slices import Simple, close, close_by_name, flatten
+from pyserver.analysis.worker.signatures.indexed_file import ast_nodes
 
 SOURCE = textwrap.dedent(
     """

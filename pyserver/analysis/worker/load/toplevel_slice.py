@@ -200,10 +200,11 @@ class _Slicer:
     def __init__(self, tree: ast.Module, keep_assignments: bool, source: str | None = None) -> None:
         self.lines = _LINE_BREAK.split(source) if source is not None else None
         self.aliases = ImportNames(tree)
-        self.shim_builders = shim_builders(tree)  # `from .compat import jit`
         self.keep_assignments = keep_assignments
         self.def_names: set[str] = set()
-        self.decorator_names: set[str] = set()  # decorators the file uses (a library's own jit wrapper)
+        # decorators the file uses (a library's own jit wrapper), and a package's jit shim named like
+        # Numba's builder (`from .compat import jit`): what they make of a function is jitted
+        self.decorator_names: set[str] = set(shim_builders(tree))
         # function -> the module globals its body assigns (`global TABLE`): calling it sets them
         self.sets_globals: dict[str, set[str]] = {}
         for top in tree.body:
@@ -234,10 +235,6 @@ class _Slicer:
             return False
         return qualified.split(".")[0] == "numba" and qualified.split(".")[-1] in JIT_BUILDERS
 
-    def is_shim_builder(self, func: ast.expr) -> bool:
-        """A package's own jit shim named like Numba's builder (`from .compat import jit`)."""
-        return isinstance(func, ast.Name) and func.id in self.shim_builders
-
     def _is_function_ref(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Lambda):
             return True
@@ -254,17 +251,12 @@ class _Slicer:
             return False
         func = value.func
         if isinstance(func, ast.Call):  # builder(options)(function)
-            builder = func.func
-            return (
-                self.is_jit_builder(builder)
-                or self.is_shim_builder(builder)
-                or dotted_name(builder) in self.decorator_names
-            ) and any(self._is_function_ref(arg) for arg in value.args)
+            return (self.is_jit_builder(func.func) or dotted_name(func.func) in self.decorator_names) and any(
+                self._is_function_ref(arg) for arg in value.args
+            )
         if self.is_jit_builder(func):
             return True
-        return (dotted_name(func) in self.decorator_names or self.is_shim_builder(func)) and any(
-            self._is_function_ref(a) for a in value.args
-        )
+        return dotted_name(func) in self.decorator_names and any(self._is_function_ref(a) for a in value.args)
 
     def patched_imports(self, node: ast.stmt) -> set[str]:
         """The imported names whose attributes the statement assigns (`numba.jitclass =

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pyserver import numba_api
-from pyserver.analysis.worker.signatures.call_index import IndexedFile
+from pyserver.analysis.worker.signatures.indexed_file import IndexedFile
 
 _PARSER_OPTIONS_THAT_CHANGE_VALUES = {"argument_default", "parents", "fromfile_prefix_chars"}
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pyserver.analysis.worker.signatures.call_index import CallSite, IndexedFile, Scope
+from pyserver.analysis.worker.signatures.indexed_file import CallSite, IndexedFile, Scope
 from pyserver.caches import BoundedCache, bounded_cache
 
 # (call's first line, column, last line, end column) -> what typing that call gave

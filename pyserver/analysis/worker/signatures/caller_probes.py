@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyserver import numba_api
-from pyserver.analysis.worker.signatures.call_index import ast_nodes
+from pyserver.analysis.worker.signatures.indexed_file import ast_nodes
 
 
 @dataclass

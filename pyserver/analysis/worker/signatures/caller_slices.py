@@ -11,8 +11,10 @@ import copy
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from pyserver.analysis.worker.signatures.call_index import IndexedFile, Scope, ast_nodes
+from pyserver import numba_api
+from pyserver.analysis.worker.signatures.indexed_file import IndexedFile, Scope, ast_nodes
 
 
 def names_read(node: ast.AST) -> set[str]:
@@ -415,3 +417,25 @@ def substitute_stand_ins(
                 node.func = ast.Name(id=name, ctx=ast.Load())
                 added[name] = stand_in
     return (changed, added) if added else (function, {})
+
+
+def bind_call(scope: Scope, positional: list[Any], keywords: dict[str, Any]) -> dict[str, Any] | str:
+    """Parameter -> type for a call of a Python function (defaults that are constants included)."""
+    node = scope.node
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    names = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+    if len(positional) > len(names):
+        return f"'{scope.qualname}' is called with more arguments than it has parameters"
+    bound: dict[str, Any] = dict(zip(names, positional, strict=False))
+    for key, value in keywords.items():
+        bound[key] = value
+    for param in scope.params:
+        if param not in bound:
+            default = scope.defaults.get(param)
+            if default is None or not constant_default(default):
+                return f"'{scope.qualname}' leaves '{param}' to a default that is not a constant"
+            value = numba_api.constant_type(ast.literal_eval(default))
+            if value is None:
+                return f"the default of '{param}' has no Numba type"
+            bound[param] = value
+    return bound

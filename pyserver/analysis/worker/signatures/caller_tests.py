@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from pyserver import numba_api
-from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, Scope
+from pyserver.analysis.worker.signatures.call_index import CallIndex
 from pyserver.analysis.worker.signatures.caller_slices import names_read
+from pyserver.analysis.worker.signatures.indexed_file import CallSite, Scope
 
 MAX_CASES = 8  # parametrize cases typed per test (the product of stacked decorators included)
 

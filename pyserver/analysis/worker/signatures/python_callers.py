@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyserver import numba_api
-from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, IndexedFile, Scope
+from pyserver.analysis.worker.signatures.call_index import CallIndex
 from pyserver.analysis.worker.signatures.caller_memo import CallerMemo, Place, place, scope_key
 from pyserver.analysis.worker.signatures.caller_slices import (
     Simple,
+    bind_call,
     close,
     close_by_name,
     comprehension_rewrite,
-    constant_default,
     enclosing_names,
     find_anchor,
     flatten,
@@ -42,6 +42,7 @@ from pyserver.analysis.worker.signatures.caller_slices import (
     scopes_around,
 )
 from pyserver.analysis.worker.signatures.caller_tests import TestParameterTypes
+from pyserver.analysis.worker.signatures.indexed_file import CallSite, IndexedFile, Scope
 from pyserver.analysis.worker.signatures.slice_typing import (
     CallerSliceTyping,
     Outcome,
@@ -554,7 +555,7 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
             if isinstance(outcome, str):
                 problems.append(f"its call at {_site_where(site)} gives no types: {outcome}")
                 continue
-            bound = _bind(scope, outcome[0], outcome[1], site)
+            bound = bind_call(scope, outcome[0], outcome[1])
             if isinstance(bound, str):
                 problems.append(bound)
                 continue
@@ -569,30 +570,6 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
             reason = problems[0] if problems else "no call types it"
             return [({}, f"it passes {what}, and {reason}")]
         return found[:MAX_PARAM_TUPLES]
-
-
-def _bind(
-    scope: Scope, positional: list[Any], keywords: dict[str, Any], site: CallSite
-) -> dict[str, Any] | str:
-    """Parameter -> type for a call of a Python function (defaults that are constants included)."""
-    node = scope.node
-    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-    names = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
-    if len(positional) > len(names):
-        return f"'{scope.qualname}' is called with more arguments than it has parameters"
-    bound: dict[str, Any] = dict(zip(names, positional, strict=False))
-    for key, value in keywords.items():
-        bound[key] = value
-    for param in scope.params:
-        if param not in bound:
-            default = scope.defaults.get(param)
-            if default is None or not constant_default(default):
-                return f"'{scope.qualname}' leaves '{param}' to a default that is not a constant"
-            value = numba_api.constant_type(ast.literal_eval(default))
-            if value is None:
-                return f"the default of '{param}' has no Numba type"
-            bound[param] = value
-    return bound
 
 
 def _link(site: CallSite) -> CallLink:

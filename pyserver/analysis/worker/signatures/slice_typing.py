@@ -16,7 +16,7 @@ from typing import Any
 
 from pyserver import numba_api
 from pyserver.analysis.worker.signatures.argparse_values import ArgparsePlan
-from pyserver.analysis.worker.signatures.call_index import CallIndex, CallSite, IndexedFile, Scope
+from pyserver.analysis.worker.signatures.call_index import CallIndex
 from pyserver.analysis.worker.signatures.call_rewrites import rewrite_numpy_calls
 from pyserver.analysis.worker.signatures.caller_probes import (
     LeftOut,
@@ -33,6 +33,7 @@ from pyserver.analysis.worker.signatures.caller_slices import (
 )
 from pyserver.analysis.worker.signatures.dtype_stand_ins import covered_names, substitute_dtypes
 from pyserver.analysis.worker.signatures.helper_functions import helper_function
+from pyserver.analysis.worker.signatures.indexed_file import CallSite, IndexedFile, Scope
 from pyserver.analysis.worker.signatures.parameter_tests import decided_tests, kept_test_of, ruled_out
 
 COND = "__lens_cond"
