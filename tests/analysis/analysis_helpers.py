@@ -147,3 +147,32 @@ def first_argument_by_caller(
     result = ws.analyze(name, "\n".join(lines) + "\n")
     found = {c.function: s.args[0] for s in function_named(result, "k").signatures for c in s.callers}
     return found, truth
+
+
+def numpy_truth(setup: list[str]) -> Callable[[str], str]:
+    """numba.typeof of the value an expression really has once the `setup` lines ran (NumPy as `np`):
+    the truth first_argument_by_caller compares with."""
+    import numba
+    import numpy as np
+
+    def truth_of(expression: str) -> str:
+        namespace: dict[str, object] = {"np": np}
+        for line in setup:
+            exec(line, namespace)
+        return str(numba.typeof(eval(expression, namespace)))
+
+    return truth_of
+
+
+def first_arguments_against_numpy(
+    ws: Workspace, name: str, cases: list[str], setup: list[str]
+) -> tuple[dict[str, tuple[str, str]], list[str], dict[str, str]]:
+    """first_argument_by_caller with numpy_truth: (caller -> (found, truth) where they differ, the
+    expressions found nothing for, caller -> type found)."""
+    found, truth = first_argument_by_caller(ws, name, cases, setup, numpy_truth(setup))
+    wrong = {caller: (args, truth[caller]) for caller, args in found.items() if args != truth[caller]}
+    missing = [
+        cases[int(c.split("_")[1])]
+        for c in sorted(set(truth) - set(found), key=lambda c: int(c.split("_")[1]))
+    ]
+    return wrong, missing, found

@@ -6,9 +6,7 @@ arrays of one dtype keeps it (`np.vstack(np.where(mask))` of a 1-d mask)."""
 
 from __future__ import annotations
 
-import numba
-import numpy as np
-from analysis_helpers import first_argument_by_caller
+from analysis_helpers import first_arguments_against_numpy
 
 SETUP = [
     "n = 6",
@@ -39,21 +37,11 @@ NOT_DERIVED = [
 ]
 
 
-def _truth(expression: str) -> str:
-    namespace: dict[str, object] = {"np": np}
-    for line in SETUP:
-        exec(line, namespace)
-    return str(numba.typeof(eval(expression, namespace)))
-
-
 def test_index_arrays_of_one_dimension_are_typed_as_numpy_makes_them(ws) -> None:
-    found, truth = first_argument_by_caller(ws, "pc_index_arrays.py", EXPRESSIONS, SETUP, _truth)
-    wrong = {name: (args, truth[name]) for name, args in found.items() if args != truth[name]}
-    assert wrong == {}
-    missing = sorted(set(truth) - set(found), key=lambda c: int(c.split("_")[1]))
-    assert missing == [], {c: EXPRESSIONS[int(c.split("_")[1])] for c in missing}
+    wrong, missing, _found = first_arguments_against_numpy(ws, "pc_index_arrays.py", EXPRESSIONS, SETUP)
+    assert wrong == {} and missing == []
 
 
 def test_index_arrays_whose_layout_numpy_decides_otherwise_stay_unknown(ws) -> None:
-    found, truth = first_argument_by_caller(ws, "pc_index_arrays_not.py", NOT_DERIVED, SETUP, _truth)
-    assert found == {}, {name: (args, truth[name]) for name, args in found.items()}
+    _wrong, _missing, found = first_arguments_against_numpy(ws, "pc_index_arrays_not.py", NOT_DERIVED, SETUP)
+    assert found == {}

@@ -5,9 +5,7 @@ found statically must be numba.typeof of the value NumPy really makes."""
 
 from __future__ import annotations
 
-import numba
-import numpy as np
-from analysis_helpers import first_argument_by_caller
+from analysis_helpers import first_arguments_against_numpy
 
 SETUP = [
     "n = 5",
@@ -68,23 +66,11 @@ NOT_DERIVED += [
 ]
 
 
-def _truth(expression: str) -> str:
-    namespace: dict[str, object] = {"np": np}
-    for line in SETUP:
-        exec(line, namespace)
-    return str(numba.typeof(eval(expression, namespace)))
-
-
 def test_script_idioms_get_numpys_own_types(ws) -> None:
-    found, truth = first_argument_by_caller(ws, "pc_script_idioms.py", EXPRESSIONS, SETUP, _truth)
-    wrong = {name: (args, truth[name]) for name, args in found.items() if args != truth[name]}
-    assert wrong == {}
-    missing = sorted(set(truth) - set(found), key=lambda c: int(c.split("_")[1]))
-    print({c: EXPRESSIONS[int(c.split("_")[1])] for c in missing})
-    assert missing == []
+    wrong, missing, _found = first_arguments_against_numpy(ws, "pc_script_idioms.py", EXPRESSIONS, SETUP)
+    assert wrong == {} and missing == []
 
 
 def test_dtypes_whose_scalar_type_loses_information_are_not_derived(ws) -> None:
-    found, truth = first_argument_by_caller(ws, "pc_script_idioms_not.py", NOT_DERIVED, SETUP, _truth)
-    wrong = {name: (args, truth[name]) for name, args in found.items() if args != truth[name]}
+    wrong, _missing, _found = first_arguments_against_numpy(ws, "pc_script_idioms_not.py", NOT_DERIVED, SETUP)
     assert wrong == {}
