@@ -186,6 +186,16 @@ def test_a_pytest_module_without_jitted_code_is_not_loaded() -> None:
     assert may_make_jitted("from numba.experimental import jitclass\n\n@jitclass([])\nclass A:\n    pass\n")
     assert may_make_jitted("import numba\n\nexec(TEMPLATE.format(name='k'))\n")
     assert not may_make_jitted("import typing\n\n@typing.overload\ndef f(x: int) -> int: ...\n")
+    # libraries that take a function to run it (tigramite's `Parallel(...)(delayed(step)(...))`, an
+    # optimiser's objective), never to jit it: a module that only does that is not loaded
+    runs_functions = (
+        "from joblib import Parallel, delayed\nfrom scipy.optimize import minimize\nimport numpy as np\n\n"
+        "def step(x):\n    return x\n\n"
+        "def run():\n    Parallel(n_jobs=2)(delayed(step)(i) for i in range(3))\n"
+        "    minimize(step, 0.0)\n    np.vectorize(step)\n"
+    )
+    assert not may_make_jitted(runs_functions)
+    assert may_make_jitted(runs_functions + "\nfast = my_wrapper(step)\n")
 
 
 CRLF_INIT = "from . import first, second\n"

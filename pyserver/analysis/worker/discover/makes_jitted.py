@@ -67,6 +67,18 @@ _NEVER_JITTING_MODULES = frozenset(
         "timeit",
         "cProfile",
         "profile",
+        # libraries that take functions to run them (`delayed(f)`, `minimize(f, x0)`, `FuncAnimation(fig,
+        # update)`, `np.vectorize(f)`), never to jit them
+        "joblib",
+        "dask",
+        "distributed",
+        "ray",
+        "scipy",
+        "numpy",
+        "pandas",
+        "matplotlib",
+        "sklearn",
+        "tqdm",
     }
 )
 _BUILTIN_NAMES = frozenset(dir(builtins)) - {"exec", "eval", "compile"}
