@@ -76,3 +76,39 @@ def test_each_definition_gets_the_calls_that_reach_it(tmp_path: Path) -> None:
     after = check_json(tmp_path, "cells.py")
     assert [d for d in after["diagnostics"] if d["severity"] == "error"] == []
     assert _shown(after) == {6: truth["first"], 16: truth["second"]}
+
+
+SELF_JITTED = """\
+import numpy as np
+import numba
+
+
+def kernel(x):
+    return x * 2.0
+
+
+kernel = numba.njit(kernel)
+
+
+def run():
+    return kernel(np.ones(3))
+
+
+kernel(np.arange(4))
+run()
+"""
+
+
+def test_a_name_rebound_to_its_own_jitted_form_is_one_function(tmp_path: Path) -> None:
+    """`kernel = numba.njit(kernel)` jits the function under its own name, as a decorator would: not a
+    second definition, and not a dispatcher apart from the name's calls."""
+    (tmp_path / "selfjit.py").write_text(SELF_JITTED)
+    truth = run_probe(
+        tmp_path,
+        "import json, selfjit\nprint(json.dumps(sorted([str(a) for a in s] for s in selfjit.kernel.signatures)))",
+    )
+    assert truth == [["array(float64, 1d, C)"], ["array(int64, 1d, C)"]]
+    report = check_json(tmp_path, "selfjit.py")
+    (function,) = report["functions"]
+    assert sorted(s["args"] for s in function["signatures"]) == truth
+    assert report["diagnostics"] == []

@@ -109,6 +109,29 @@ def _scope_for(path: str, qualname: str, node: ast.FunctionDef | ast.AsyncFuncti
     return Scope(path, qualname, node, params, defaults, args.vararg is not None or args.kwarg is not None)
 
 
+def _module_functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The module's own functions: its top-level `def`s, and a `def` in a top-level `if`/`try`/`with`
+    block where the module defines that name once and imports it nowhere (`if sys.version_info > (3, 4):
+    def concat(...)`); which of two branches' definitions holds the name only the run decides."""
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    nested = [
+        n for n in statements_shallow(tree.body) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    counts: dict[str, int] = {}
+    for node in nested:
+        counts[node.name] = counts.get(node.name, 0) + 1
+    imported = {  # `try: from numba import njit` / `except ImportError: def njit(f): ...`: a stand-in
+        alias.asname or alias.name.split(".")[0]
+        for n in statements_shallow(tree.body)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for alias in n.names
+    }
+    for node in nested:
+        if counts[node.name] == 1 and node.name not in imported:
+            functions.setdefault(node.name, node)
+    return functions
+
+
 def index_source(
     path: str, source: str, stamp: tuple[int, int], parser: IncrementalParser | None = None
 ) -> IndexedFile | None:
@@ -141,11 +164,7 @@ def index_source(
         module_dir=os.path.dirname(path),
         imports=imports,
         # the module's own functions: at its top level, or in its `if`/`try`/`with` blocks
-        top_level_defs={
-            n.name: n
-            for n in statements_shallow(tree.body)
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-        },
+        top_level_defs=_module_functions(tree),
         jitted=jitted,
         calls={},
         scopes={},

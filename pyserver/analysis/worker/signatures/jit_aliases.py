@@ -66,7 +66,8 @@ def jit_made(
     made: dict[str, tuple[str, ...]] = {}
     for node in tree.body:
         pair = _made_from(node, imports, defs)
-        if pair is not None and pair[0] not in made.get(pair[1], ()):
+        # `f = njit(f)` jits it under its own name, as a decorator would: its calls are the dispatcher's
+        if pair is not None and pair[0] != pair[1] and pair[0] not in made.get(pair[1], ()):
             made[pair[1]] = (*made.get(pair[1], ()), pair[0])
     return made
 
@@ -82,7 +83,7 @@ def redefinitions(tree: ast.Module) -> dict[str, list[tuple[int, int]]]:
             binders.setdefault(node.name, []).append((first, node.end_lineno or node.lineno))
             continue
         targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
+        if isinstance(node, ast.Assign) and not _wraps_itself(node):
             targets = node.targets
         elif isinstance(node, ast.AnnAssign | ast.AugAssign):
             targets = [node.target]
@@ -92,6 +93,18 @@ def redefinitions(tree: ast.Module) -> dict[str, list[tuple[int, int]]]:
                     binders.setdefault(name.id, []).append((node.lineno, node.end_lineno or node.lineno))
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
     return {name: spans for name, spans in binders.items() if name in defined and len(spans) > 1}
+
+
+def _wraps_itself(node: ast.Assign) -> bool:
+    """`f = njit(f)`, `f = wrap(f, cache=True)`: the name keeps its function, wrapped (not a definition of
+    another function)."""
+    value = node.value
+    names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+    while isinstance(value, ast.Call):
+        if any(isinstance(a, ast.Name) and a.id in names for a in value.args):
+            return True
+        value = value.func  # `jit(nopython=True)(f)`: the inner call holds the options
+    return False
 
 
 def jit_alias_spans(
