@@ -112,3 +112,13 @@ def test_a_name_rebound_to_its_own_jitted_form_is_one_function(tmp_path: Path) -
     (function,) = report["functions"]
     assert sorted(s["args"] for s in function["signatures"]) == truth
     assert report["diagnostics"] == []
+
+
+def test_the_note_of_a_function_jitted_under_its_own_name(tmp_path: Path) -> None:
+    (tmp_path / "selfjit_alone.py").write_text(
+        "import numba\n\n\ndef kernel(x):\n    return x * 2.0\n\n\nkernel = numba.njit(kernel)\n"
+    )
+    report = check_json(tmp_path, "selfjit_alone.py")
+    (note,) = [d for d in report["diagnostics"] if d["code"] == "no-signature"]
+    assert "jits it under its own name: the calls of 'kernel' after that line compile it" in note["message"]
+    assert "itself runs Python" not in note["message"]

@@ -234,6 +234,11 @@ class DiagnosticReporting:
                 f" A call at line {function.created_line} jits it, not a decorator: the calls of the dispatcher"
                 f" that call makes compile it (a call of '{own}' itself runs Python and compiles nothing)."
             )
+            if own in self.sources.call_index.jit_made_names(path, own):  # `f = njit(f)`
+                made = (
+                    f" A call at line {function.created_line} jits it under its own name: the calls of '{own}'"
+                    " after that line compile it."
+                )
         seen = ""
         if recorded:
             seen = (

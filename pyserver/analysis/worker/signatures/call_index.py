@@ -353,8 +353,12 @@ class CallIndex:
             if made == function
         ]
         # a call of the plain function runs Python (compiles nothing) unless a decorator jitted it
-        made = bool(aliases or spans) or (home is not None and function in home.jit_made)
-        plain_runs_python = made and home is not None and function not in home.jitted
+        made_names = home.jit_made.get(function, ()) if home is not None else ()
+        made = bool(aliases or spans or made_names)
+        # `f = njit(f)`: its own name holds a dispatcher, as a decorator's
+        plain_runs_python = (
+            made and home is not None and function not in home.jitted and function not in made_names
+        )
         through = aliases if plain_runs_python else [function, *aliases]
         functions = [(real, n) for n in through]
         for indexed in self.files.naming(through):

@@ -62,12 +62,12 @@ def jit_made(
 ) -> dict[str, tuple[str, ...]]:
     """The top-level functions that a module-level jit call makes a dispatcher of, with the names it
     binds them to, any number of them (twins: `f_par = njit(f, parallel=True)`, `f_ser = njit(f)`): a
-    call of such a function's own name runs Python and compiles nothing."""
+    call of such a function's own name runs Python and compiles nothing, unless the function's own name
+    is one of them (`f = njit(f)`, jitted under its own name as a decorator would)."""
     made: dict[str, tuple[str, ...]] = {}
     for node in tree.body:
         pair = _made_from(node, imports, defs)
-        # `f = njit(f)` jits it under its own name, as a decorator would: its calls are the dispatcher's
-        if pair is not None and pair[0] != pair[1] and pair[0] not in made.get(pair[1], ()):
+        if pair is not None and pair[0] not in made.get(pair[1], ()):
             made[pair[1]] = (*made.get(pair[1], ()), pair[0])
     return made
 
