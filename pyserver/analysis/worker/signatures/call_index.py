@@ -51,7 +51,7 @@ def _calls_of_definition(
 ) -> list[CallSite]:
     """Of the calls of a name the module binds several times, those that reach the definition starting at
     `first_line`: the module's own top-level calls between it and the next binding; and for the last
-    binding, also every call that runs later (function bodies, other modules). None for a definition
+    binding, also every call that runs later (function bodies, other modules). Nothing for a definition
     that is not one of the bindings."""
     position = next((i for i, (start, _end) in enumerate(binders) if start == first_line), None)
     if position is None:

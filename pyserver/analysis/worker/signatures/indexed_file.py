@@ -109,7 +109,9 @@ def _scope_for(path: str, qualname: str, node: ast.FunctionDef | ast.AsyncFuncti
     return Scope(path, qualname, node, params, defaults, args.vararg is not None or args.kwarg is not None)
 
 
-def _module_functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+def _module_functions(
+    tree: ast.Module, imported: set[str]
+) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     """The module's own functions: its top-level `def`s, and a `def` in a top-level `if`/`try`/`with`
     block where the module defines that name once and imports it nowhere (`if sys.version_info > (3, 4):
     def concat(...)`); which of two branches' definitions holds the name only the run decides."""
@@ -120,13 +122,8 @@ def _module_functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.Async
     counts: dict[str, int] = {}
     for node in nested:
         counts[node.name] = counts.get(node.name, 0) + 1
-    imported = {  # `try: from numba import njit` / `except ImportError: def njit(f): ...`: a stand-in
-        alias.asname or alias.name.split(".")[0]
-        for n in statements_shallow(tree.body)
-        if isinstance(n, ast.Import | ast.ImportFrom)
-        for alias in n.names
-    }
     for node in nested:
+        # `try: from numba import njit` / `except ImportError: def njit(f): ...`: a stand-in of an import
         if counts[node.name] == 1 and node.name not in imported:
             functions.setdefault(node.name, node)
     return functions
@@ -164,15 +161,15 @@ def index_source(
         module_dir=os.path.dirname(path),
         imports=imports,
         # the module's own functions: at its top level, or in its `if`/`try`/`with` blocks
-        top_level_defs=_module_functions(tree),
+        top_level_defs=_module_functions(tree, set(imports)),
         jitted=jitted,
         calls={},
         scopes={},
         has_walrus=":=" in source,
     )
-    indexed.jit_aliases = jit_aliases(tree, imports, indexed.top_level_defs)
-    indexed.jit_alias_spans = jit_alias_spans(tree, imports, indexed.top_level_defs)
     indexed.jit_made = jit_made(tree, imports, indexed.top_level_defs)
+    indexed.jit_aliases = jit_aliases(tree, indexed.jit_made, indexed.top_level_defs)
+    indexed.jit_alias_spans = jit_alias_spans(tree, imports, indexed.top_level_defs)
     indexed.redefined = redefinitions(tree)
     indexed.top_level_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     module_scope = Scope(path, "<module>", tree)

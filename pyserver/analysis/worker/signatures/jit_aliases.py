@@ -30,14 +30,13 @@ def _is_numba_jit(node: ast.expr, imports: dict[str, tuple[str, int, str | None]
 
 def jit_aliases(
     tree: ast.Module,
-    imports: dict[str, tuple[str, int, str | None]],
+    made: dict[str, tuple[str, ...]],
     defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
 ) -> dict[str, str]:
     """Module-level `fast = jit(...)(slow)` / `fast = njit(slow)`: fast -> slow, for a function that
-    has exactly one dispatcher made this way and a name assigned once (a parallel and a serial
-    dispatcher over one function are two dispatchers: neither gets the other's calls)."""
+    has exactly one dispatcher made this way (`made`: jit_made) and a name assigned once (a parallel and a
+    serial dispatcher over one function are two dispatchers: neither gets the other's calls)."""
     assigned: dict[str, int] = {}
-    made: dict[str, list[str]] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -45,9 +44,6 @@ def jit_aliases(
                 for name in ast.walk(target):
                     if isinstance(name, ast.Name):
                         assigned[name.id] = assigned.get(name.id, 0) + 1
-        pair = _made_from(node, imports, defs)
-        if pair is not None:
-            made.setdefault(pair[1], []).append(pair[0])
     return {
         names[0]: function
         for function, names in made.items()
