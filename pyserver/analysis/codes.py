@@ -141,7 +141,9 @@ CODE_TABLE: dict[str, CodeInfo] = {
         "`~` on a boolean",
         f"{NUMBA_DOCS}/reference/pysemantics.html#boolean-inversion",
         "In Python `~True` is -2 (an int, always truthy); compiled code follows NumPy and gives False. "
-        "The same line gives different results with and without the JIT.",
+        "The same line gives different results with and without the JIT. Not reported where the value is a "
+        "NumPy bool (an array's element, what a NumPy function returns), for which Python's `~` is a logical "
+        "not too.",
         "Write `not flag` for a logical negation.",
     ),
     "frozen-global": CodeInfo(

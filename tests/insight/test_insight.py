@@ -47,6 +47,8 @@ def test_surprise_free_version_has_no_warning(insight_engine: AnalysisEngine) ->
     result, _source = analyse(insight_engine, "surprises_fixed.py")
     assert result.diagnostics == []
     assert all(s.ok for f in result.functions for s in f.signatures)
+    unset = next(f for f in result.functions if f.name == "unset")
+    assert [s.text.split(" ->")[0] for s in unset.signatures] == ["(array(bool, 1d, C), int64)"]
 
 
 def test_type_hints_name_the_variable_and_reason(insight_engine: AnalysisEngine) -> None:

@@ -1,3 +1,4 @@
+import numpy as np
 from numba import njit
 
 SCALE = 2.0
@@ -17,3 +18,13 @@ def negate(flag: bool):
 @njit
 def scaled(x: float, scale: float):
     return x * scale
+
+
+@njit
+def unset(flags, i):
+    value = flags[i]
+    # `~` of a NumPy bool is a logical not in Python too: nothing to warn of
+    return ~flags[i], ~value, ~(flags[i] == flags[0]), ~np.any(flags)
+
+
+unset(np.array([True, False]), 1)

@@ -98,11 +98,17 @@ def _bool_invert(path: str, function: FunctionInfo, index: SourceIndex) -> list[
         for call in signature.call_types:
             if call.name != "invert" or not call.signature.startswith("(bool)") or call.line in found:
                 continue
-            nodes = [
+            inverts = [
                 n
                 for n in index.nodes_on_line(call.line, ast.UnaryOp)
                 if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Invert)
             ]
+            arrays = {v.name for v in signature.variables if "array(" in v.type}
+            numpy_names = _numpy_module_names(index.tree)
+            node = _function_node(index, function)
+            nodes = [n for n in inverts if not _numpy_bool(n.operand, arrays, numpy_names, node)]
+            if inverts and not nodes:
+                continue  # `~` of a NumPy bool (an array's element): a logical not in Python too
             range_ = index.node_range(nodes[0]) if nodes else index.line_range(call.line)
             found[call.line] = _diagnostic(
                 path,
@@ -115,6 +121,64 @@ def _bool_invert(path: str, function: FunctionInfo, index: SourceIndex) -> list[
                 signature.text,
             )
     return list(found.values())
+
+
+def _numpy_module_names(tree: ast.Module | None) -> set[str]:
+    """The names the module binds NumPy to (`np` of `import numpy as np`)."""
+    names = set()
+    for statement in tree.body if tree is not None else ():
+        if isinstance(statement, ast.Import):
+            names |= {a.asname or a.name for a in statement.names if a.name == "numpy"}
+    return names
+
+
+def _numpy_bool(
+    node: ast.expr,
+    arrays: set[str],
+    numpy_names: set[str],
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+    depth: int = 0,
+) -> bool:
+    """Whether the value `node` reads is a NumPy bool in Python (where `~` is a logical not too): an
+    array's element, what a NumPy function or an array's method returns, a comparison of such values,
+    or a local variable only ever assigned one of these."""
+    if depth > 4:
+        return False
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.value, ast.Name) and node.value.id in arrays
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        owner = node.func.value
+        return isinstance(owner, ast.Name) and (owner.id in numpy_names or owner.id in arrays)
+    if isinstance(node, ast.Compare):
+        return any(
+            _numpy_bool(side, arrays, numpy_names, function, depth + 1)
+            for side in [node.left, *node.comparators]
+        )
+    if isinstance(node, ast.Name) and function is not None:
+        values = _only_assigned_values(function, node.id)
+        return bool(values) and all(_numpy_bool(v, arrays, numpy_names, function, depth + 1) for v in values)
+    return False
+
+
+def _only_assigned_values(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr]:
+    """The values of the plain assignments `name = value` in the function, or [] where the name is bound
+    any other way too (a parameter, a loop target, an unpacking)."""
+    if name in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
+        return []
+    stores = sum(
+        1
+        for n in ast.walk(function)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+    )
+    values = [
+        statement.value
+        for statement in ast.walk(function)
+        if isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.targets[0].id == name
+    ]
+    return values if len(values) == stores else []
 
 
 # id(top-level statement) -> (it, the names it assigns with their lines, the names it binds otherwise)
