@@ -138,14 +138,14 @@ def no_signature_advice(
         return (
             f"Give the call at line {line} a signature of its argument types ({written}) or annotate its "
             "parameters "
-            f"({annotation_example(params if to_annotate is None else to_annotate)}): no example, nothing in "
-            f"the workspace shows their types. Or call the dispatcher that call makes, or record real calls "
+            f"({annotation_example(params if to_annotate is None else to_annotate)}): no example, no call the "
+            f"analysis follows shows their types. Or call the dispatcher that call makes, or record real calls "
             f"with {RECORD_HINT}."
         )
     if kind in KERNEL_KINDS:
         return (
-            f"Give it loop signatures ({example_loop_signature(kind, params, options)}; no example: nothing in "
-            f"the workspace shows its types), or record real calls with {RECORD_HINT}: every loop the run "
+            f"Give it loop signatures ({example_loop_signature(kind, params, options)}; no example: no call the "
+            f"analysis follows shows its types), or record real calls with {RECORD_HINT}: every loop the run "
             "compiles is recorded."
         )
     if kind == "jitclass-method":
@@ -160,7 +160,7 @@ def no_signature_advice(
     return (
         f'Give it a signature of its argument types (@njit("{njit_signature_example(params)}")) or annotate '
         f"its parameters ({annotation_example(params if to_annotate is None else to_annotate)}): no example,"
-        " nothing in the workspace shows their "
+        " no call the analysis follows shows their "
         f"types. Or call it from a checked jitted function, or record real calls with {RECORD_HINT}."
     )
 
@@ -305,3 +305,8 @@ def add_recorded_only(load: Any, path: str, root: str, stores: list[dict[str, An
             )
             dispatcher = numba_api.nopython_dispatcher(py_func)
             load.recorded[qualname] = numba_api.Recorded(py_func, dispatcher, str(kind), [], options)
+            if kernel is None and vars(module).get(qualname) is py_func:
+                # The run compiled it under its own name, where its jitted callers found it: a jit
+                # decorator the program picks at run time (`jit if os.getenv(...) else plain`) left the
+                # name a dispatcher there, so its callers are typed against one here too.
+                setattr(module, qualname, dispatcher)

@@ -12,6 +12,7 @@ through: `kernel(...)` in the defining module or after `from pkg.mod import kern
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
@@ -19,6 +20,7 @@ from dataclasses import replace
 from pyserver import pysource
 from pyserver.analysis.worker.load.incremental_parse import IncrementalParser
 from pyserver.analysis.worker.signatures.call_scopes import (
+    aliased_calls,
     defines,
     passed_on,
     receiver_of_own_method,
@@ -291,6 +293,28 @@ class CallIndex:
         home = self.files.get(self._real_paths.get(path) or os.path.realpath(path))
         return home.jit_made.get(function, ()) if home is not None else ()
 
+    def value_uses(self, path: str, function: str) -> list[int]:
+        """The lines where the module `path` reads its function `function` other than to call it (kept in
+        a dict, passed on, returned): calls made through such a value are not followed."""
+        home = self.files.get(self._real_paths.get(path) or os.path.realpath(path))
+        if home is None:
+            return []
+        decorators = {
+            id(d) for n in ast.walk(home.tree) if isinstance(n, ast.FunctionDef) for d in n.decorator_list
+        }
+        callees = {id(n.func) for n in ast.walk(home.tree) if isinstance(n, ast.Call)}
+        return sorted(
+            {
+                n.lineno
+                for n in ast.walk(home.tree)
+                if isinstance(n, ast.Name)
+                and n.id == function
+                and isinstance(n.ctx, ast.Load)
+                and id(n) not in callees
+                and id(n) not in decorators
+            }
+        )
+
     def method_calls(self, method: str) -> list[CallSite]:
         """The Python calls in the workspace of a method named `method` on a variable (`bag.increment(3)`),
         whatever its class: the receiver's type, typed with the arguments, tells which class it is."""
@@ -377,6 +401,7 @@ class CallIndex:
                         if site.name == first and not shadowed(indexed.scopes, site.scope, first)
                     ]
                     sites += passed_on(indexed.scopes, indexed.calls, first)
+                    sites += aliased_calls(indexed.scopes, indexed.calls, first)
                 elif not bound[1]:
                     # `mod.kernel(...)`: the module defines it, or re-exports it (`import pkg`, `pkg.kernel`)
                     attributes = [f"{first}.{n}" for n in through if self._exported(bound[0], n) in functions]

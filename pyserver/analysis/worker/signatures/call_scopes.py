@@ -79,6 +79,65 @@ def passed_on(scopes: Mapping[str, Any], calls: Mapping[str, list[Any]], name: s
     return found
 
 
+# scope's node -> function name -> the local names bound once to it (_local_aliases), kept while it lives
+_LOCAL_ALIASES: weakref.WeakKeyDictionary[ast.AST, dict[str, list[str]]] = weakref.WeakKeyDictionary()
+
+
+def _own_nodes(node: ast.AST) -> list[ast.AST]:
+    """The nodes of a scope's own code: not those of the functions, lambdas and classes it defines."""
+    found: list[ast.AST] = []
+    pending = list(ast.iter_child_nodes(node))
+    while pending:
+        inner = pending.pop()
+        found.append(inner)
+        if not isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            pending.extend(ast.iter_child_nodes(inner))
+    return found
+
+
+def _choices(value: ast.expr) -> list[str]:
+    """The function names a value picks among: `kernel`, or each of `kernel_pw if pointwise else kernel_av`."""
+    if isinstance(value, ast.Name):
+        return [value.id]
+    if isinstance(value, ast.IfExp):
+        return _choices(value.body) + _choices(value.orelse)
+    return []
+
+
+def _local_aliases(node: ast.AST) -> dict[str, list[str]]:
+    """function name -> the names the scope's own code binds to it in its only assignment of that name."""
+    found = _LOCAL_ALIASES.get(node)
+    if found is None:
+        own = _own_nodes(node)
+        stores: dict[str, int] = {}
+        for inner in own:
+            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
+                stores[inner.id] = stores.get(inner.id, 0) + 1
+        found = {}
+        for inner in own:
+            if not (isinstance(inner, ast.Assign) and len(inner.targets) == 1):
+                continue
+            target = inner.targets[0]
+            if isinstance(target, ast.Name) and stores.get(target.id) == 1:
+                for function in _choices(inner.value):
+                    if function != target.id:
+                        found.setdefault(function, []).append(target.id)
+        _LOCAL_ALIASES[node] = found
+    return found
+
+
+def aliased_calls(scopes: Mapping[str, Any], calls: Mapping[str, list[Any]], name: str) -> list[Any]:
+    """The calls through a name a scope binds, once, to the function `name` (`func = kernel`, or one of
+    several: `func = kernel_pw if pointwise else kernel_av`), in that scope: each is a call of `name`
+    with those arguments where it picks it."""
+    found: list[Any] = []
+    for scope in scopes.values():
+        for local in _local_aliases(scope.node).get(name, ()):
+            if not shadowed(scopes, scope, name):
+                found += [s for s in calls.get(local, []) if s.scope is scope and s.name == local]
+    return found
+
+
 def callee_text(node: ast.expr) -> str | None:
     """The name a call is made through: `kernel`, or `module.attr` text; None for anything else."""
     if isinstance(node, ast.Name):

@@ -503,9 +503,16 @@ class SignatureSources:
             )
         if not sites:
             called = "that dispatcher" if function.origin == "created" and function.created_line else "it"
+            passed = self.call_index.value_uses(path, function.name) if "." not in function.name else []
+            through = (
+                f" It is used as a value at line {passed[0]} (kept, passed on or returned): calls through that "
+                "value are not followed."
+                if passed
+                else ""
+            )
             return (
-                f" No Python code in the workspace calls {called} (looked in this module, the modules that "
-                "import it and the tests)."
+                f" No Python code in the workspace calls {called} by its name (looked in this module, the "
+                f"modules that import it and the tests).{through}"
             )
         shown = "; ".join(reasons[:3]) + (f"; and {len(reasons) - 3} more" if len(reasons) > 3 else "")
         calls = f"{sites} Python call{'s' if sites != 1 else ''}"
