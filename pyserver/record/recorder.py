@@ -34,6 +34,7 @@ class Recorder:
         # The notebook whose kernel this is: functions defined in its cells are recorded under it.
         self.notebook = os.path.realpath(notebook) if notebook else None
         self.seen: set[tuple[str, str, bool, str | None, bool, int | None, str | None]] = set()
+        self.generated_noted: set[str] = set()
         # Per thread: the compiles under way, each [start, seconds spent in nested compiles]. Compiles
         # nest (typing a call compiles the callee): a compile's own time leaves its callees' out.
         self._local = threading.local()
@@ -66,13 +67,39 @@ class Recorder:
             return os.path.relpath(self.notebook, self.root)
         if code is None or code.co_filename.startswith("<"):
             return None  # compiled from a string ("<string>"): no file of the workspace
-        real = os.path.realpath(code.co_filename)
+        return self.file_path(code.co_filename)
+
+    def file_path(self, filename: str) -> str | None:
+        """A workspace file's path relative to the root; None outside it or in an installed package."""
+        real = os.path.realpath(filename)
         if not real.startswith(self.root + os.sep):
             return None
         relative = os.path.relpath(real, self.root)
         if set(relative.split(os.sep)) & _EXCLUDED_PARTS:
             return None
         return relative
+
+    def _note_generated_copy(self, py_func: Any) -> None:
+        """Say, once per function, that a compile of a workspace module's function made from generated
+        text (`exec(compile(edited_source, "<generated>", "exec"), ...)`) is not recorded: its lines are
+        no file's, so no type of it can be placed."""
+        code = getattr(py_func, "__code__", None)
+        if code is None or not code.co_filename.startswith("<"):
+            return
+        filename = getattr(sys.modules.get(getattr(py_func, "__module__", None) or ""), "__file__", None)
+        path = self.file_path(filename) if isinstance(filename, str) else None
+        if path is None:
+            return
+        key = store.function_key(path, py_func.__qualname__)
+        if key in self.generated_noted:
+            return
+        self.generated_noted.add(key)
+        with store.locked(self.signatures_path) as data:
+            store.add_note(
+                data,
+                f"{key}: not recorded: Numba compiled a copy of it made from generated text "
+                f"({code.co_filename}), whose lines are no file's",
+            )
 
     def notebook_relative(self) -> str | None:
         if self.notebook is None or not self.notebook.startswith(self.root + os.sep):
@@ -94,6 +121,7 @@ class Recorder:
         """`typed`: what Numba typed in that compile (numba_api.typed_ir: returns, variables)."""
         relative = self.function_path(py_func)
         if relative is None or py_func is None:
+            self._note_generated_copy(py_func)
             return
         key = store.function_key(relative, py_func.__qualname__)
         readable = [types_codec.readable(a) for a in args]
