@@ -291,6 +291,24 @@ class _Finder(ast.NodeVisitor):
         self.scope: list[str] = []  # qualified-name parts
         self.function_depth = 0
         self.found: list[JitFunction] = []
+        # top-level class -> the module-level jitclass call that makes a jitclass of it (jitclass_calls)
+        self.jitclass_calls: dict[str, tuple[ast.expr, ast.Call | None]] = {}
+
+    def find_jitclass_calls(self, body: list[ast.stmt]) -> None:
+        """`Point = jitclass(spec)(Point)`, `PointJ = jitclass(Point, spec)`: the class's methods are
+        jitted as a `@jitclass(spec)` decorator's would be; the call that holds the spec is kept."""
+        for node in body:
+            value = node.value if isinstance(node, ast.Assign) else None
+            if not isinstance(value, ast.Call) or not value.args or not isinstance(value.args[0], ast.Name):
+                continue
+            options = value.func if isinstance(value.func, ast.Call) else value
+            if self.imports.resolve(options.func) in _JITCLASS_NAMES:
+                spec_call = (
+                    options
+                    if options is not value
+                    else ast.Call(options.func, value.args[1:], value.keywords)
+                )
+                self.jitclass_calls.setdefault(value.args[0].id, (value, spec_call))
 
     def _jit_decorator(self, decorator: ast.expr) -> tuple[str, ast.Call | None] | None:
         call = decorator if isinstance(decorator, ast.Call) else None
@@ -352,6 +370,8 @@ class _Finder(ast.NodeVisitor):
             if match is not None and match[0] == "jitclass-method":
                 jitclass = (decorator, match[1])
                 break
+        if jitclass is None and not self.scope and node.name in self.jitclass_calls:
+            jitclass = self.jitclass_calls[node.name]
         self.scope.append(node.name)
         if jitclass is not None:
             decorator, call = jitclass
@@ -404,14 +424,17 @@ def find_jitted_functions_in_tree(tree: ast.Module, source: str) -> list[JitFunc
     # with, counts other line breaks than Python (a statement's lines would depend on the text above).
     reuse = _OTHER_LINE_BREAKS.search(source) is None
     found: list[JitFunction] = []
+    if "jitclass" in source:
+        finder.find_jitclass_calls(tree.body)
     for node in tree.body:
         kept = _FOUND_IN.get(node) if reuse else None
-        if kept is not None and kept[0] == imports.names:
+        made_by_call = isinstance(node, ast.ClassDef) and node.name in finder.jitclass_calls
+        if kept is not None and kept[0] == imports.names and not made_by_call:
             found.extend(kept[1])
             continue
         finder.found = []
         finder.visit(node)
-        if reuse:
+        if reuse and not made_by_call:
             _FOUND_IN[node] = (dict(imports.names), tuple(finder.found))
         found.extend(finder.found)
     found.sort(key=lambda f: (f.def_line, f.name))

@@ -75,16 +75,28 @@ def flatten(
     out: list[Simple],
     jitted: frozenset[str] = frozenset(),
     walrus: bool = True,
+    loaded: frozenset[str] = frozenset(),
 ) -> None:
     """`jitted`: names of the module's jitted functions and jitclasses: globals the slice may call, not
     opaque.
-    `walrus`: the file may hold an assignment expression (else no statement is searched for one)."""
+    `walrus`: the file may hold an assignment expression (else no statement is searched for one).
+    `loaded`: names a module-level jit call binds (`fast = njit(slow)`), read from the loaded module: the
+    call is not part of any slice."""
     for stmt in body:
         position = (stmt.lineno, stmt.col_offset)
         if (
             isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
             and not loops
             and stmt.name in jitted
+        ):
+            continue
+        if (
+            loaded
+            and not loops
+            and isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id in loaded
         ):
             continue
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -97,8 +109,8 @@ def flatten(
             inner = (*loops, id(stmt))
             bound, mutated = target_names(stmt.target)
             out.append(Simple(stmt, bound | mutated, names_read(stmt.iter), position, inner, header=True))
-            flatten(stmt.body, inner, out, jitted, walrus)
-            flatten(stmt.orelse, loops, out, jitted, walrus)
+            flatten(stmt.body, inner, out, jitted, walrus, loaded)
+            flatten(stmt.orelse, loops, out, jitted, walrus, loaded)
         elif isinstance(stmt, ast.While):
             inner = (*loops, id(stmt))
             out.append(
@@ -106,16 +118,16 @@ def flatten(
                     stmt, set(), set(), position, inner, opaque=walrus_targets(stmt.test) if walrus else set()
                 )
             )
-            flatten(stmt.body, inner, out, jitted, walrus)
-            flatten(stmt.orelse, loops, out, jitted, walrus)
+            flatten(stmt.body, inner, out, jitted, walrus, loaded)
+            flatten(stmt.orelse, loops, out, jitted, walrus, loaded)
         elif isinstance(stmt, ast.If):
             out.append(
                 Simple(
                     stmt, set(), set(), position, loops, opaque=walrus_targets(stmt.test) if walrus else set()
                 )
             )
-            flatten(stmt.body, loops, out, jitted, walrus)
-            flatten(stmt.orelse, loops, out, jitted, walrus)
+            flatten(stmt.body, loops, out, jitted, walrus, loaded)
+            flatten(stmt.orelse, loops, out, jitted, walrus, loaded)
         elif isinstance(stmt, ast.With | ast.AsyncWith):
             opaque: set[str] = set()
             for item in stmt.items:
@@ -123,18 +135,18 @@ def flatten(
                     bound, mutated = target_names(item.optional_vars)
                     opaque |= bound | mutated
             out.append(Simple(stmt, set(), set(), position, loops, opaque=opaque))
-            flatten(stmt.body, loops, out, jitted, walrus)
+            flatten(stmt.body, loops, out, jitted, walrus, loaded)
         elif isinstance(stmt, ast.Try):
-            flatten(stmt.body, loops, out, jitted, walrus)
+            flatten(stmt.body, loops, out, jitted, walrus, loaded)
             for handler in stmt.handlers:
                 if handler.name:
                     out.append(Simple(handler, set(), set(), position, loops, opaque={handler.name}))  # type: ignore[arg-type]
-                flatten(handler.body, loops, out, jitted, walrus)
-            flatten(stmt.orelse, loops, out, jitted, walrus)
-            flatten(stmt.finalbody, loops, out, jitted, walrus)
+                flatten(handler.body, loops, out, jitted, walrus, loaded)
+            flatten(stmt.orelse, loops, out, jitted, walrus, loaded)
+            flatten(stmt.finalbody, loops, out, jitted, walrus, loaded)
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
-                flatten(case.body, loops, out, jitted, walrus)
+                flatten(case.body, loops, out, jitted, walrus, loaded)
         else:
             defines: set[str] = set()
             if isinstance(stmt, ast.Assign):

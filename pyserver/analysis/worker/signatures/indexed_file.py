@@ -18,6 +18,8 @@ from pyserver.analysis.worker.signatures.jit_aliases import (
     jit_alias_spans,
     jit_aliases,
     jit_made,
+    jitclass_made,
+    loaded_jit_names,
     redefinitions,
 )
 
@@ -62,8 +64,11 @@ class IndexedFile:
     # a name bound in turn to dispatchers of several functions: name -> (first, last line, function) of
     # each stretch of the module's top-level code where it holds one (jit_aliases.jit_alias_spans)
     jit_alias_spans: dict[str, list[tuple[int, int, str]]] = field(default_factory=dict)
-    # the top-level functions a module-level jit call makes a dispatcher of -> the names it binds them to
+    # the top-level functions a module-level jit call makes a dispatcher of, and the classes a jitclass call
+    # makes a jitclass of -> the names it binds them to
     jit_made: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the names those calls bind that nothing else binds: the loaded module holds what the call made
+    loaded_jit_names: frozenset[str] = frozenset()
     # a top-level function's name bound again at the top level -> (first, last line) of each binding
     redefined: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     top_level_classes: set[str] = field(default_factory=set)  # a jitclass's calls construct it
@@ -167,7 +172,8 @@ def index_source(
         scopes={},
         has_walrus=":=" in source,
     )
-    indexed.jit_made = jit_made(tree, imports, indexed.top_level_defs)
+    indexed.jit_made = {**jit_made(tree, imports, indexed.top_level_defs), **jitclass_made(tree, imports)}
+    indexed.loaded_jit_names = loaded_jit_names(tree, indexed.jit_made)
     indexed.jit_aliases = jit_aliases(tree, indexed.jit_made, indexed.top_level_defs)
     indexed.jit_alias_spans = jit_alias_spans(tree, imports, indexed.top_level_defs)
     indexed.redefined = redefinitions(tree)

@@ -28,6 +28,66 @@ def _is_numba_jit(node: ast.expr, imports: dict[str, tuple[str, int, str | None]
     return False
 
 
+def _is_numba_jitclass(node: ast.expr, imports: dict[str, tuple[str, int, str | None]]) -> bool:
+    """`jitclass` imported from numba (`numba.experimental`, or `numba` in older code), or
+    `numba.experimental.jitclass` / `nb.experimental.jitclass`."""
+    if isinstance(node, ast.Name):
+        found = imports.get(node.id)
+        return found is not None and found[2] == "jitclass" and found[0].split(".")[0] == "numba"
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "jitclass"
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "experimental"
+        and isinstance(node.value.value, ast.Name)
+        and imports.get(node.value.value.id) == ("numba", 0, None)
+    )
+
+
+def jitclass_made(
+    tree: ast.Module, imports: dict[str, tuple[str, int, str | None]]
+) -> dict[str, tuple[str, ...]]:
+    """The top-level classes that a module-level jitclass call makes a jitclass of, with the names it binds
+    them to (`Point = jitclass(spec)(Point)`, `PointJ = jitclass(Point, spec)`): as jit_made for functions."""
+    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    made: dict[str, tuple[str, ...]] = {}
+    for node in tree.body:
+        if not (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
+            continue
+        value = node.value
+        if not isinstance(value, ast.Call) or not value.args or not isinstance(value.args[0], ast.Name):
+            continue
+        builder = value.func.func if isinstance(value.func, ast.Call) else value.func
+        cls = value.args[0].id
+        if (
+            cls in classes
+            and _is_numba_jitclass(builder, imports)
+            and node.targets[0].id not in made.get(cls, ())
+        ):
+            made[cls] = (*made.get(cls, ()), node.targets[0].id)
+    return made
+
+
+def loaded_jit_names(tree: ast.Module, made: dict[str, tuple[str, ...]]) -> frozenset[str]:
+    """The names module-level jit calls bind (`fast = njit(slow)`, `Point = jitclass(spec)(Point)`), each
+    bound by no other top-level statement: the loaded module holds what the call made under it, which the
+    analysis reads instead of making it again."""
+    assigned: dict[str, int] = {}
+    defined_after: set[str] = set()  # a `def`/`class` of the name after its jit call binds it again
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name in assigned:
+                defined_after.add(node.name)
+            continue  # what the call wraps (`Point = jitclass(spec)(Point)`)
+        for name in names.bound_names(node):
+            assigned[name] = assigned.get(name, 0) + 1
+    return frozenset(
+        n for bound in made.values() for n in bound if assigned.get(n) == 1 and n not in defined_after
+    )
+
+
 def jit_aliases(
     tree: ast.Module,
     made: dict[str, tuple[str, ...]],
@@ -47,7 +107,7 @@ def jit_aliases(
     return {
         names[0]: function
         for function, names in made.items()
-        if len(names) == 1 and assigned.get(names[0]) == 1 and names[0] not in defs
+        if len(names) == 1 and assigned.get(names[0]) == 1 and names[0] not in defs and names[0] != function
     }
 
 

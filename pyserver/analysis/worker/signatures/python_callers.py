@@ -373,13 +373,16 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         # Top-level jitted functions are globals the slice may call (`u = step(u)` in a time loop).
         # A jitclass (a class whose methods are jitted) too: Numba types its constructor. And plain
         # functions, whose bodies Numba types for the call (slice_typing: helper_function).
+        module = isinstance(node, ast.Module)
         jitted = (
             frozenset(n if "." not in n else n.split(".")[0] for n in indexed.jitted if n.count(".") <= 1)
             | {s.name for s in node.body if isinstance(s, ast.FunctionDef) and not s.decorator_list}
-            if isinstance(node, ast.Module)
+            | indexed.loaded_jit_names
+            if module
             else frozenset()
         )
-        flatten(node.body, (), simple, jitted, indexed.has_walrus)
+        loaded = indexed.loaded_jit_names if module else frozenset()
+        flatten(node.body, (), simple, jitted, indexed.has_walrus, loaded)
         self._flat[id(node)] = (node, simple)
         return simple
 

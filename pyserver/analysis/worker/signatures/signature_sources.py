@@ -335,8 +335,13 @@ class SignatureSources:
         self_type = None  # the instance type a jitclass method takes first
         member = None  # a property's getter gets its types from the code that reads the property
         if function.kind == "jitclass-method" and module is not None and function.name.count(".") == 1:
-            cls = module.__dict__.get(function.name.split(".")[0])
-            member = numba_api.jitclass_member(cls, function.name.split(".")[-1])
+            class_name, member_name = function.name.split(".")
+            # the class itself, or the name a jitclass call bound its jitclass to (`PointJ = jitclass(Point)`)
+            member = numba_api.jitclass_member(module.__dict__.get(class_name), member_name)
+            if member is None:
+                self._ensure_python_callers()
+                for name in self.call_index.jit_made_names(path, class_name):
+                    member = member or numba_api.jitclass_member(module.__dict__.get(name), member_name)
             if member is not None and member[0] == "method":
                 self_type = member[1]
 

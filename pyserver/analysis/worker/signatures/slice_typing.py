@@ -157,6 +157,12 @@ class CallerSliceTyping:
             if submodule is not None:
                 return submodule, None
             return None, f"'{name}' is not in '{full}'"
+        if name in indexed.loaded_jit_names and name not in indexed.top_level_defs:
+            # `fast = njit(slow)`, `Point = jitclass(spec)(Point)`: what the module's jit call made
+            loaded = self._module_for(indexed.path)
+            if loaded is not None and hasattr(loaded, name):
+                return getattr(loaded, name), None
+            return None, f"'{name}' is not defined when its module is loaded"
         if name in indexed.top_level_defs:
             loaded = self._module_for(indexed.path)
             if loaded is not None and name in indexed.jitted and hasattr(loaded, name):
