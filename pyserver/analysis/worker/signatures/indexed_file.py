@@ -55,6 +55,7 @@ class IndexedFile:
     imports: dict[str, tuple[str, int, str | None]]
     top_level_defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
     jitted: set[str]  # qualnames of jitted functions (their bodies are not Python callers)
+    object_mode: set[str]  # ... but these, compiled in object mode (`forceobj=True`): their bodies are ones
     calls: dict[str, list[CallSite]]  # first name of the callee expression -> sites
     scopes: dict[str, Scope]
     has_walrus: bool = True  # ":=" occurs in the text: an assignment expression may bind a name
@@ -144,9 +145,12 @@ def index_source(
     except (SyntaxError, ValueError):
         return None
     try:
-        jitted = {f.name for f in find_jitted_functions(source, path, tree)}
+        found = find_jitted_functions(source, path, tree)
     except (SyntaxError, ValueError):
-        jitted = set()
+        found = []
+    jitted = {f.name for f in found}
+    # an object-mode function's body runs as Python: its calls of jitted functions are Python calls
+    object_mode = {f.name for f in found if f.kind in ("jit", "njit") and f.options.get("forceobj") is True}
     imports: dict[str, tuple[str, int, str | None]] = {}
     for node in _statements(tree):
         if isinstance(node, ast.Import):
@@ -168,6 +172,7 @@ def index_source(
         # the module's own functions: at its top level, or in its `if`/`try`/`with` blocks
         top_level_defs=_module_functions(tree, set(imports)),
         jitted=jitted,
+        object_mode=object_mode,
         calls={},
         scopes={},
         has_walrus=":=" in source,
@@ -262,7 +267,7 @@ def _collect_calls(indexed: IndexedFile, body: list[ast.stmt], scope: Scope, pre
             # Defaults and decorators run in the enclosing scope; the body is a scope of its own.
             for expr in [*stmt.decorator_list, *stmt.args.defaults]:
                 _calls_in(indexed, expr, scope)
-            if qualname in indexed.jitted:
+            if qualname in indexed.jitted and qualname not in indexed.object_mode:
                 continue
             inner = _scope_for(indexed.path, qualname, stmt)
             indexed.scopes[qualname] = inner
