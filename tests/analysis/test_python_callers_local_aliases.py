@@ -111,3 +111,27 @@ def test_a_function_only_called_through_a_value_says_where_that_value_is(tmp_pat
     line = SOURCE.splitlines().index('KEPT = {"kept": kept}') + 1
     assert f"It is used as a value at line {line}" in note["message"]
     assert "calls it by its name" in note["message"]
+
+
+CHAIN = """\
+from numba import njit
+
+
+@njit
+def inner(a):
+    return a + 1
+
+
+@njit
+def outer(a):
+    return inner(a)
+"""
+
+
+def test_a_function_only_called_by_untyped_jitted_code_names_that_caller(tmp_path: Path) -> None:
+    (tmp_path / "chain.py").write_text(CHAIN)
+    report = check_json(tmp_path, "chain.py")
+    [note] = [d for d in report["diagnostics"] if d["function"] == "inner" and d["code"] == "no-signature"]
+    assert "The jitted function 'outer' calls it (line 11) and gave it no types" in note["message"]
+    [outer] = [d for d in report["diagnostics"] if d["function"] == "outer" and d["code"] == "no-signature"]
+    assert "calls it (line" not in outer["message"]

@@ -315,6 +315,25 @@ class CallIndex:
             }
         )
 
+    def jitted_callers(self, path: str, function: str) -> list[tuple[str, int]]:
+        """(name, line of the call) for each top-level jitted function of `path` whose body calls its
+        function `function` by name: typing that caller types the call."""
+        home = self.files.get(self._real_paths.get(path) or os.path.realpath(path))
+        if home is None:
+            return []
+        found = []
+        for name, node in home.top_level_defs.items():
+            if name == function or name not in home.jitted or name in home.object_mode:
+                continue
+            lines = [
+                n.lineno
+                for n in ast.walk(node)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == function
+            ]
+            if lines:
+                found.append((name, min(lines)))
+        return sorted(found, key=lambda c: c[1])
+
     def method_calls(self, method: str) -> list[CallSite]:
         """The Python calls in the workspace of a method named `method` on a variable (`bag.increment(3)`),
         whatever its class: the receiver's type, typed with the arguments, tells which class it is."""

@@ -515,6 +515,13 @@ class SignatureSources:
                 if passed
                 else ""
             )
+            jitted = self.call_index.jitted_callers(path, function.name) if "." not in function.name else []
+            if jitted:
+                caller, line = jitted[0]
+                through += (
+                    f" The jitted function '{caller}' calls it (line {line}) and gave it no types: types for "
+                    f"'{caller}' would type this call too."
+                )
             return (
                 f" No Python code in the workspace calls {called} by its name (looked in this module, the "
                 f"modules that import it and the tests).{through}"
