@@ -87,6 +87,26 @@ def jitclass_member(obj: Any, name: str) -> tuple[str, Any] | None:
     return None
 
 
+def numba_class_kind(obj: Any) -> str | None:
+    """What Numba makes of a class called in Python code: "structref" for a StructRef proxy that
+    `structref.define_proxy` registered (`Point(3.0, 4.0)` from Python and from jitted code runs the
+    constructor Numba compiled, which types the fields from the values), "extension" for another class an
+    extension registered typing for (`typeof_impl`, `type_callable`, `@overload`), None for a class Numba cannot type."""
+    from numba.core.typing.typeof import typeof_impl
+    from numba.experimental import structref
+
+    if not isinstance(obj, type):
+        return None
+    if obj in typeof_impl.registry:  # its instances are typed from the running object
+        return "extension"
+    cpu_target.typing_context.refresh()  # the module's registrations, made since the last refresh
+    try:
+        cpu_target.typing_context.resolve_value_type(obj)
+    except (errors.TypingError, ValueError):
+        return None
+    return "structref" if issubclass(obj, structref.StructRefProxy) else "extension"
+
+
 def jitclass_class_of(ty: Any) -> Any | None:
     """The instance type of a jitclass's class type (what Numba types the class `Bag` as), else None."""
     return ty.instance_type if isinstance(ty, nbtypes.ClassType) else None

@@ -54,6 +54,10 @@ def dispatcher_arg_type(ty: Any) -> Any | None:
         return nbtypes.List(item, reflected=True)
     if isinstance(ty, nbtypes.ClassInstanceType):
         return ty
+    if isinstance(ty, nbtypes.StructRef) and all(
+        dispatcher_arg_type(t) == t for t in getattr(ty, "field_dict", {}).values()
+    ):
+        return ty  # a StructRef proxy's instance: its type is what its constructor made of the fields
     return typed_container_arg(ty, dispatcher_arg_type)
 
 

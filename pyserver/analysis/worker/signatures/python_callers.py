@@ -372,12 +372,14 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
         simple: list[Simple] = []
         # Top-level jitted functions are globals the slice may call (`u = step(u)` in a time loop).
         # A jitclass (a class whose methods are jitted) too: Numba types its constructor. And plain
-        # functions, whose bodies Numba types for the call (slice_typing: helper_function).
+        # functions, whose bodies Numba types for the call (slice_typing: helper_function). And the
+        # module's classes: slice_typing says which of them Numba types (a StructRef proxy does).
         module = isinstance(node, ast.Module)
         jitted = (
             frozenset(n if "." not in n else n.split(".")[0] for n in indexed.jitted if n.count(".") <= 1)
             | {s.name for s in node.body if isinstance(s, ast.FunctionDef) and not s.decorator_list}
             | indexed.loaded_jit_names
+            | indexed.top_level_classes
             if module
             else frozenset()
         )

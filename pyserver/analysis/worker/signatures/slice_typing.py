@@ -177,6 +177,14 @@ class CallerSliceTyping:
             value = getattr(loaded, name, None) if loaded is not None else None
             if value is not None and numba_api.jitclass_methods(value) is not None:
                 return value, None  # a jitclass: Numba types its constructor
+            kind = numba_api.numba_class_kind(value) if value is not None else None
+            if kind == "structref":
+                return value, None  # a StructRef proxy: its instance's type is what its constructor made
+            if kind == "extension":
+                return None, (
+                    f"'{name}' is a class an extension of Numba types (type_callable, typeof_impl): the type "
+                    "the dispatcher gives its instances is not derived without running the program"
+                )
             return None, f"'{name}' is a Python class, which Numba cannot type"
         if hasattr(builtins, name):
             return getattr(builtins, name), None
