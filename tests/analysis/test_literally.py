@@ -33,14 +33,22 @@ def main():
     print(scaled(2.0, 3))
 
 
+def with_count(values):
+    print(scaled(2.0, len(values)))  # a value known only when it runs
+
+
 main()
+with_count("abc")
 """
+
+CONSTANTS_ONLY = SOURCE.replace('with_count("abc")\n', "")
 
 
 def test_literally_is_unknown_without_values_and_typed_from_a_jitted_caller(ws: Workspace) -> None:
     # Numba itself: the dispatcher compiles scaled(2.0, 3) for a literal k, not for int64
     namespace: dict[str, object] = {}
-    exec(compile(SOURCE.replace("main()\n", ""), "<literally>", "exec"), namespace)  # defines only
+    defines_only = SOURCE.replace("main()\n", "").replace('with_count("abc")\n', "")
+    exec(compile(defines_only, "<literally>", "exec"), namespace)
     dispatcher = namespace["scaled"]
     dispatcher(2.0, 3)  # type: ignore[operator]
     (signature,) = dispatcher.signatures  # type: ignore[attr-defined]
@@ -66,3 +74,11 @@ def test_literally_is_unknown_without_values_and_typed_from_a_jitted_caller(ws: 
     (passes,) = function_named(result, "passes_its_own").signatures
     assert passes.mode == "unknown" and passes.error_count == 0 and not passes.variables
     assert passes.unknown_reason is not None and "`k`" in passes.unknown_reason
+
+
+def test_python_calls_with_constants_type_the_literal_form(ws: Workspace) -> None:
+    result = ws.analyze("literally_constants.py", CONSTANTS_ONLY)
+    assert [d.message for d in result.diagnostics if d.severity == "error"] == []
+    shown = {tuple(s.args): (s.ok, s.source) for s in function_named(result, "scaled").signatures}
+    # the top-level call's constant and the jitted caller's give the one literal form Numba compiles
+    assert shown == {("float64", "Literal[int](3)"): (True, "python-caller")}

@@ -283,6 +283,14 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
         signature_text = "(" + ", ".join(args_text) + ")"
         self.on_progress(f"typing {name}{signature_text}")
         inference = self._infer(record, candidate.args, candidate.return_type)
+        literal = _literal_candidates(candidate, inference.literal_request)
+        if literal:
+            # numba.literally: the dispatcher compiles again for the literals of the values it was called
+            # with, and the calls' values are literals here (`power(x, 2)`): those are its signatures
+            run.candidates[name].remove(candidate)
+            known = {c.args for c in run.candidates[name]}
+            run.candidates[name] += [c for c in literal if c.args not in known]
+            return
         if candidate.uncertain and (inference.errors or inference.unknown_reason):
             # No call is known to pass these types, and they may not be what the calls pass: not an error
             # of the code's, but a reason it has no signature (the no-signature note says it).
@@ -433,3 +441,19 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                     None,
                 )
             )
+
+
+def _literal_candidates(candidate: Candidate, requested: frozenset[int]) -> list[Candidate]:
+    """The candidates a `numba.literally` request makes of one: each call's form whose requested
+    arguments are all literals, those arguments replaced by them; [] where a call's value is no literal
+    (the argument types alone then give no signature)."""
+    if not requested or not candidate.literal_forms:
+        return []
+    made: list[Candidate] = []
+    for form in candidate.literal_forms:
+        if len(form) != len(candidate.args) or any(i >= len(form) or form[i] is None for i in requested):
+            return []
+        args = tuple(form[i] if i in requested else a for i, a in enumerate(candidate.args))
+        if all(c.args != args for c in made):
+            made.append(Candidate(args, None, candidate.source, list(candidate.callers)))
+    return made

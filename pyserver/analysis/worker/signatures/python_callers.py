@@ -71,6 +71,10 @@ class CallLink:
 class CallTypes:
     args: tuple[Any, ...]  # as the dispatcher would compile them (defaults folded)
     links: list[CallLink] = field(default_factory=list)
+    # per call, the literal each positional argument's value is where Numba typed it as one (a constant
+    # `2`: Literal[int](2)), else None: a `numba.literally` in the function compiles for those (where
+    # every call's requested arguments are literals)
+    literal_forms: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 @dataclass
@@ -191,6 +195,9 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
             link = _link(site)
             if link not in entry.links:
                 entry.links.append(link)
+            form = tuple(t if numba_api.is_literal(t) else None for t in (*leading, *positional))
+            if form not in entry.literal_forms:
+                entry.literal_forms.append(form)
         findings.signatures = list(by_args.values())
         return findings
 

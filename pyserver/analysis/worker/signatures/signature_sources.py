@@ -56,6 +56,9 @@ class Candidate:
     # Why the types may not be the arguments' (annotations naming NumPy scalar classes): such a candidate
     # that does not type is set aside, with this note, rather than reported (Analyzer.run_candidate).
     uncertain: str = ""
+    # the literals the calls' positional arguments are (CallTypes.literal_forms): where the function asks
+    # for literal arguments (numba.literally), Numba compiles it for these (Analyzer.run_candidate)
+    literal_forms: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 @dataclass
@@ -364,6 +367,9 @@ class SignatureSources:
                     caller = caller_link(link)
                     if caller not in candidate.callers:
                         candidate.callers.append(caller)
+                candidate.literal_forms += [
+                    f for f in call_types.literal_forms if f not in candidate.literal_forms
+                ]
 
         for sig in record.signatures:
             try:
