@@ -26,7 +26,7 @@ from pyserver.analysis.model import (
 )
 from pyserver.analysis.worker.discover.discovery import JitFunction, find_jitted_functions, place_created
 from pyserver.analysis.worker.discover.makes_jitted import may_make_jitted
-from pyserver.analysis.worker.infer import cuda_kernels, kernels, recompiles, recorded_types
+from pyserver.analysis.worker.infer import cuda_kernels, kernels, overloads, recompiles, recorded_types
 from pyserver.analysis.worker.infer.analysis_run import AnalysisRun, CutoffMemo, Memo
 from pyserver.analysis.worker.infer.callee_resolution import CalleeResolution
 from pyserver.analysis.worker.infer.diagnostics import (
@@ -237,7 +237,7 @@ class Analyzer(CalleeResolution, DiagnosticReporting):
                     self._no_signature(path, function, unusable.get(name, []), run.set_aside.get(name, ""))
                 )
         cuda_kernels.refine(run, first_inference_diagnostic)  # CUDA's own mistakes
-        kernels.type_overloads(self, run)  # @overload implementations, from the calls that reached them
+        overloads.type_overloads(self, run)  # @overload implementations, from the calls that reached them
         # What the recorded compiles typed, for the functions and argument types not typed above.
         recorded_types.add_recorded_types(result, self.root, source, index, stores)
         relative = os.path.relpath(path, self.root)

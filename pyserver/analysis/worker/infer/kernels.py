@@ -1,5 +1,5 @@
 """Ufunc and gufunc kernels (@vectorize, @guvectorize) and @overload implementations: how their types
-are described and where they come from.
+are described, and where a kernel's come from (an @overload's: pyserver.analysis.worker.infer.overloads).
 
 A kernel is typed per loop signature: its argument types are those of one loop (scalars for a ufunc,
 arrays for a gufunc), from the decorator, or recorded from a run (pyserver.record hooks every loop
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pyserver.analysis.worker.discover.discovery import OVERLOAD_KINDS, TYPED_FROM_JITTED_CALLS
+from pyserver.analysis.worker.discover.discovery import OVERLOAD_KINDS
 from pyserver.pysource import layout_dimensions
 
 KERNEL_KINDS = ("vectorize", "guvectorize")
@@ -163,102 +163,6 @@ def no_signature_advice(
         " no call the analysis follows shows their "
         f"types. Or call it from a checked jitted function, or record real calls with {RECORD_HINT}."
     )
-
-
-# --------------------------------------------------------------------------------------------------
-# @overload implementations: typed from the calls that resolved to them
-
-
-def _implementation(typing_function: Any, args: tuple[Any, ...]) -> Any:
-    """The implementation the typing function returns for these argument types (None: it declines)."""
-    try:
-        returned = typing_function(*args)
-    except Exception:
-        return None
-    if isinstance(returned, tuple) and len(returned) == 2:
-        returned = returned[1]  # (signature, implementation)
-    return returned if callable(returned) and hasattr(returned, "__code__") else None
-
-
-def type_overloads(analyzer: Any, run: Any) -> None:
-    """Type each @overload / @overload_method function of the file once per argument types that reached it:
-    recorded runs (the implementation's compiles) and calls typed by this analysis. The implementation's
-    types become the overload function's signatures, so its hover and lens show them. A @register_jitable
-    function is its own implementation."""
-    from pyserver import numba_api
-    from pyserver.analysis.worker.signatures.signature_sources import Candidate
-    from pyserver.record import store, types_codec
-
-    module = run.load.module if run.load is not None else None
-    if module is None:
-        return
-    relative = store.function_key(_relative(analyzer.root, run.path), "")
-    for name, function in run.by_name.items():
-        if function.kind not in TYPED_FROM_JITTED_CALLS or function.nested:
-            continue
-        jitable = function.kind == "register-jitable"
-        typing_function = types_codec.walk_qualname(module, name)
-        code = getattr(typing_function, "__code__", None)
-        if code is None:
-            continue
-        found: list[tuple[tuple[Any, ...], str]] = []
-        prefix = f"{relative}{name}" if jitable else f"{relative}{name}.<locals>."
-        for data in run.stores:
-            for key in data.get("functions", {}):
-                if key != prefix if jitable else not key.startswith(prefix):
-                    continue
-                for entry in store.entries(data, key):
-                    try:
-                        args = tuple(
-                            types_codec.decode(e, analyzer.recorded_objects.resolve)
-                            for e in entry.types or ()
-                        )
-                    except (ValueError, KeyError, TypeError):
-                        continue
-                    # the implementation's compiled types; the typing function takes the call's
-                    found.append((numba_api.overload_call_types(args), "recorded"))
-        for args in numba_api.overload_calls(code.co_filename, name):
-            found.append((args, "caller"))
-        # Numba's resolution tries an overload with a call's types as they are and, where its
-        # implementation does not type, again with their literal values (`numba.literally`, a list's
-        # initial value): the literal forms go first here, and a failure of the plain form of one that
-        # typed is a candidate Numba passed over, not an error.
-        found.sort(key=lambda pair: pair[0] == tuple(numba_api.unliteral(a) for a in pair[0]))
-        typed_plain: set[tuple[Any, ...]] = set()
-        seen: set[tuple[Any, ...]] = set()
-        for args, source in found:
-            if args in seen:
-                continue
-            seen.add(args)
-            implementation = typing_function if jitable else _implementation(typing_function, args)
-            if implementation is None:
-                continue
-            dispatcher = numba_api.nopython_dispatcher(implementation)
-            # Numba compiles the implementation for the call's types folded through its own parameters
-            # (a default as Omitted, `*args` as one tuple), never for the call's types as they are.
-            signature = numba_api.implementation_signature(dispatcher, args)
-            if signature is None:
-                continue  # the call does not fit the implementation: no signature, never an error of ours
-            plain = tuple(numba_api.unliteral(a) for a in args)
-            candidate = Candidate(signature, None, source)
-            if plain == args and plain in typed_plain:
-                candidate.uncertain = "Its call's types without their literal values, which Numba passed over"
-                run.candidates.setdefault(name, []).append(candidate)
-            run.records[name] = numba_api.Recorded(implementation, dispatcher, "jit", [], {})
-            shown = run.infos[name].signatures
-            before = len(shown)
-            try:
-                analyzer.run_candidate(run, name, candidate)
-            finally:
-                run.records.pop(name, None)
-            if len(shown) > before and shown[-1].ok:
-                typed_plain.add(plain)
-
-
-def _relative(root: str, path: str) -> str:
-    import os
-
-    return os.path.relpath(path, root)
 
 
 # --------------------------------------------------------------------------------------------------
