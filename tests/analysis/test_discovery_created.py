@@ -125,6 +125,13 @@ def test_which_modules_may_make_jitted_functions() -> None:
     assert may_make_jitted("from lib import wrap\n\ndef f(x):\n    return x\n\ng = wrap(f)\n")
     assert not may_make_jitted("import pathlib\n\nprint(pathlib.Path('.'))\n")
     assert not may_make_jitted("class A:\n    @property\n    def x(self):\n        return 1\n")
+    # a parameter named like a method is the value passed in (pandapower's graph-tool adapter)
+    adapter = (
+        "from graph_tool import Graph\n\nclass Adapter(Graph):\n    def add_nodes_from(self, nodes):\n"
+        "        self.add_vertex(nodes)\n\n    def nodes(self):\n        return set()\n"
+    )
+    assert not may_make_jitted(adapter)
+    assert may_make_jitted("from lib import wrap\n\ndef f(x):\n    return x\n\ndef g(f):\n    return wrap(f)\n\nh = wrap(f)\n")
 
 
 async def test_the_editor_shows_lenses_and_hovers_for_created_functions(workspace: Path) -> None:

@@ -468,3 +468,21 @@ def test_a_load_that_needs_a_registration_call_is_information_naming_the_call(tm
     [broken] = by_file["broken.py"]
     assert broken["severity"] == "error" and broken["code"] == "analysis-failed", broken
     assert "not_installed_anywhere_xyz" in broken["message"]
+
+
+def test_a_module_naming_nothing_of_numba_that_fails_to_load_is_information(tmp_path: Path) -> None:
+    """A module loaded only because it passes its functions to another module's call (a GUI's callbacks,
+    as a power-flow converter's main module does), which fails to import for its own reason: it makes no
+    jitted function, so its failure is said as information, not as an error of the file."""
+    pkg = tmp_path / "guipkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "gui.py").write_text("def make_gui(*callbacks):\n    return callbacks\n")
+    (pkg / "main.py").write_text(
+        "from guipkg import gui\nimport optional_toolkit_xyz\n\n\ndef on_click(event):\n    return event\n\n\n"
+        "def run():\n    gui.make_gui(on_click)\n"
+    )
+    report = _check(tmp_path, pkg / "main.py")
+    [failed] = report["diagnostics"]
+    assert failed["severity"] == "information" and failed["code"] == "analysis-failed", failed
+    assert "optional_toolkit_xyz" in failed["message"] and "names nothing of Numba's" in failed["message"]

@@ -148,6 +148,16 @@ def may_make_jitted(source: str, tree: ast.Module | None = None) -> bool:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             defined.add(node.name)
     names_numba = "numba" in source
+    # a parameter named like one of the module's functions (`def add_nodes_from(self, nodes)` beside a
+    # method `nodes`) is the value passed in, not that function
+    parameters = {
+        id(name)
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        for params in [{a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}]
+        for name in ast.walk(function)
+        if isinstance(name, ast.Name) and name.id in params
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
             if names_numba and _is_numba_builder(_qualified(imports, node)):
@@ -164,7 +174,9 @@ def may_make_jitted(source: str, tree: ast.Module | None = None) -> bool:
             qualified = _qualified(imports, node.func)
             if qualified in ("exec", "eval", "compile") and names_numba:
                 return True
-            passes_function = any(isinstance(a, ast.Name) and a.id in defined for a in node.args)
+            passes_function = any(
+                isinstance(a, ast.Name) and a.id in defined and id(a) not in parameters for a in node.args
+            )
             if passes_function and qualified not in _BUILTIN_NAMES and not _never_jits(qualified):
                 return True
     return False

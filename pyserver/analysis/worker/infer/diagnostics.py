@@ -318,11 +318,19 @@ class DiagnosticReporting:
         if error.needs_skipped:
             return [self._needs_skipped(path, range_, error, where, outcome)]
         message = f"The module could not be loaded: {error.exc_type}: {error.message}{where}. {outcome}"
+        severity = "error"
+        if recovered is not None and not recovered.recorded and "numba" not in index.source:
+            # a module that names nothing of Numba's, loaded only because it may make jitted functions
+            # (it passes its functions to another module's call): it has none, so nothing went unchecked
+            severity = "information"
+            message += (
+                " It names nothing of Numba's and makes no jitted function, so nothing here goes unchecked."
+            )
         return [
             self._diagnostic(
                 path,
                 range_,
-                "error",
+                severity,
                 "analysis-failed",
                 message,
                 None,
