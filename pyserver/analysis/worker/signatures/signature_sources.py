@@ -70,6 +70,10 @@ class CrossFileCall:
     link: CallerLink
 
 
+def _same_text(first: tuple[Any, ...], second: tuple[Any, ...]) -> bool:
+    return len(first) == len(second) and [str(a) for a in first] == [str(b) for b in second]
+
+
 def static_of_plain_class(
     module: pytypes.ModuleType | None, function: JitFunction, record: numba_api.Recorded
 ) -> bool:
@@ -349,7 +353,9 @@ class SignatureSources:
                 self_type = member[1]
 
         def add(args: tuple[Any, ...], return_type: Any, source: str) -> Candidate:
-            existing = next((c for c in found if c.args == args), None)
+            # the same types, or types of the same text: a class defined again by an edit makes another
+            # type object of the same StructRef or jitclass, which a caller in another module still holds
+            existing = next((c for c in found if c.args == args or _same_text(c.args, args)), None)
             if existing is None:
                 existing = Candidate(args, return_type, source)
                 found.append(existing)
