@@ -36,6 +36,8 @@ def dispatcher_arg_type(ty: Any) -> Any | None:
         return ty
     if isinstance(ty, nbtypes.NoneType | nbtypes.UnicodeType | nbtypes.NPDatetime | nbtypes.NPTimedelta):
         return ty
+    if isinstance(ty, nbtypes.Record):
+        return ty  # an element of a structured array: typeof gives its dtype's Record, as Numba's indexing
     if GENERATOR_TYPE is not None and isinstance(ty, GENERATOR_TYPE):
         return ty  # every numpy.random.Generator has this one type
     if isinstance(ty, nbtypes.FunctionType) and not isinstance(ty, nbtypes.UndefinedFunctionType):

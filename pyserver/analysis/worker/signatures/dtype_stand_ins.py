@@ -1,9 +1,10 @@
 """NumPy constructors whose result a slice fixes statically: `np.array(data, dtype=...)` where the dtype
 and the nesting of the data give the array's type although Numba cannot type the data itself
 (`np.array(list(reversed(range(n))), dtype=np.int64)`, a list of record tuples), `dtype=` spelled the
-Python way (`dtype=complex`, `dtype=int`) or through a name (`dtype = np.int64`), structured dtypes made
-from a literal field list (`rt = np.dtype([("x", np.double), ("y", np.double)])`); and Python's own
-conversions (`int(sys.argv[1])`), whose result is an int or a float whatever they convert.
+Python way (`dtype=complex`, `dtype=int`), as a string (`dtype='int32'`) or through a name
+(`dtype = np.int64`), structured dtypes made from a literal field list (`dtype=[("x", "f8")]`,
+`rt = np.dtype([("x", np.double), ("y", np.double)])`); and Python's own conversions
+(`int(sys.argv[1])`), whose result is an int or a float whatever they convert.
 
 AST only, apart from building NumPy dtypes from literal field lists: nothing of the user's runs.
 """
@@ -22,7 +23,15 @@ import numpy as np
 from pyserver import numba_api
 from pyserver.analysis.worker.signatures.caller_slices import resolved_global
 
-_CONSTRUCTORS = {"array": 1, "asarray": 1, "empty": 1, "zeros": 1, "ones": 1, "full": 2}  # dtype's index
+# NumPy's constructors of a new array of a given dtype, with the index of the dtype among their positional
+# parameters. NumPy reads a dtype spelled as a string ('int32', 'f8') or a list of fields as it reads the
+# scalar type or the structured dtype; Numba types only some spellings in some of them
+# (`np.arange(5, dtype='int32')` fails, `np.arange(5, dtype=np.int32)` types), so the slice is given the
+# one Numba types.
+_CONSTRUCTORS = {
+    "array": 1, "asarray": 1, "empty": 1, "zeros": 1, "ones": 1, "full": 2, "arange": 3, "eye": 3,
+    "identity": 1, "empty_like": 1, "zeros_like": 1, "ones_like": 1, "full_like": 2,
+}  # fmt: skip
 _FROM_DATA = ("array", "asarray")
 _PYTHON_DTYPES = (int, float, complex, bool)
 _SCALAR_FUNCTIONS = (int, float, complex, bool, abs, round)  # map(f, numbers) gives numbers
@@ -90,6 +99,10 @@ class DtypePlan:
                 return np.dtype(node.value)
             except TypeError:
                 return None
+        if isinstance(node, ast.List):  # `dtype=[("x", "f8"), ("y", "f8")]`: np.dtype of the same fields
+            return self._fields(node, False, depth + 1)
+        if isinstance(node, ast.Call):  # `dtype=np.dtype([...])` spelled inline
+            return self._structured(node, depth + 1)
         if isinstance(node, ast.Name) and node.id in self._stores:  # assigned once in the slice
             value = self._definitions.get(node.id)
             if value is None:
@@ -108,13 +121,18 @@ class DtypePlan:
         """`np.dtype([("x", np.double), ("v", np.float32, 3)], align=True)` with literal fields."""
         if not isinstance(node, ast.Call) or self._resolved(node.func) is not np.dtype or len(node.args) != 1:
             return None
+        if not node.keywords and not isinstance(node.args[0], ast.List):
+            return self.dtype(node.args[0], depth)  # `np.dtype("f4")`, `np.dtype(np.float32)`
         align = False
         for keyword in node.keywords:
             if keyword.arg != "align" or not isinstance(keyword.value, ast.Constant):
                 return None
             align = keyword.value.value is True
-        fields = node.args[0]
-        if not isinstance(fields, ast.List) or not fields.elts:
+        return self._fields(node.args[0], align, depth)
+
+    def _fields(self, fields: ast.expr, align: bool, depth: int) -> np.dtype[Any] | None:
+        """The structured dtype of a literal field list (`[("x", np.double), ("v", "f4", 3)]`)."""
+        if depth > _MAX_DEPTH or not isinstance(fields, ast.List) or not fields.elts:
             return None
         spec: list[tuple[Any, ...]] = []
         for field in fields.elts:
@@ -279,7 +297,9 @@ def substitute_dtypes(
     call, a NumPy scalar type or a dtype value), and the globals to add; also the nodes in `replaced`
     (by id: (the global's name, its value, whether it is called)). The AST shared with the parsed file
     is never changed: the slice is copied first."""
-    if "dtype" not in source and "int(" not in source and "float(" not in source and not replaced:
+    # (a dtype given by position is read only by the constructors whose string Numba does not type)
+    spelled = ("dtype", "int(", "float(", "arange(", "eye(")
+    if not any(text in source for text in spelled) and not replaced:
         return function, {}
     plan = DtypePlan([function], values)
     plan.replacements.update(replaced or {})
