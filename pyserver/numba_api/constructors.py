@@ -16,7 +16,13 @@ from numba.core.registry import cpu_target
 from numba.core.typing.typeof import typeof
 from numba.np import numpy_support
 
-__all__ = ["array_stand_in", "defaults_applied", "numba_dtype_supported", "python_value_stand_in"]
+__all__ = [
+    "array_stand_in",
+    "defaults_applied",
+    "numba_dtype_supported",
+    "python_value_stand_in",
+    "sliced_numba_type",
+]
 
 _ARRAY_STAND_INS: dict[tuple[str, int], Callable[..., Any]] = {}
 _VALUE_STAND_INS: dict[type, Callable[..., Any]] = {}
@@ -59,6 +65,19 @@ def python_value_stand_in(python_type: type) -> Callable[..., Any] | None:
     if found is None:
         found = _VALUE_STAND_INS[python_type] = _typed_stand_in(typeof(python_type()))
     return found
+
+
+def sliced_numba_type(scalar: Any, index: Any) -> Any | None:
+    """The array type that slicing a Numba scalar type spells (`types.float64[:]`, `int32[:, ::1]`:
+    Numba's own __getitem__ of its type, which runs nothing of the user's), or None where `scalar` is
+    no Numba type or the index spells no array type."""
+    if not isinstance(scalar, nbtypes.Type) or isinstance(scalar, nbtypes.Array):
+        return None
+    try:
+        found = scalar[index]
+    except Exception:  # an index Numba's types do not take
+        return None
+    return found if isinstance(found, nbtypes.Array) else None
 
 
 def _typed_stand_in(result: Any) -> Callable[..., Any]:

@@ -1,12 +1,14 @@
 """Typed containers, Python dicts and dispatchers in a Python caller's slice (slices.py): which of the
 types Numba infers there are the ones the dispatcher sees at run time.
 
-A `numba.typed.List` or `Dict` made in Python is typed by what is first put into it (or by the types
-`empty_list`/`Dict.empty` state), and the dispatcher takes its declared type, whatever its items. Numba
-types a slice's `List()` the same way, from the first `append` it types: the two agree when every value
-put into the container has the container's own type (then the order of the puts does not matter). A
-Python dict display (`{}`, `dict()`) has the same Numba type as a typed `Dict`, but at run time it is a
-Python dict, which the dispatcher cannot take.
+A `numba.typed.List`, `Dict` or `Set` made in Python is typed by what is first put into it (or by the
+types `empty_list`/`Dict.empty`/`Set.empty` state), and the dispatcher takes its declared type, whatever
+its items. Numba types a slice's `List()` the same way, from the first `append` it types: the two agree
+when every value put into the container has the container's own type (then the order of the puts does
+not matter), and when that type is numba.typeof's of the first item: an array Numba types F or A may be
+C-contiguous at run time, so only a container that states such an item type (`types.float64[:]`) is
+sure to hold it. A Python dict display (`{}`, `dict()`) has the same Numba type as a typed `Dict`, but
+at run time it is a Python dict, which the dispatcher cannot take.
 
 Part of the numba_api fence (see its __init__): Numba internals live only in this package.
 """
@@ -22,25 +24,58 @@ from numba.core import types as nbtypes
 # Methods that put values into a typed List (the value last) or a typed Dict (key, value)
 _LIST_PUTS = ("append", "insert", "extend")
 _DICT_PUTS = ("setdefault",)
+_SET_PUTS = ("add",)
+SET_TYPE = getattr(nbtypes, "SetType", None)  # numba.typed.Set's type, in the releases that have it
+_TYPED = tuple(t for t in (nbtypes.ListType, nbtypes.DictType, SET_TYPE) if t is not None)
 
 
 def typed_container_arg(ty: Any, convert: Callable[[Any], Any | None]) -> Any | None:
-    """The dispatcher's type for a typed List, typed Dict or jitted function that Numba typed as `ty` in
-    a slice; None when `ty` is none of those or holds an item the dispatcher could type otherwise
-    (`convert`: the dispatcher's type of a value, slices.dispatcher_arg_type)."""
+    """The dispatcher's type for a typed List, Dict or Set or a jitted function that Numba typed as `ty`
+    in a slice; None when `ty` is none of those or holds an item the dispatcher could type otherwise
+    (`convert`: the dispatcher's type of a value, slices.dispatcher_arg_type). An array item of any
+    layout is the container's own: untrusted_containers left out the containers whose array items'
+    layout is decided at run time."""
     if isinstance(ty, nbtypes.Dispatcher):
         return ty  # the jitted function object itself: typeof gives this very type
     if isinstance(ty, nbtypes.ListType):
-        item = ty.item_type
-        return ty if item.is_precise() and convert(item) == item else None
+        return ty if _item(ty.item_type, convert) else None
     if isinstance(ty, nbtypes.DictType):
         if ty.initial_value is not None:
             return None  # a dict display's value: a Python dict at run time
         key, value = ty.key_type, ty.value_type
-        if not (key.is_precise() and value.is_precise()) or convert(key) != key or convert(value) != value:
+        if not (_item(key, convert) and _item(value, convert)):
             return None
         return nbtypes.DictType(key, value)  # as typeof gives a typed Dict: no initial value
+    if SET_TYPE is not None and isinstance(ty, SET_TYPE):
+        if ty.initial_value is not None or not _item(ty.key_type, convert):
+            return None
+        return SET_TYPE(ty.key_type)  # as typeof gives a typed Set: no initial value
     return None
+
+
+def _item(ty: Any, convert: Callable[[Any], Any | None]) -> bool:
+    """Is `ty` an item type the dispatcher sees as it is (an array of any layout: see above)?"""
+    if not ty.is_precise():
+        return False
+    if isinstance(ty, nbtypes.Array):
+        contiguous = ty.copy(layout="C")
+        return bool(convert(contiguous) == contiguous)
+    return bool(convert(ty) == ty)
+
+
+def _layout_undecided(ty: Any) -> bool:
+    """Does the container type hold an array (at any depth) that Numba types F or A?"""
+    if isinstance(ty, nbtypes.Array):
+        return ty.layout != "C"
+    if isinstance(ty, nbtypes.ListType):
+        return _layout_undecided(ty.item_type)
+    if isinstance(ty, nbtypes.DictType):
+        return _layout_undecided(ty.key_type) or _layout_undecided(ty.value_type)
+    if SET_TYPE is not None and isinstance(ty, SET_TYPE):
+        return _layout_undecided(ty.key_type)
+    if isinstance(ty, nbtypes.BaseTuple):
+        return any(_layout_undecided(t) for t in ty.types)  # type: ignore[attr-defined]
+    return False
 
 
 def bound_receivers(func_ir: Any, bound: str) -> set[str]:
@@ -59,43 +94,61 @@ def _differs(put: Any, declared: Any) -> bool:
     return put is None or nbtypes.unliteral(put) != declared
 
 
+def _declares(func_ir: Any, stmt: Any, typemap: dict[str, Any]) -> bool:
+    """Is the statement `x = Dict.empty(...)`, `List.empty_list(...)` or `Set.empty(...)`: a typed
+    container whose types a call states?"""
+    if not (isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call"):
+        return False
+    try:
+        callee = func_ir.get_definition(stmt.value.func)
+    except KeyError:
+        return False
+    attr = getattr(callee, "attr", None) if isinstance(callee, ir.Expr) and callee.op == "getattr" else None
+    return attr in ("empty", "empty_list") and isinstance(typemap.get(stmt.target.name), _TYPED)
+
+
 def _declared_containers(func_ir: Any, typemap: dict[str, Any]) -> list[Any]:
-    """The typed List and Dict types that a call declares (`Dict.empty(int32, float32)`,
+    """The typed container types that a call declares (`Dict.empty(int32, float32)`,
     `List.empty_list(float64)`): whatever is put into such a container is cast to its types, in Python as
     in Numba, so its type is the declared one at run time."""
-    declared: list[Any] = []
+    return [
+        typemap[stmt.target.name]
+        for block in func_ir.blocks.values()
+        for stmt in block.body
+        if _declares(func_ir, stmt, typemap)
+    ]
+
+
+def _layouts_undecided(func_ir: Any, typemap: dict[str, Any]) -> list[Any]:
+    """The container types holding an array Numba types F or A that some value gets otherwise than from
+    a call declaring its types, a copy, a parameter or a global (whose type is numba.typeof's): `List()`
+    given `a[::2]` holds what typeof makes of the first item, C-contiguous or not at run time."""
+    found: list[Any] = []
     for block in func_ir.blocks.values():
         for stmt in block.body:
-            if not (
-                isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Expr) and stmt.value.op == "call"
-            ):
+            if not isinstance(stmt, ir.Assign):
                 continue
-            try:
-                callee = func_ir.get_definition(stmt.value.func)
-            except KeyError:
+            ty = typemap.get(stmt.target.name)
+            if not isinstance(ty, _TYPED) or not _layout_undecided(ty) or ty in found:
                 continue
-            made = typemap.get(stmt.target.name)
-            attr = (
-                getattr(callee, "attr", None)
-                if isinstance(callee, ir.Expr) and callee.op == "getattr"
-                else None
-            )
-            if attr in ("empty", "empty_list") and isinstance(made, nbtypes.ListType | nbtypes.DictType):
-                declared.append(made)
-    return declared
+            plain = isinstance(stmt.value, ir.Var | ir.Arg | ir.Global | ir.FreeVar)
+            if not plain and not _declares(func_ir, stmt, typemap):
+                found.append(ty)
+    return found
 
 
 def untrusted_containers(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
-    """Variables holding a typed List or Dict whose run-time type may differ from Numba's (a value of
-    another type put into it: which one comes first decides at run time; every variable of that
-    container type counts, copies made of it included), or a Python dict (a display or `dict(...)`,
-    which the dispatcher cannot take; the variable and its plain copies)."""
-    tainted: list[Any] = []
+    """Variables holding a typed List, Dict or Set whose run-time type may differ from Numba's (a value
+    of another type put into it: which one comes first decides at run time; an array item whose layout is
+    decided at run time; every variable of that container type counts, copies made of it included), or a
+    Python dict (a display or `dict(...)`, which the dispatcher cannot take; the variable and its plain
+    copies)."""
+    tainted: list[Any] = _layouts_undecided(func_ir, typemap)
     python_dicts: set[str] = set()
     declared = _declared_containers(func_ir, typemap)
 
     def taint(ty: Any) -> None:
-        if isinstance(ty, nbtypes.ListType | nbtypes.DictType) and ty not in tainted and ty not in declared:
+        if isinstance(ty, _TYPED) and ty not in tainted and ty not in declared:
             tainted.append(ty)
 
     for block in func_ir.blocks.values():
@@ -139,9 +192,12 @@ def untrusted_containers(func_ir: Any, typemap: dict[str, Any]) -> set[str]:
             elif isinstance(this, nbtypes.DictType) and method in _DICT_PUTS and len(args) == 2:
                 if _differs(args[0], this.key_type) or _differs(args[1], this.value_type):
                     taint(this)
-            elif isinstance(this, nbtypes.DictType) and method == "update":
-                taint(this)  # another dict's items, whose types are not checked here
-            if method in (*_LIST_PUTS, *_DICT_PUTS, "update"):
+            elif SET_TYPE is not None and isinstance(this, SET_TYPE) and method in _SET_PUTS and args:
+                if _differs(args[0], this.key_type):
+                    taint(this)
+            elif isinstance(this, _TYPED) and method == "update":
+                taint(this)  # another container's items, whose types are not checked here
+            if method in (*_LIST_PUTS, *_DICT_PUTS, *_SET_PUTS, "update"):
                 for receiver in bound_receivers(func_ir, expr.func.name):
                     if typemap.get(receiver) != this:  # a refined container: the variable's final type
                         taint(typemap.get(receiver))

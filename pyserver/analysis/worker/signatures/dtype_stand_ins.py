@@ -3,10 +3,12 @@ and the nesting of the data give the array's type although Numba cannot type the
 (`np.array(list(reversed(range(n))), dtype=np.int64)`, a list of record tuples), `dtype=` spelled the
 Python way (`dtype=complex`, `dtype=int`), as a string (`dtype='int32'`) or through a name
 (`dtype = np.int64`), structured dtypes made from a literal field list (`dtype=[("x", "f8")]`,
-`rt = np.dtype([("x", np.double), ("y", np.double)])`); and Python's own conversions
-(`int(sys.argv[1])`), whose result is an int or a float whatever they convert.
+`rt = np.dtype([("x", np.double), ("y", np.double)])`); Numba array types spelled by slicing a scalar
+type (`types.float64[:]`); and Python's own conversions (`int(sys.argv[1])`), whose result is an int or a
+float whatever they convert.
 
-AST only, apart from building NumPy dtypes from literal field lists: nothing of the user's runs.
+AST only, apart from building NumPy dtypes from literal field lists and Numba's array types from its
+scalar types: nothing of the user's runs.
 """
 
 from __future__ import annotations
@@ -218,8 +220,28 @@ class DtypePlan:
         if isinstance(node, ast.Call):
             if self._plan_conversion(node) or self._plan_call(node):
                 return
+        if isinstance(node, ast.Subscript) and self._plan_array_type(node):
+            return
         for child in ast.iter_child_nodes(node):
             self._plan(child)
+
+    def _plan_array_type(self, node: ast.Subscript) -> bool:
+        """`types.float64[:]` (a typed Dict's `value_type=`, say): an array type spelled by slicing a Numba
+        scalar type, which Numba's typing of a function body does not evaluate; the slice gets the type
+        itself, as a global holding it."""
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(node.ctx, ast.Load) or (isinstance(root, ast.Name) and root.id in self._stores):
+            return False  # a variable of the slice, not the global of that name
+        index = _literal_slices(node.slice)
+        scalar = self._resolved(node.value) if index is not None else None
+        array_type = None if scalar is None else numba_api.sliced_numba_type(scalar, index)
+        if array_type is None:
+            return False
+        digest = hashlib.sha256(str(array_type).encode()).hexdigest()[:12]
+        self.replacements[id(node)] = (f"__lens_array_type_{digest}__", array_type, False)
+        return True
 
     def _plan_conversion(self, call: ast.Call) -> bool:
         """`int(sys.argv[1])`, `float(text)`: Python's own conversions give an int or a float whatever
@@ -282,6 +304,25 @@ class DtypePlan:
         return outside, inside - outside
 
 
+def _literal_slices(node: ast.expr) -> slice | tuple[slice, ...] | None:
+    """The index `[:]`, `[:, ::1]` spells, where its bounds are literal ints or absent."""
+    parts = node.elts if isinstance(node, ast.Tuple) else [node]
+    found: list[slice] = []
+    for part in parts:
+        if not isinstance(part, ast.Slice):
+            return None
+        bounds: list[int | None] = []
+        for bound in (part.lower, part.upper, part.step):
+            if bound is None:
+                bounds.append(None)
+            elif isinstance(bound, ast.Constant) and type(bound.value) is int:
+                bounds.append(bound.value)
+            else:
+                return None
+        found.append(slice(*bounds))
+    return tuple(found) if isinstance(node, ast.Tuple) else found[0]
+
+
 def covered_names(roots: Iterable[ast.AST], values: dict[str, Any]) -> set[str]:
     """Names that the slice reads only inside what substitute_dtypes replaces."""
     return DtypePlan(roots, values).names_read_outside()[1]
@@ -297,8 +338,9 @@ def substitute_dtypes(
     call, a NumPy scalar type or a dtype value), and the globals to add; also the nodes in `replaced`
     (by id: (the global's name, its value, whether it is called)). The AST shared with the parsed file
     is never changed: the slice is copied first."""
-    # (a dtype given by position is read only by the constructors whose string Numba does not type)
-    spelled = ("dtype", "int(", "float(", "arange(", "eye(")
+    # (a dtype given by position is read only by the constructors whose string Numba does not type;
+    # `[:` for an array type spelled by slicing a Numba type)
+    spelled = ("dtype", "int(", "float(", "arange(", "eye(", "[:")
     if not any(text in source for text in spelled) and not replaced:
         return function, {}
     plan = DtypePlan([function], values)

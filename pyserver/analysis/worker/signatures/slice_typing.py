@@ -514,9 +514,9 @@ class CallerSliceTyping:
                     failures[number] = (
                         f"'{ast.unparse(probe.expressions[name])}' may have another type in Python than in "
                         "Numba (NumPy's promotion of float32/int32/bool values, a list with items of several "
-                        "types, max/min of mixed types, a typed List or Dict given items of another type, a "
-                        "Python dict, the layout of NumPy's index arrays of an N-d array: np.nonzero, "
-                        "np.argwhere)"
+                        "types, max/min of mixed types, a typed List, Dict or Set given items of another "
+                        "type or arrays whose layout is decided at run time, a Python dict, the layout of "
+                        "NumPy's index arrays of an N-d array: np.nonzero, np.argwhere)"
                     )
                     break
                 if typing.pruned and local not in typing.types and name not in left_out.constants:
