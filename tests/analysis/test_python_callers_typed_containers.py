@@ -113,3 +113,34 @@ def test_containers_of_arrays_whose_layout_is_decided_at_run_time_stay_unknown(w
     reasons = [d.message for d in by_code(result, "no-signature")]
     assert len(reasons) == 2
     assert all("arrays whose layout is decided at run time" in r for r in reasons), reasons
+
+
+UNTYPED = """\
+import numpy as np
+from numba import njit
+
+
+@njit
+def size(c):
+    return len(c)
+
+
+@njit
+def total(x):
+    return x.sum()
+
+
+size({1, 2})
+total(np.linspace(0, 1, 5, dtype='f4'))
+"""
+
+
+def test_what_stays_unknown_says_which_step_gave_nothing(ws: Workspace) -> None:
+    # a set display: Numba types it, what the dispatcher makes of the value is not derived; np.linspace's
+    # dtype=: Numba cannot type the expression itself
+    ws.write("pc_untyped_reasons.py", UNTYPED)
+    result = ws.analyze("pc_untyped_reasons.py", UNTYPED)
+    reasons = {d.message.split("'")[1]: d.message for d in by_code(result, "no-signature")}
+    assert "passes an argument that Numba types as set(int64)" in reasons["size"]
+    assert "not derived without running the program" in reasons["size"]
+    assert "cannot type the expression 'np.linspace(0, 1, 5, dtype='f4')'" in reasons["total"]

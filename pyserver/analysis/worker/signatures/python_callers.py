@@ -180,9 +180,12 @@ class PythonCallerTypes(CallerSliceTyping, TestParameterTypes):
                 )
                 continue
             if bad:
+                # Numba typed the expression; what the dispatcher makes of the value at run time (its
+                # typeof) is derived only for the kinds of values dispatcher_arg_type knows
                 findings.reasons.append(
-                    f"the call at {_site_where(site)}: an argument of type {bad[0]} is not one the "
-                    "dispatcher takes as Numba typed it"
+                    f"the call at {_site_where(site)}: it passes an argument that Numba types as {bad[0]}, "
+                    "a kind of value whose type at the dispatcher (numba.typeof of it) is not derived "
+                    "without running the program"
                 )
                 continue
             folded = numba_api.fold_call_types(dispatcher, (*leading, *converted), converted_kw)  # type: ignore[arg-type]

@@ -524,7 +524,8 @@ class CallerSliceTyping:
                     break
                 if ty is None or not ty.is_precise() or "undefined" in str(ty) or str(ty) == "unknown":
                     failures[number] = (
-                        f"Numba cannot type the argument '{ast.unparse(probe.expressions[name])}'"
+                        f"Numba cannot type the expression '{ast.unparse(probe.expressions[name])}' that "
+                        "gives the argument, as it types the caller's code without running it"
                         + _helper_failure(typing.errors, probe.expressions[name])
                     )
                     break
