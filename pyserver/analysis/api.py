@@ -6,6 +6,7 @@ parent side also needs of the worker's stages is re-exported here: the parts tha
 results only (no Numba, no user code), so that nothing outside the worker names `analysis.worker.*`.
 """
 
+from pyserver.analysis.worker.discover.created import with_analysed
 from pyserver.analysis.worker.discover.discovery import (
     OVERLOAD_KINDS,
     TYPED_FROM_JITTED_CALLS,
@@ -13,7 +14,6 @@ from pyserver.analysis.worker.discover.discovery import (
     find_jitted_functions,
     find_jitted_functions_in_tree,
     jitted_function_at,
-    with_analysed,
 )
 from pyserver.analysis.worker.discover.makes_jitted import may_make_jitted
 from pyserver.analysis.worker.infer import kernels

@@ -13,11 +13,8 @@ from pathlib import Path
 import pytest
 
 from pyserver.analysis.engine import AnalysisEngine
-from pyserver.analysis.worker.discover.discovery import (
-    Created,
-    find_jitted_functions,
-    place_created,
-)
+from pyserver.analysis.worker.discover.created import Created, place_created
+from pyserver.analysis.worker.discover.discovery import find_jitted_functions
 from pyserver.analysis.worker.discover.makes_jitted import may_make_jitted
 
 PACKAGE = Path(__file__).resolve().parent / "created_pkg"
@@ -131,7 +128,9 @@ def test_which_modules_may_make_jitted_functions() -> None:
         "        self.add_vertex(nodes)\n\n    def nodes(self):\n        return set()\n"
     )
     assert not may_make_jitted(adapter)
-    assert may_make_jitted("from lib import wrap\n\ndef f(x):\n    return x\n\ndef g(f):\n    return wrap(f)\n\nh = wrap(f)\n")
+    assert may_make_jitted(
+        "from lib import wrap\n\ndef f(x):\n    return x\n\ndef g(f):\n    return wrap(f)\n\nh = wrap(f)\n"
+    )
 
 
 async def test_the_editor_shows_lenses_and_hovers_for_created_functions(workspace: Path) -> None:

@@ -24,7 +24,8 @@ from pyserver.analysis.model import (
     Range,
     SignatureResult,
 )
-from pyserver.analysis.worker.discover.discovery import JitFunction, find_jitted_functions, place_created
+from pyserver.analysis.worker.discover.created import place_created
+from pyserver.analysis.worker.discover.discovery import JitFunction, find_jitted_functions
 from pyserver.analysis.worker.discover.makes_jitted import may_make_jitted
 from pyserver.analysis.worker.infer import cuda_kernels, kernels, overloads, recompiles, recorded_types
 from pyserver.analysis.worker.infer.analysis_run import AnalysisRun, CutoffMemo, Memo

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 from pyserver import numba_api, pysource
 from pyserver.analysis.model import SkippedStatement
-from pyserver.analysis.worker.discover import discovery
+from pyserver.analysis.worker.discover import created
 from pyserver.analysis.worker.load import (
     definitions_reuse,
     kernels_built_later,
@@ -162,18 +162,18 @@ class LoadResult:
     not_checked: list[str] = field(default_factory=list)
 
 
-def created_functions(recorded: dict[str, numba_api.Recorded]) -> list[discovery.Created]:
+def created_functions(recorded: dict[str, numba_api.Recorded]) -> list[created.Created]:
     """What Numba created for the functions of one file while it loaded, as plain data for discovery."""
-    created = []
+    found = []
     for qualname, record in recorded.items():
         code = getattr(record.py_func, "__code__", None)
         if code is None:
             continue
         signatures = [s if isinstance(s, str) else str(s) for s in record.signatures]
-        created.append(
-            discovery.Created(qualname, code.co_firstlineno, record.kind, dict(record.options), signatures)
+        found.append(
+            created.Created(qualname, code.co_firstlineno, record.kind, dict(record.options), signatures)
         )
-    return created
+    return found
 
 
 class Loader:
