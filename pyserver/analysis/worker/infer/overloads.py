@@ -146,24 +146,10 @@ class _ImplementationListing:
         return self._places
 
     def _info(self, qualname: str, place: recorded_types.Place) -> FunctionInfo:
-        result = self.run.result
-        for info in result.functions:
-            if info.name == qualname and info.line == place.def_line:
-                return info
         node = place.node
         params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
         if node.args.vararg is not None:
             params.append(node.args.vararg.arg)
         params += [a.arg for a in node.args.kwonlyargs]
-        info = FunctionInfo(
-            path=result.path,
-            name=qualname,
-            line=place.def_line,
-            end_line=place.end_line,
-            decorator_line=place.first_line,
-            kind="njit",  # Numba compiles an implementation with a nopython dispatcher
-            params=params,
-        )
-        result.functions.append(info)
-        result.functions.sort(key=lambda f: (f.line, f.name))
-        return info
+        # Numba compiles an implementation with a nopython dispatcher
+        return recorded_types.info_for(self.run.result, qualname, place, None, params)

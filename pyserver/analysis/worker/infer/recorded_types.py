@@ -196,7 +196,7 @@ def add_recorded_types(
             if place is None:
                 stale.append("(" + ", ".join(entry.args) + ")")
                 continue
-            info = _info_for(result, qualname, place, entry)
+            info = info_for(result, qualname, place, entry)
             _share_overload_signatures(result, qualname, info)
             parallel = bool(info.options.get("parallel"))
             twin = entry.parallel is not None or parallel  # which dispatcher compiled it matters
@@ -237,7 +237,7 @@ def add_recorded_types(
                 d for d in result.diagnostics if not (d.code == "no-signature" and d.function == qualname)
             ]
         if stale and candidates:
-            info = _info_for(result, qualname, candidates[0], None)
+            info = info_for(result, qualname, candidates[0], None)
             if not any(s.variables for s in info.signatures):
                 result.diagnostics.append(_stale_note(result.path, qualname, candidates[0], stale))
 
@@ -272,9 +272,15 @@ def _typed_here(signature: SignatureResult, info: FunctionInfo, result: FileResu
     return sum(1 for f in result.functions if f.name == info.name) == 1
 
 
-def _info_for(result: FileResult, qualname: str, place: Place, entry: store.Entry | None) -> FunctionInfo:
+def info_for(
+    result: FileResult,
+    qualname: str,
+    place: Place,
+    entry: store.Entry | None,
+    params: list[str] | None = None,
+) -> FunctionInfo:
     """The function's entry in the result (the one at this place when the name has several), added when
-    the analysis did not list it."""
+    the analysis did not list it (with `params`, its parameters, where the caller knows them)."""
     same_name = [f for f in result.functions if f.name == qualname]
     for info in same_name:
         if info.line == place.def_line:
@@ -287,6 +293,7 @@ def _info_for(result: FileResult, qualname: str, place: Place, entry: store.Entr
         decorator_line=place.first_line,
         kind=entry.kernel if entry is not None and entry.kernel in RECORDED_KINDS else "njit",
         options={"parallel": True} if entry is not None and entry.parallel else {},
+        params=list(params or []),
     )
     result.functions.append(info)
     result.functions.sort(key=lambda f: (f.line, f.name))
