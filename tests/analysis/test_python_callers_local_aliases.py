@@ -46,6 +46,10 @@ def kept(x):
     return x * 3
 
 
+def identity(kept):
+    return kept  # its parameter, not the function
+
+
 KEPT = {"kept": kept}
 
 

@@ -25,6 +25,7 @@ from pyserver.analysis.worker.signatures.call_scopes import (
     passed_on,
     receiver_of_own_method,
     shadowed,
+    value_reads,
 )
 from pyserver.analysis.worker.signatures.indexed_file import CallSite, IndexedFile, index_source, stamp_of
 
@@ -299,21 +300,7 @@ class CallIndex:
         home = self.files.get(self._real_paths.get(path) or os.path.realpath(path))
         if home is None:
             return []
-        decorators = {
-            id(d) for n in ast.walk(home.tree) if isinstance(n, ast.FunctionDef) for d in n.decorator_list
-        }
-        callees = {id(n.func) for n in ast.walk(home.tree) if isinstance(n, ast.Call)}
-        return sorted(
-            {
-                n.lineno
-                for n in ast.walk(home.tree)
-                if isinstance(n, ast.Name)
-                and n.id == function
-                and isinstance(n.ctx, ast.Load)
-                and id(n) not in callees
-                and id(n) not in decorators
-            }
-        )
+        return value_reads(home.scopes, function)
 
     def jitted_callers(self, path: str, function: str) -> list[tuple[str, int]]:
         """(name, line of the call) for each top-level jitted function of `path` whose body calls its

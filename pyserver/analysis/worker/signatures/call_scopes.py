@@ -138,6 +138,27 @@ def aliased_calls(scopes: Mapping[str, Any], calls: Mapping[str, list[Any]], nam
     return found
 
 
+def value_reads(scopes: Mapping[str, Any], name: str) -> list[int]:
+    """The lines where Python code reads the module function `name` other than to call it (kept in a
+    dict, passed on, returned), in the scopes where the name is that function (not a parameter or a
+    local of the same name)."""
+    lines: set[int] = set()
+    for scope in scopes.values():
+        if shadowed(scopes, scope, name):
+            continue
+        own = _own_nodes(scope.node)
+        callees = {id(n.func) for n in own if isinstance(n, ast.Call)}
+        lines |= {
+            n.lineno
+            for n in own
+            if isinstance(n, ast.Name)
+            and n.id == name
+            and isinstance(n.ctx, ast.Load)
+            and id(n) not in callees
+        }
+    return sorted(lines)
+
+
 def callee_text(node: ast.expr) -> str | None:
     """The name a call is made through: `kernel`, or `module.attr` text; None for anything else."""
     if isinstance(node, ast.Name):
