@@ -456,5 +456,14 @@ def _literal_candidates(candidate: Candidate, requested: frozenset[int]) -> list
             return []
         args = tuple(form[i] if i in requested else a for i, a in enumerate(candidate.args))
         if all(c.args != args for c in made):
-            made.append(Candidate(args, None, candidate.source, list(candidate.callers)))
+            # the forms go on: typed with these literals, it may ask for another argument's
+            made.append(
+                Candidate(
+                    args,
+                    None,
+                    candidate.source,
+                    list(candidate.callers),
+                    literal_forms=candidate.literal_forms,
+                )
+            )
     return made
