@@ -51,7 +51,7 @@ _DECORATOR_KINDS: dict[str, str] = {
 OVERLOAD_KINDS = ("overload", "overload-method")
 # Kinds typed from the calls Numba's typing resolved to them (never from Python callers).
 TYPED_FROM_JITTED_CALLS = (*OVERLOAD_KINDS, "register-jitable")
-_JITCLASS_NAMES = {"numba.experimental.jitclass", "numba.jitclass", "numba.experimental.jitclass.jitclass"}
+JITCLASS_NAMES = {"numba.experimental.jitclass", "numba.jitclass", "numba.experimental.jitclass.jitclass"}
 
 # Options whose literal value is kept as a typed value; every other keyword is kept too (raw when it
 # is not a literal).
@@ -302,7 +302,7 @@ class _Finder(ast.NodeVisitor):
             if not isinstance(value, ast.Call) or not value.args or not isinstance(value.args[0], ast.Name):
                 continue
             options = value.func if isinstance(value.func, ast.Call) else value
-            if self.imports.resolve(options.func) in _JITCLASS_NAMES:
+            if self.imports.resolve(options.func) in JITCLASS_NAMES:
                 spec_call = (
                     options
                     if options is not value
@@ -318,7 +318,7 @@ class _Finder(ast.NodeVisitor):
             return None
         if qualified in _DECORATOR_KINDS:
             return _DECORATOR_KINDS[qualified], call
-        if qualified in _JITCLASS_NAMES:
+        if qualified in JITCLASS_NAMES:
             return "jitclass-method", call
         return None
 

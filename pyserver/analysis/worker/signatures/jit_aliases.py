@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from pyserver.analysis.worker.discover.discovery import JITCLASS_NAMES
 from pyserver.analysis.worker.discover.makes_jitted import is_shim_builder
 from pyserver.analysis.worker.load import names
 
@@ -29,19 +30,17 @@ def _is_numba_jit(node: ast.expr, imports: dict[str, tuple[str, int, str | None]
 
 
 def _is_numba_jitclass(node: ast.expr, imports: dict[str, tuple[str, int, str | None]]) -> bool:
-    """`jitclass` imported from numba (`numba.experimental`, or `numba` in older code), or
-    `numba.experimental.jitclass` / `nb.experimental.jitclass`."""
-    if isinstance(node, ast.Name):
-        found = imports.get(node.id)
-        return found is not None and found[2] == "jitclass" and found[0].split(".")[0] == "numba"
-    return (
-        isinstance(node, ast.Attribute)
-        and node.attr == "jitclass"
-        and isinstance(node.value, ast.Attribute)
-        and node.value.attr == "experimental"
-        and isinstance(node.value.value, ast.Name)
-        and imports.get(node.value.value.id) == ("numba", 0, None)
-    )
+    """`jitclass` imported from numba (`from numba.experimental import jitclass`), or reached through an
+    import of numba (`numba.experimental.jitclass`, `nb.experimental.jitclass`)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.insert(0, node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in imports:
+        return False
+    module, level, imported = imports[node.id]
+    root = f"{module}.{imported}" if imported else module
+    return level == 0 and ".".join([root, *parts]) in JITCLASS_NAMES
 
 
 def jitclass_made(
