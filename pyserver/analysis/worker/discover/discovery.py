@@ -51,7 +51,7 @@ _DECORATOR_KINDS: dict[str, str] = {
 OVERLOAD_KINDS = ("overload", "overload-method")
 # Kinds typed from the calls Numba's typing resolved to them (never from Python callers).
 TYPED_FROM_JITTED_CALLS = (*OVERLOAD_KINDS, "register-jitable")
-JITCLASS_NAMES = {"numba.experimental.jitclass", "numba.jitclass", "numba.experimental.jitclass.jitclass"}
+_JITCLASS_NAMES = {"numba.experimental.jitclass", "numba.jitclass", "numba.experimental.jitclass.jitclass"}
 
 # Options whose literal value is kept as a typed value; every other keyword is kept too (raw when it
 # is not a literal).
@@ -271,6 +271,31 @@ def def_name_col(source_lines: list[str], node: ast.FunctionDef | ast.AsyncFunct
     return node.col_offset
 
 
+def jitclass_calls(
+    body: list[ast.stmt], imports: ImportNames
+) -> list[tuple[str, str | None, ast.Call, ast.Call]]:
+    """(class, the name it binds or None where its target is no single name, the call, the call that
+    holds the spec) for each statement of `body` that makes a jitclass by a call: `Point =
+    jitclass(spec)(Point)`, `PointJ = jitclass(Point, spec)`."""
+    found = []
+    for node in body:
+        if not isinstance(node, ast.Assign):
+            continue
+        value = node.value
+        if not isinstance(value, ast.Call) or not value.args or not isinstance(value.args[0], ast.Name):
+            continue
+        options = value.func if isinstance(value.func, ast.Call) else value
+        if imports.resolve(options.func) not in _JITCLASS_NAMES:
+            continue
+        spec_call = (
+            options if options is not value else ast.Call(options.func, value.args[1:], value.keywords)
+        )
+        target = node.targets[0] if len(node.targets) == 1 else None
+        bound = target.id if isinstance(target, ast.Name) else None
+        found.append((value.args[0].id, bound, value, spec_call))
+    return found
+
+
 class _Finder(ast.NodeVisitor):
     def generic_visit(self, node: ast.AST) -> None:
         # Only statements can hold function and class definitions: skip expressions entirely.
@@ -295,20 +320,10 @@ class _Finder(ast.NodeVisitor):
         self.jitclass_calls: dict[str, tuple[ast.expr, ast.Call | None]] = {}
 
     def find_jitclass_calls(self, body: list[ast.stmt]) -> None:
-        """`Point = jitclass(spec)(Point)`, `PointJ = jitclass(Point, spec)`: the class's methods are
+        """The classes a module-level jitclass call makes jitclasses of (jitclass_calls): their methods are
         jitted as a `@jitclass(spec)` decorator's would be; the call that holds the spec is kept."""
-        for node in body:
-            value = node.value if isinstance(node, ast.Assign) else None
-            if not isinstance(value, ast.Call) or not value.args or not isinstance(value.args[0], ast.Name):
-                continue
-            options = value.func if isinstance(value.func, ast.Call) else value
-            if self.imports.resolve(options.func) in JITCLASS_NAMES:
-                spec_call = (
-                    options
-                    if options is not value
-                    else ast.Call(options.func, value.args[1:], value.keywords)
-                )
-                self.jitclass_calls.setdefault(value.args[0].id, (value, spec_call))
+        for cls, _bound, call, spec_call in jitclass_calls(body, self.imports):
+            self.jitclass_calls.setdefault(cls, (call, spec_call))
 
     def _jit_decorator(self, decorator: ast.expr) -> tuple[str, ast.Call | None] | None:
         call = decorator if isinstance(decorator, ast.Call) else None
@@ -318,7 +333,7 @@ class _Finder(ast.NodeVisitor):
             return None
         if qualified in _DECORATOR_KINDS:
             return _DECORATOR_KINDS[qualified], call
-        if qualified in JITCLASS_NAMES:
+        if qualified in _JITCLASS_NAMES:
             return "jitclass-method", call
         return None
 

@@ -177,7 +177,7 @@ def index_source(
         scopes={},
         has_walrus=":=" in source,
     )
-    indexed.jit_made = {**jit_made(tree, imports, indexed.top_level_defs), **jitclass_made(tree, imports)}
+    indexed.jit_made = {**jit_made(tree, imports, indexed.top_level_defs), **jitclass_made(tree)}
     indexed.loaded_jit_names = loaded_jit_names(tree, indexed.jit_made)
     indexed.jit_aliases = jit_aliases(tree, indexed.jit_made, indexed.top_level_defs)
     indexed.jit_alias_spans = jit_alias_spans(tree, imports, indexed.top_level_defs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from pyserver.analysis.worker.discover.discovery import JITCLASS_NAMES
+from pyserver.analysis.worker.discover.discovery import ImportNames, jitclass_calls
 from pyserver.analysis.worker.discover.makes_jitted import is_shim_builder
 from pyserver.analysis.worker.load import names
 
@@ -29,43 +29,14 @@ def _is_numba_jit(node: ast.expr, imports: dict[str, tuple[str, int, str | None]
     return False
 
 
-def _is_numba_jitclass(node: ast.expr, imports: dict[str, tuple[str, int, str | None]]) -> bool:
-    """`jitclass` imported from numba (`from numba.experimental import jitclass`), or reached through an
-    import of numba (`numba.experimental.jitclass`, `nb.experimental.jitclass`)."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.insert(0, node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name) or node.id not in imports:
-        return False
-    module, level, imported = imports[node.id]
-    root = f"{module}.{imported}" if imported else module
-    return level == 0 and ".".join([root, *parts]) in JITCLASS_NAMES
-
-
-def jitclass_made(
-    tree: ast.Module, imports: dict[str, tuple[str, int, str | None]]
-) -> dict[str, tuple[str, ...]]:
+def jitclass_made(tree: ast.Module) -> dict[str, tuple[str, ...]]:
     """The top-level classes that a module-level jitclass call makes a jitclass of, with the names it binds
     them to (`Point = jitclass(spec)(Point)`, `PointJ = jitclass(Point, spec)`): as jit_made for functions."""
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     made: dict[str, tuple[str, ...]] = {}
-    for node in tree.body:
-        if not (
-            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-        ):
-            continue
-        value = node.value
-        if not isinstance(value, ast.Call) or not value.args or not isinstance(value.args[0], ast.Name):
-            continue
-        builder = value.func.func if isinstance(value.func, ast.Call) else value.func
-        cls = value.args[0].id
-        if (
-            cls in classes
-            and _is_numba_jitclass(builder, imports)
-            and node.targets[0].id not in made.get(cls, ())
-        ):
-            made[cls] = (*made.get(cls, ()), node.targets[0].id)
+    for cls, bound, _call, _spec in jitclass_calls(tree.body, ImportNames(tree)):
+        if bound is not None and cls in classes and bound not in made.get(cls, ()):
+            made[cls] = (*made.get(cls, ()), bound)
     return made
 
 
