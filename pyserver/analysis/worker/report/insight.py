@@ -94,32 +94,42 @@ def _float_format(path: str, function: FunctionInfo, index: SourceIndex) -> list
 
 def _bool_invert(path: str, function: FunctionInfo, index: SourceIndex) -> list[Diagnostic]:
     found: dict[int, Diagnostic] = {}
-    for signature in _signatures(function):
-        for call in signature.call_types:
-            if call.name != "invert" or not call.signature.startswith("(bool)") or call.line in found:
-                continue
-            inverts = [
-                n
-                for n in index.nodes_on_line(call.line, ast.UnaryOp)
-                if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Invert)
-            ]
-            arrays = {v.name for v in signature.variables if "array(" in v.type}
-            numpy_names = _numpy_module_names(index.tree)
-            node = _function_node(index, function)
-            nodes = [n for n in inverts if not _numpy_bool(n.operand, arrays, numpy_names, node)]
-            if inverts and not nodes:
-                continue  # `~` of a NumPy bool (an array's element): a logical not in Python too
-            range_ = index.node_range(nodes[0]) if nodes else index.line_range(call.line)
-            found[call.line] = _diagnostic(
-                path,
-                range_,
-                "warning",
-                "bool-invert",
-                "`~` on a boolean is a logical not in compiled code (NumPy's rule), but -2 or -1 in Python: "
-                "write `not` instead.",
-                function,
-                signature.text,
-            )
+    bool_inverts = [
+        (signature, call)
+        for signature in _signatures(function)
+        for call in signature.call_types
+        if call.name == "invert" and call.signature.startswith("(bool)")
+    ]
+    if not bool_inverts:
+        return []
+    numpy_names = _numpy_module_names(index.tree)
+    node = _function_node(index, function)
+    arrays_of: dict[int, set[str]] = {}  # per signature: its variables that hold arrays
+    for signature, call in bool_inverts:
+        if call.line in found:
+            continue
+        inverts = [
+            n
+            for n in index.nodes_on_line(call.line, ast.UnaryOp)
+            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Invert)
+        ]
+        arrays = arrays_of.setdefault(
+            id(signature), {v.name for v in signature.variables if "array(" in v.type}
+        )
+        nodes = [n for n in inverts if not _numpy_bool(n.operand, arrays, numpy_names, node)]
+        if inverts and not nodes:
+            continue  # `~` of a NumPy bool (an array's element): a logical not in Python too
+        range_ = index.node_range(nodes[0]) if nodes else index.line_range(call.line)
+        found[call.line] = _diagnostic(
+            path,
+            range_,
+            "warning",
+            "bool-invert",
+            "`~` on a boolean is a logical not in compiled code (NumPy's rule), but -2 or -1 in Python: "
+            "write `not` instead.",
+            function,
+            signature.text,
+        )
     return list(found.values())
 
 
